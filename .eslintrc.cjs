@@ -1,0 +1,16 @@
+module.exports = {
+  root: true,
+  parser: '@typescript-eslint/parser',
+  parserOptions: { ecmaVersion: 2022, sourceType: 'module' },
+  plugins: ['@typescript-eslint'],
+  extends: ['eslint:recommended', 'plugin:@typescript-eslint/recommended'],
+  env: { node: true, es2022: true, jest: true },
+  ignorePatterns: ['dist/', 'node_modules/', 'coverage/'],
+  rules: {
+    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    '@typescript-eslint/consistent-type-imports': 'error',
+    eqeqeq: ['error', 'always'],
+    'no-console': ['error', { allow: ['error'] }],
+  },
+  overrides: [{ files: ['bench/**', 'lib/cli.ts', 'fixtures/**'], rules: { 'no-console': 'off' } }],
+};

@@ -1,0 +1,118 @@
+import type { Request } from 'express';
+
+/** MCP's own tool shape, as `tools/list` returns it. */
+export interface Tool {
+  name: string;
+  description?: string;
+  inputSchema: { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
+  _meta?: Record<string, unknown>;
+}
+
+export type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; text?: string; blob?: string; mimeType?: string } }
+  | { type: 'resource_link'; uri: string; name?: string }
+  | { type: string; [key: string]: unknown };
+
+/** MCP's own `tools/call` result shape. */
+export interface CallToolResult {
+  content: ToolContent[];
+  isError?: boolean;
+}
+
+/** Where tools run. Any object of this shape works as the `trellis` option. */
+export interface Trellis {
+  listTools(signal?: AbortSignal): Promise<Tool[]>;
+  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal }): Promise<CallToolResult>;
+  close?(): Promise<void>;
+}
+
+export type HierarchyNode = string | { tool: string; children?: HierarchyNode[] };
+
+export interface BindingMatch {
+  model?: string | string[];
+  header?: Record<string, string>;
+}
+
+export interface Binding {
+  name: string;
+  match: BindingMatch | ((req: Request) => boolean);
+  hierarchy: HierarchyNode | HierarchyNode[] | 'from-trellis';
+  maxTurns?: number;
+  toolTimeoutSec?: number;
+  trellis?: TrellisOption;
+}
+
+export type TrellisOption =
+  | Trellis
+  | { mcp: { url: string; headers?: Record<string, string> } }
+  | { mcp: { command: string; args?: string[]; env?: Record<string, string> } };
+
+export type JudgeSurface = 'tool_call' | 'context';
+
+export interface JudgeInput {
+  surface: JudgeSurface;
+  binding: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** the conversation so far (tool_call surface) */
+  messages?: ChatMessage[];
+  /** the tool's result text (context surface) */
+  result?: string;
+}
+
+export type Verdict =
+  | { action: 'allow' }
+  | { action: 'block'; reason: string }
+  | { action: 'rewrite'; arguments?: Record<string, unknown>; result?: string; reason?: string };
+
+export interface Judge {
+  evaluate(input: JudgeInput, context: { signal: AbortSignal; req: Request }): Promise<Verdict>;
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  content?: unknown;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  [key: string]: unknown;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: ChatMessage; finish_reason: string | null; [key: string]: unknown }[];
+  usage?: ChatUsage;
+  [key: string]: unknown;
+}
+
+export interface Logger {
+  error(message: string, meta?: Record<string, unknown>): unknown;
+  warn(message: string, meta?: Record<string, unknown>): unknown;
+  info(message: string, meta?: Record<string, unknown>): unknown;
+  debug(message: string, meta?: Record<string, unknown>): unknown;
+  isLevelEnabled?(level: string): boolean;
+}
