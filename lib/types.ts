@@ -68,8 +68,15 @@ export type Verdict =
   | { action: 'block'; reason: string }
   | { action: 'rewrite'; arguments?: Record<string, unknown>; result?: string; reason?: string };
 
+export interface JudgeContext {
+  signal: AbortSignal;
+  req: Request;
+  /** one chat completion through the gateway's own front door, marked internal (no injection, no loop) */
+  complete(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion>;
+}
+
 export interface Judge {
-  evaluate(input: JudgeInput, context: { signal: AbortSignal; req: Request }): Promise<Verdict>;
+  evaluate(input: JudgeInput, context: JudgeContext): Promise<Verdict>;
 }
 
 export interface ToolCall {
