@@ -1,0 +1,59 @@
+import type { ChatMessage, HierarchyNode } from './types';
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The binding's tool tree: a child runs only after its parent ran successfully earlier in the conversation. */
+export class Hierarchy {
+  private readonly parents = new Map<string, string | undefined>();
+
+  constructor(roots: HierarchyNode[]) {
+    for (const root of roots) this.add(root, undefined);
+  }
+
+  get tools(): string[] {
+    return [...this.parents.keys()];
+  }
+
+  has(tool: string): boolean {
+    return this.parents.has(tool);
+  }
+
+  parentOf(tool: string): string | undefined {
+    return this.parents.get(tool);
+  }
+
+  /** The `⛔` refusal when `tool`'s parent has not run successfully yet, else undefined. */
+  gate(tool: string, succeeded: ReadonlySet<string>): string | undefined {
+    const parent = this.parents.get(tool);
+    if (parent === undefined || succeeded.has(parent)) return undefined;
+    return `⛔ '${tool}' is locked: call '${parent}' first.`;
+  }
+
+  private add(node: HierarchyNode, parent: string | undefined): void {
+    const tool = typeof node === 'string' ? node : node?.tool;
+    if (typeof tool !== 'string' || !TOOL_NAME.test(tool)) {
+      throw new Error(`${JSON.stringify(node)} is not a tool node; use 'tool_name' or { tool: 'tool_name', children: [...] }`);
+    }
+    if (this.parents.has(tool)) throw new Error(`'${tool}' appears twice; each tool has one place in the tree`);
+    this.parents.set(tool, parent);
+    const children = typeof node === 'string' ? [] : (node.children ?? []);
+    if (!Array.isArray(children)) throw new Error(`the children of '${tool}' must be an array`);
+    for (const child of children) this.add(child, tool);
+  }
+}
+
+export const isFailureText = (text: string): boolean => text.startsWith('tool error:') || text.startsWith('⛔');
+
+/** Tools that already ran successfully in the client's own history: they unlock their children. */
+export function succeededInHistory(messages: ChatMessage[]): Set<string> {
+  const names = new Map<string, string>();
+  const succeeded = new Set<string>();
+  for (const message of messages) {
+    for (const call of message.tool_calls ?? []) names.set(call.id, call.function?.name);
+    if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') continue;
+    const name = names.get(message.tool_call_id);
+    const text = typeof message.content === 'string' ? message.content : '';
+    if (name && !isFailureText(text)) succeeded.add(name);
+  }
+  return succeeded;
+}

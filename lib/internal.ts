@@ -1,0 +1,76 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
+
+export const INTERNAL_HEADER = 'x-mcp-internal';
+
+const VERDICT = Symbol('agent-loop.internal-verdict');
+const SIGNATURE_LENGTH = 43; // base64url of a SHA-256 digest
+const keys = new Set<Buffer>();
+
+type Marked = IncomingMessage & { [VERDICT]?: Verdict };
+export type Verdict = 'internal' | 'external' | 'forged';
+
+/** The process-wide key when no `internalSecret` is given: env MCP_INTERNAL_SECRET, else 32 random bytes. */
+const processKey = Buffer.from(process.env.MCP_INTERNAL_SECRET ?? randomBytes(32).toString('hex'));
+keys.add(processKey);
+
+export function markerKey(secret?: string): Buffer {
+  if (secret === undefined) return processKey;
+  const key = Buffer.from(secret);
+  keys.add(key);
+  return key;
+}
+
+function signature(key: Buffer, payload: string): string {
+  return createHmac('sha256', key).update(payload).digest('base64url');
+}
+
+/** `v1.<loop id>.<turn>.<expiry ms>.<hmac>`: unforgeable without the key, useless after the loop's deadline. */
+export function signMarker(key: Buffer, loopId: string, turn: number, expiresAt: number): string {
+  const payload = `v1.${loopId}.${turn}.${expiresAt}`;
+  return `${payload}.${signature(key, payload)}`;
+}
+
+function verifies(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 200) return false;
+  const cut = value.lastIndexOf('.');
+  const payload = value.slice(0, cut);
+  const given = Buffer.from(value.slice(cut + 1));
+  const fields = payload.split('.');
+  if (cut < 0 || given.length !== SIGNATURE_LENGTH || fields.length !== 4 || fields[0] !== 'v1') return false;
+  if (!(Number(fields[3]) > Date.now())) return false;
+  for (const key of keys) {
+    if (timingSafeEqual(given, Buffer.from(signature(key, payload)))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `req` is one of the loop's own self-calls. Verifies the signed marker once, memoises the verdict on
+ * the request and removes the header either way, so it never travels upstream and a forged one is never trusted.
+ */
+export function markerVerdict(req: IncomingMessage): Verdict {
+  const marked = req as Marked;
+  if (marked[VERDICT]) return marked[VERDICT];
+  const value = req.headers[INTERNAL_HEADER];
+  let verdict: Verdict = 'external';
+  if (value !== undefined) {
+    verdict = verifies(value) ? 'internal' : 'forged';
+    delete req.headers[INTERNAL_HEADER];
+  }
+  marked[VERDICT] = verdict;
+  return verdict;
+}
+
+export function isInternalRequest(req: IncomingMessage): boolean {
+  return markerVerdict(req) === 'internal';
+}
+
+/** Wraps a return-path injector (system prompt, memory, guardrails) so it skips the loop's self-calls. */
+export function skipWhenInternal(middleware: RequestHandler): RequestHandler {
+  return function skipWhenInternalRequest(req, res, next) {
+    if (isInternalRequest(req)) return next();
+    return middleware(req, res, next);
+  };
+}

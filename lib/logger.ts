@@ -1,0 +1,20 @@
+import winston from 'winston';
+import type { Logger } from './types';
+
+let shared: winston.Logger | undefined;
+
+/** One JSON winston logger per process, level from LOG_LEVEL, created on first use. */
+export function defaultLogger(): Logger {
+  shared ??= winston.createLogger({
+    level: process.env.LOG_LEVEL ?? 'info',
+    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+    defaultMeta: { component: 'agent-loop' },
+    transports: [new winston.transports.Console()],
+  });
+  return shared;
+}
+
+/** Whether `level` would be written, so hot paths skip building log metadata nobody reads. */
+export function logs(logger: Logger, level: 'info' | 'debug'): boolean {
+  return logger.isLevelEnabled ? logger.isLevelEnabled(level) : true;
+}

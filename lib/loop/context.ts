@@ -1,0 +1,45 @@
+import type { Request } from 'express';
+import type { Hierarchy } from '../hierarchy';
+import type { ToolCatalog } from '../trellis/catalog';
+import type { ChatCompletion, ChatMessage, JudgeContext, JudgeInput, Logger, Trellis } from '../types';
+
+/** A binding made ready at start-up: its tree, its Trellis and the tool definitions the model is offered. */
+export interface ActiveBinding {
+  name: string;
+  hierarchy: Hierarchy;
+  trellis: Trellis;
+  catalog: ToolCatalog;
+  /** undefined: the loop uses the run-time `defaultMaxTurns` */
+  maxTurns?: number;
+  toolTimeoutSec: number;
+}
+
+export type JudgeDecision = { blocked: false; arguments?: Record<string, unknown>; result?: string } | { blocked: true; reason: string };
+
+export interface Reviewer {
+  review(input: JudgeInput, context: JudgeContext & { loopId: string }): Promise<JudgeDecision>;
+}
+
+export interface LoopStats {
+  turns: number;
+  toolCalls: number;
+  blocked: number;
+}
+
+/** Everything one loop (one client request) carries from turn to turn. */
+export interface Loop {
+  id: string;
+  req: Request;
+  binding: ActiveBinding;
+  messages: ChatMessage[];
+  /** tools that ran successfully so far, history included: they unlock their children */
+  succeeded: Set<string>;
+  signal: AbortSignal;
+  logger: Logger;
+  verbose: boolean;
+  stats: LoopStats;
+  maxToolCallsPerTurn: number;
+  maxToolResultBytes: number;
+  judge?: Reviewer;
+  complete(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion>;
+}

@@ -1,0 +1,73 @@
+import { resultText } from '../trellis/result';
+import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
+import { parseArguments } from './arguments';
+import type { JudgeDecision, Loop } from './context';
+
+export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
+
+export interface ToolOutcome {
+  kind: ToolOutcomeKind;
+  text: string;
+}
+
+class Timeout extends Error {}
+
+/** Runs `work` under the tool's own timeout and the loop's signal; a tool that ignores its signal still ends. */
+async function withinTimeout<T>(loop: Loop, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Timeout()), loop.binding.toolTimeoutSec * 1000);
+  const signal = AbortSignal.any([controller.signal, loop.signal]);
+  try {
+    return await new Promise<T>((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      work(signal).then(resolve, reject);
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, result?: string): Promise<JudgeDecision> {
+  if (!loop.judge) return { blocked: false };
+  const decision = await loop.judge.review(
+    { surface, binding: loop.binding.name, tool, arguments: args, ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
+    { signal: loop.signal, req: loop.req, loopId: loop.id, complete: loop.complete },
+  );
+  if (decision.blocked) loop.stats.blocked++;
+  return decision;
+}
+
+/**
+ * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
+ * arguments, hierarchy gate) come before the judge, so the judge is never asked about a call that cannot run.
+ * Never throws: every failure is a readable result.
+ */
+export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutcome> {
+  const { hierarchy, trellis, toolTimeoutSec } = loop.binding;
+  const tool = call.function?.name;
+  if (!hierarchy.has(tool)) {
+    return { kind: 'invalid', text: `tool error: unknown tool '${tool}'; valid tools: ${hierarchy.tools.join(', ')}` };
+  }
+  const parsed = parseArguments(tool, call.function.arguments);
+  if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
+  const refusal = hierarchy.gate(tool, loop.succeeded);
+  if (refusal) return { kind: 'refused', text: refusal };
+
+  const before = await review(loop, 'tool_call', tool, parsed);
+  if (before.blocked) return { kind: 'blocked', text: `tool error: blocked by policy: ${before.reason}` };
+  const args = before.arguments ?? parsed;
+
+  let result: CallToolResult;
+  try {
+    result = await withinTimeout(loop, (signal) => trellis.callTool(tool, args, { signal }));
+  } catch (error) {
+    if (error instanceof Timeout) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
+    return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };
+  }
+  const text = resultText(result, loop.maxToolResultBytes);
+  const after = await review(loop, 'context', tool, args, text);
+  if (after.blocked) return { kind: 'blocked', text: `tool error: blocked by policy: ${after.reason}` };
+  if (result.isError) return { kind: 'tool_error', text: after.result ?? text };
+  loop.succeeded.add(tool);
+  return { kind: 'ok', text: after.result ?? text };
+}

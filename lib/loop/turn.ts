@@ -1,0 +1,41 @@
+import type { ChatMessage, ToolCall } from '../types';
+import type { Loop } from './context';
+import { runToolCall } from './tool-call';
+
+/**
+ * One turn's tool calls: only the first `maxToolCallsPerTurn` run, and the assistant message carried into the
+ * next turn lists only those, so the model never believes a call ran when it did not. The calls run in
+ * parallel; each gets exactly one `role: "tool"` answer, in call order.
+ */
+export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: number): Promise<void> {
+  const requested = assistant.tool_calls ?? [];
+  const kept: ToolCall[] = requested.slice(0, loop.maxToolCallsPerTurn).map((call, i) => (call.id ? call : { ...call, id: `call_${loop.id}_${turn}_${i}` }));
+  if (kept.length < requested.length) {
+    loop.logger.warn('agent-loop tool calls over the per-turn cap were not run', {
+      loopId: loop.id,
+      turn,
+      cap: loop.maxToolCallsPerTurn,
+      dropped: requested.slice(kept.length).map((call) => call.function?.name),
+    });
+  }
+  loop.messages.push({ ...assistant, tool_calls: kept });
+  const outcomes = await Promise.all(
+    kept.map(async function timedToolCall(call) {
+      const started = performance.now();
+      const outcome = await runToolCall(loop, call);
+      if (loop.verbose) {
+        loop.logger.info('agent-loop tool call', {
+          loopId: loop.id,
+          binding: loop.binding.name,
+          turn,
+          tool: call.function?.name,
+          outcome: outcome.kind,
+          durationMs: Math.round(performance.now() - started),
+        });
+      }
+      return outcome;
+    }),
+  );
+  kept.forEach((call, i) => loop.messages.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i].text }));
+  loop.stats.toolCalls += kept.length;
+}

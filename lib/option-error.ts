@@ -1,0 +1,50 @@
+import type Joi from 'joi';
+import { AgentLoopError } from './errors';
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+function closest(key: string, known: string[]): string | undefined {
+  const best = known.map((name) => ({ name, d: distance(key, name) })).sort((x, y) => x.d - y.d)[0];
+  return best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined;
+}
+
+function pathOf(path: (string | number)[]): string {
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Turns joi's first complaint into a coded error naming the option, the bad value and the fix. */
+export function optionError(error: Joi.ValidationError, schema: Joi.Schema, component = 'agentLoop'): AgentLoopError {
+  const detail = error.details[0];
+  const option = pathOf(detail.path) || '(options)';
+  const value = detail.context?.value;
+  if (detail.type === 'object.unknown') {
+    const parent = schema.extract(detail.path.slice(0, -1).join('.') || []) as Joi.ObjectSchema;
+    const known = (parent.describe().keys ? Object.keys(parent.describe().keys) : []) as string[];
+    const guess = closest(String(detail.path[detail.path.length - 1]), known);
+    return new AgentLoopError(
+      'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+      `${component}: unknown option '${option}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Known options here: ${known.join(', ')}.`,
+    );
+  }
+  const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
+  const hint = (detail.context?.hint as string | undefined) ?? detail.message.replace(/^"[^"]*" /, '');
+  return new AgentLoopError(code, `${component}: option '${option}' is ${show(value)}; ${hint}.`);
+}
