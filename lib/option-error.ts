@@ -31,7 +31,7 @@ function show(value: unknown): string {
 }
 
 /** Turns joi's first complaint into a coded error naming the option, the bad value and the fix. */
-export function optionError(error: Joi.ValidationError, schema: Joi.Schema, component = 'agentLoop'): AgentLoopError {
+export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop'): AgentLoopError {
   const detail = error.details[0];
   const option = pathOf(detail.path) || '(options)';
   const value = detail.context?.value;
@@ -45,6 +45,8 @@ export function optionError(error: Joi.ValidationError, schema: Joi.Schema, comp
     );
   }
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
-  const hint = (detail.context?.hint as string | undefined) ?? detail.message.replace(/^"[^"]*" /, '');
+  const name = [...detail.path].reverse().find((part) => typeof part === 'string');
+  const reason = detail.type === 'any.custom' ? (detail.context?.error as Error).message : detail.message.replace(/^"[^"]*" /, '');
+  const hint = detail.type === 'any.custom' ? `it must be a tool tree: ${reason}` : (hints.get(String(name)) ?? reason);
   return new AgentLoopError(code, `${component}: option '${option}' is ${show(value)}; ${hint}.`);
 }

@@ -3,13 +3,21 @@ import { Hierarchy } from './hierarchy';
 import { optionError } from './option-error';
 import type { Binding, Logger, TrellisOption } from './types';
 
-const range = (name: string, min: number, max: number, fallback: number) =>
-  Joi.number()
-    .integer()
-    .min(min)
-    .max(max)
-    .default(fallback)
-    .messages({ '*': `it must be a whole number from ${min} to ${max} (default ${fallback}); set ${name} within that range, e.g. ${fallback}` });
+/** What each option must look like, by its name: the fix half of every error message. */
+const hints = new Map<string, string>([
+  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }"],
+  ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
+  ['internalSecret', 'it must be a string of at least 32 characters; or leave it out and set MCP_INTERNAL_SECRET'],
+  ['selfUrl', "it must be a base URL like 'http://127.0.0.1:3000'"],
+  ['logger', 'it must be a winston-compatible logger with error, warn, info and debug methods'],
+  ['forwardHeaders', "it must be a list of header names, e.g. ['authorization', 'x-api-key']"],
+  ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
+]);
+
+const range = (name: string, min: number, max: number, fallback: number) => {
+  hints.set(name, `it must be a whole number from ${min} to ${max} (default ${fallback}), e.g. ${name}: ${fallback}`);
+  return Joi.number().integer().min(min).max(max).default(fallback);
+};
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
@@ -19,10 +27,7 @@ const trellisSchema = Joi.alternatives()
     Joi.object({ mcp: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), headers: Joi.object().pattern(/./, Joi.string()) }).required() }),
     Joi.object({ mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()), env: Joi.object().pattern(/./, Joi.string()) }).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
-  )
-  .messages({
-    '*': "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }",
-  });
+  );
 
 const hierarchySchema = Joi.any()
   .required()
@@ -30,7 +35,7 @@ const hierarchySchema = Joi.any()
     try {
       return new Hierarchy(Array.isArray(value) ? value : [value]);
     } catch (error) {
-      return helpers.message({ custom: `it must be a tool tree: ${(error as Error).message}` });
+      return helpers.error('any.custom', { error });
     }
   });
 
@@ -42,8 +47,7 @@ const matchSchema = Joi.alternatives()
       header: Joi.object().pattern(/./, Joi.string()).min(1),
     }).or('model', 'header'),
   )
-  .required()
-  .messages({ '*': "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean" });
+  .required();
 
 const bindingSchema = Joi.object({
   name: Joi.string().required(),
@@ -63,12 +67,11 @@ export const settingsSchema = Joi.object({
 export const optionsSchema = settingsSchema.keys({
   trellis: trellisSchema,
   bindings: Joi.array().items(bindingSchema).unique('name').default([]),
-  internalSecret: Joi.string().min(32).messages({ '*': 'it must be a string of at least 32 characters; or leave it out and set MCP_INTERNAL_SECRET' }),
-  selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }).messages({ '*': "it must be a base URL like 'http://127.0.0.1:3000'" }),
+  internalSecret: Joi.string().min(32),
+  selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
-    .unknown()
-    .messages({ '*': 'it must be a winston-compatible logger with error, warn, info and debug methods' }),
+    .unknown(),
 });
 
 export interface Settings {
@@ -92,6 +95,6 @@ export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings'>> & { bindi
 
 export function validate<T>(schema: Joi.Schema, value: unknown): T {
   const { error, value: valid } = schema.validate(value ?? {}, { abortEarly: true, convert: false });
-  if (error) throw optionError(error, schema);
+  if (error) throw optionError(error, schema, hints);
   return valid as T;
 }

@@ -1,3 +1,4 @@
+import { abortable } from '../trellis/abortable';
 import { resultText } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
@@ -18,10 +19,7 @@ async function withinTimeout<T>(loop: Loop, work: (signal: AbortSignal) => Promi
   const timer = setTimeout(() => controller.abort(new Timeout()), loop.binding.toolTimeoutSec * 1000);
   const signal = AbortSignal.any([controller.signal, loop.signal]);
   try {
-    return await new Promise<T>((resolve, reject) => {
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      work(signal).then(resolve, reject);
-    });
+    return await abortable(work(signal), signal);
   } finally {
     clearTimeout(timer);
   }

@@ -1,0 +1,51 @@
+import { Writable } from 'node:stream';
+import express5 from 'express';
+import express4 from 'express4';
+import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import winston from 'winston';
+import { agentLoop, isInternalRequest, type AgentLoopOptions } from '../../lib';
+import type { AgentLoopMiddleware } from '../../lib/middleware';
+
+export const expressVersions = [
+  ['express 5', express5 as unknown as typeof express5],
+  ['express 4', express4 as unknown as typeof express5],
+] as const;
+
+export interface Seen {
+  internal: boolean;
+  marker: boolean;
+}
+
+/** A logger whose lines land, parsed, in `lines`: tests assert on them the way pino-http's tests do. */
+export function memoryLogger(level = 'debug'): { logger: winston.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  return { logger: winston.createLogger({ level, format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] }), lines };
+}
+
+/**
+ * A gateway as a user builds one: express.json(), a spy where a return-path injector would sit, agentLoop,
+ * and the normal handler, an http-proxy-middleware proxy to `upstream`.
+ */
+export function buildGateway(upstream: string, options: AgentLoopOptions, express = express5) {
+  const app = express();
+  const seen: Seen[] = [];
+  app.use(express.json({ limit: '5mb' }));
+  app.use(function spy(req, _res, next) {
+    const marker = req.headers['x-mcp-internal'] !== undefined;
+    seen.push({ marker, internal: isInternalRequest(req) });
+    next();
+  });
+  const loop: AgentLoopMiddleware = agentLoop({ logger: memoryLogger('error').logger, ...options });
+  app.use(loop);
+  app.post(
+    '/v1/chat/completions',
+    createProxyMiddleware({ target: new URL(upstream).origin, changeOrigin: true, on: { proxyReq: fixRequestBody } }),
+  );
+  return { app, seen, loop };
+}
