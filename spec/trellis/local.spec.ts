@@ -1,0 +1,58 @@
+import { localTrellis } from '../../lib/trellis/local';
+
+const never = () => new AbortController().signal;
+
+describe('localTrellis', () => {
+  const trellis = localTrellis([
+    { name: 'echo', description: 'Echoes `text`.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: ({ text }) => String(text) },
+    { name: 'bare', handler: () => ({ content: [{ type: 'text', text: 'bare' }], isError: true }) },
+    { name: 'boom', handler: () => Promise.reject(new Error('kaboom')) },
+  ]);
+
+  it('lists tools in MCP shape, with an open object schema by default', async () => {
+    await expect(trellis.listTools()).resolves.toEqual([
+      { name: 'echo', description: 'Echoes `text`.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+      { name: 'bare', inputSchema: { type: 'object' } },
+      { name: 'boom', inputSchema: { type: 'object' } },
+    ]);
+  });
+
+  it('wraps a string result as one text content', async () => {
+    await expect(trellis.callTool('echo', { text: 'hi' }, { signal: never() })).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
+  });
+
+  it('returns a CallToolResult as-is, isError included', async () => {
+    await expect(trellis.callTool('bare', {}, { signal: never() })).resolves.toEqual({ content: [{ type: 'text', text: 'bare' }], isError: true });
+  });
+
+  it('rejects with the error a handler throws', async () => {
+    await expect(trellis.callTool('boom', {}, { signal: never() })).rejects.toThrow('kaboom');
+  });
+
+  it('rejects an unknown tool by name', async () => {
+    await expect(trellis.callTool('nope', {}, { signal: never() })).rejects.toThrow("unknown tool 'nope'");
+  });
+
+  it('refuses two tools with the same name', () => {
+    expect(() => localTrellis([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(/'a' is defined twice/);
+  });
+
+  it('hands the signal to the handler and rejects with its reason on abort, even if the handler ignores it', async () => {
+    let seen: AbortSignal | undefined;
+    const stuck = localTrellis([{ name: 'stuck', handler: (_args, { signal }) => ((seen = signal), new Promise<string>(() => undefined)) }]);
+    const controller = new AbortController();
+    const call = stuck.callTool('stuck', {}, { signal: controller.signal });
+    const reason = new Error('budget spent');
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    expect(seen).toBe(controller.signal);
+  });
+
+  it('does not run a handler when the signal has already aborted', async () => {
+    const handler = jest.fn(() => 'ran');
+    const controller = new AbortController();
+    controller.abort();
+    await expect(localTrellis([{ name: 't', handler }]).callTool('t', {}, { signal: controller.signal })).rejects.toHaveProperty('name', 'AbortError');
+    expect(handler).not.toHaveBeenCalled();
+  });
+});
