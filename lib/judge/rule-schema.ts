@@ -1,0 +1,69 @@
+import Joi from 'joi';
+import type { CustomHelpers } from 'joi';
+import type { Rule } from './rule';
+
+function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.ErrorReport {
+  try {
+    new RegExp(source);
+    return source;
+  } catch (error) {
+    return helpers.error('regex.invalid', { problem: (error as Error).message.replace(/^Invalid regular expression: /, '') });
+  }
+}
+
+const regex = Joi.string()
+  .custom(compilesAsRegex)
+  .messages({ 'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}' });
+
+const argumentCondition = Joi.object({
+  argument: Joi.string()
+    .pattern(/^[^.]+(\.[^.]+)*$/)
+    .required()
+    .messages({ 'string.pattern.base': '{{#label}} must be a dotted path like "path" or "options.target"' }),
+  matches: regex.required(),
+});
+
+const contentCondition = Joi.object({ content: regex.required() });
+
+function conditionTarget(rule: Rule): 'argument' | 'content' | undefined {
+  if (!rule.when) return undefined;
+  return 'content' in rule.when ? 'content' : 'argument';
+}
+
+function coherentRule(rule: Rule, helpers: CustomHelpers): Rule | Joi.ErrorReport {
+  const target = conditionTarget(rule);
+  if (rule.surface === 'tool_call' && target === 'content') return helpers.error('rule.contentOnToolCall');
+  if (rule.action !== 'rewrite') return rule;
+  if (rule.surface === 'tool_call' && target !== 'argument') return helpers.error('rule.rewriteNeedsArgument');
+  if (rule.surface === 'context' && target !== 'content') return helpers.error('rule.rewriteNeedsContent');
+  return rule;
+}
+
+const ruleSchema = Joi.object<Rule>({
+  surface: Joi.string().valid('tool_call', 'context').required(),
+  tool: Joi.string(),
+  when: Joi.alternatives().conditional('.content', { is: Joi.exist(), then: contentCondition, otherwise: argumentCondition }),
+  action: Joi.string().valid('allow', 'block', 'rewrite').required(),
+  reason: Joi.string(),
+  replace: Joi.string()
+    .allow('')
+    .when('action', { is: 'rewrite', then: Joi.required(), otherwise: Joi.forbidden() })
+    .messages({
+      'any.required': '{{#label}} is required for action "rewrite"',
+      'any.unknown': '{{#label}} is only allowed with action "rewrite"',
+    }),
+})
+  .custom(coherentRule)
+  .messages({
+    'rule.contentOnToolCall': '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
+    'rule.rewriteNeedsArgument': '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
+    'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
+  });
+
+export const rulesSchema = Joi.array().items(ruleSchema);
+
+export function validateRules(rules: Rule[]): Rule[] {
+  const { error, value } = Joi.object({ rules: rulesSchema.required() }).validate({ rules });
+  if (error) throw new Error(`rulesJudge: ${error.message}`);
+  return value.rules;
+}

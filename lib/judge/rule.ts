@@ -1,0 +1,81 @@
+import type { JudgeInput, JudgeSurface } from '../types';
+
+export type RuleCondition = { argument: string; matches: string } | { content: string };
+
+export interface Rule {
+  surface: JudgeSurface;
+  /** glob: `*` matches any run of characters */
+  tool?: string;
+  when?: RuleCondition;
+  action: 'allow' | 'block' | 'rewrite';
+  reason?: string;
+  /** for `rewrite`: replacement for every match of the rule's regex */
+  replace?: string;
+}
+
+export interface CompiledRule {
+  rule: Rule;
+  tool: RegExp;
+  /** global, so one regex serves both the test (via `search`, which ignores `lastIndex`) and `replace` */
+  pattern?: RegExp;
+  argumentPath?: string[];
+}
+
+function globToRegExp(glob: string): RegExp {
+  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`);
+}
+
+export function compileRule(rule: Rule): CompiledRule {
+  const compiled: CompiledRule = { rule, tool: globToRegExp(rule.tool ?? '*') };
+  if (rule.when && 'argument' in rule.when) {
+    compiled.pattern = new RegExp(rule.when.matches, 'g');
+    compiled.argumentPath = rule.when.argument.split('.');
+  } else if (rule.when) {
+    compiled.pattern = new RegExp(rule.when.content, 'g');
+  }
+  return compiled;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function valueAt(root: unknown, path: string[]): unknown {
+  return path.reduce<unknown>((node, key) => (isRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined), root);
+}
+
+export function withValueAt(root: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
+  const copy = structuredClone(root);
+  const parent = valueAt(copy, path.slice(0, -1)) as Record<string, unknown>;
+  parent[path[path.length - 1]] = value;
+  return copy;
+}
+
+/** Non-string values are judged by their JSON text, so a pattern cannot be dodged by wrapping a value in an array. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * A missing argument reads as '', so an allow-list pattern such as `^(?!/srv/docs/)` also blocks a call that leaves
+ * the path out; a rewrite has nothing to rewrite there.
+ */
+function argumentText(compiled: CompiledRule, args: Record<string, unknown>, path: string[]): string | undefined {
+  const value = valueAt(args, path);
+  if (value !== undefined) return textOf(value);
+  return compiled.rule.action === 'rewrite' ? undefined : '';
+}
+
+/** The text the rule's regex matched ('' for a rule without `when`), or undefined when the rule does not apply. */
+export function matchedText(
+  compiled: CompiledRule,
+  input: JudgeInput,
+  args: Record<string, unknown>,
+  result: string,
+): string | undefined {
+  if (compiled.rule.surface !== input.surface || !compiled.tool.test(input.tool)) return undefined;
+  if (!compiled.pattern) return '';
+  const text = compiled.argumentPath ? argumentText(compiled, args, compiled.argumentPath) : result;
+  return text !== undefined && text.search(compiled.pattern) !== -1 ? text : undefined;
+}

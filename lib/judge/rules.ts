@@ -1,0 +1,43 @@
+import type { Judge, JudgeInput, Verdict } from '../types';
+import { compileRule, matchedText, withValueAt } from './rule';
+import type { CompiledRule, Rule } from './rule';
+import { validateRules } from './rule-schema';
+
+function defaultBlockReason(input: JudgeInput): string {
+  return input.surface === 'tool_call' ? `'${input.tool}' may not be called` : `the result of '${input.tool}' is withheld`;
+}
+
+/**
+ * The first `allow` or `block` rule that matches decides. `rewrite` rules before it all apply, in order, so that
+ * several redaction rules (API keys, card numbers) all redact the same result.
+ */
+function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
+  let args = input.arguments;
+  let result = input.result ?? '';
+  const rewriteReasons: string[] = [];
+  let rewritten = false;
+  for (const compiled of rules) {
+    const text = matchedText(compiled, input, args, result);
+    if (text === undefined) continue;
+    const { action, reason, replace = '' } = compiled.rule;
+    if (action === 'block') return { action: 'block', reason: reason ?? defaultBlockReason(input) };
+    if (action === 'allow') break;
+    const replaced = text.replace(compiled.pattern as RegExp, replace);
+    if (compiled.argumentPath) args = withValueAt(args, compiled.argumentPath, replaced);
+    else result = replaced;
+    rewritten = true;
+    if (reason) rewriteReasons.push(reason);
+  }
+  if (!rewritten) return { action: 'allow' };
+  const reason = rewriteReasons.length ? { reason: rewriteReasons.join('; ') } : {};
+  return input.surface === 'tool_call' ? { action: 'rewrite', arguments: args, ...reason } : { action: 'rewrite', result, ...reason };
+}
+
+export function rulesJudge(rules: Rule[]): Judge {
+  const compiled = validateRules(rules).map(compileRule);
+  return {
+    async evaluate(input) {
+      return verdictFor(compiled, input);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { rulesJudge } from '../../lib/judge/rules';
+import type { Rule } from '../../lib/judge/rule';
+import type { JudgeInput, Verdict } from '../../lib/types';
+import { judgeContext, toolCall, toolResult } from './inputs';
+
+const noShell: Rule = { surface: 'tool_call', tool: 'shell_exec', action: 'block', reason: 'no shell' };
+const onlyDocs: Rule = {
+  surface: 'tool_call',
+  tool: 'fs_*',
+  when: { argument: 'path', matches: '^(?!/srv/docs/)' },
+  action: 'block',
+  reason: 'outside /srv/docs',
+};
+const publicDocs: Rule = { surface: 'tool_call', tool: 'fs_read', when: { argument: 'path', matches: '^/srv/docs/public/' }, action: 'allow' };
+const noParentDirs: Rule = { surface: 'tool_call', when: { argument: 'files', matches: '\\.\\./' }, action: 'block', reason: 'no ../' };
+const httpsOnly: Rule = {
+  surface: 'tool_call',
+  tool: 'http_get',
+  when: { argument: 'options.url', matches: '^http:' },
+  action: 'rewrite',
+  replace: 'https:',
+  reason: 'https only',
+};
+const apiKeys: Rule = { surface: 'context', when: { content: 'sk-[A-Za-z0-9]{20,}' }, action: 'rewrite', replace: '[redacted]', reason: 'api key' };
+const cardNumbers: Rule = {
+  surface: 'context',
+  when: { content: '\\b(?:\\d[ -]?){12,15}\\d\\b' },
+  action: 'rewrite',
+  replace: '[card]',
+  reason: 'card number',
+};
+const privateKeys: Rule = { surface: 'context', tool: 'fs_read', when: { content: 'BEGIN PRIVATE KEY' }, action: 'block', reason: 'private key' };
+const publicResults: Rule = { surface: 'context', tool: 'public_*', action: 'allow' };
+
+const KEY = 'sk-abcdefghijklmnopqrstuvwx';
+const CARD = '4111 1111 1111 1111';
+
+const table: [string, Rule[], JudgeInput, Verdict][] = [
+  ['denies a tool', [noShell], toolCall('shell_exec', { cmd: 'ls' }), { action: 'block', reason: 'no shell' }],
+  ['lets other tools through', [noShell], toolCall('shell', { cmd: 'ls' }), { action: 'allow' }],
+  ['denies a path outside the folder', [onlyDocs], toolCall('fs_write', { path: '/etc/passwd' }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['allows a path inside the folder', [onlyDocs], toolCall('fs_write', { path: '/srv/docs/a.md' }), { action: 'allow' }],
+  ['reads a missing argument as empty', [onlyDocs], toolCall('fs_list', {}), { action: 'block', reason: 'outside /srv/docs' }],
+  ['matches the tool glob only', [onlyDocs], toolCall('net_fs', { path: '/etc/passwd' }), { action: 'allow' }],
+  ['judges a non-string value by its JSON', [noParentDirs], toolCall('zip', { files: ['a', '../b'] }), { action: 'block', reason: 'no ../' }],
+  ['follows a dotted path into arrays', [{ ...onlyDocs, when: { argument: 'files.1.path', matches: '^/etc' } }], toolCall('fs_copy', { files: [{ path: '/srv/docs/a' }, { path: '/etc/shadow' }] }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['does not read inherited properties', [{ ...onlyDocs, when: { argument: 'options.constructor.name', matches: 'Object' } }], toolCall('fs_read', { options: {} }), { action: 'allow' }],
+  ['first match wins: allow before block', [publicDocs, { ...noShell, tool: 'fs_*' }], toolCall('fs_read', { path: '/srv/docs/public/a' }), { action: 'allow' }],
+  ['first match wins: block before allow', [{ ...noShell, tool: 'fs_*' }, publicDocs], toolCall('fs_read', { path: '/srv/docs/public/a' }), { action: 'block', reason: 'no shell' }],
+  ['allows by default', [], toolCall('shell_exec', { cmd: 'rm -rf /' }), { action: 'allow' }],
+  ['keeps tool_call rules off the context surface', [noShell], toolResult('shell_exec', 'ok'), { action: 'allow' }],
+  ['rewrites an argument', [httpsOnly], toolCall('http_get', { options: { url: 'http://a.example/http:' } }), { action: 'rewrite', arguments: { options: { url: 'https://a.example/http:' } }, reason: 'https only' }],
+  ['does not invent a missing argument', [{ ...httpsOnly, when: { argument: 'options.url', matches: '^' } }], toolCall('http_get', {}), { action: 'allow' }],
+  ['redacts API keys, every one', [apiKeys], toolResult('fs_read', `a=${KEY} b=${KEY}x`), { action: 'rewrite', result: 'a=[redacted] b=[redacted]', reason: 'api key' }],
+  ['redacts card numbers', [apiKeys, cardNumbers], toolResult('db_query', `card ${CARD}, id 1234`), { action: 'rewrite', result: 'card [card], id 1234', reason: 'card number' }],
+  ['applies every redaction before a decision', [apiKeys, cardNumbers], toolResult('db_query', `${KEY} ${CARD}`), { action: 'rewrite', result: '[redacted] [card]', reason: 'api key; card number' }],
+  ['leaves clean results alone', [apiKeys, cardNumbers], toolResult('db_query', 'sk-short 4111'), { action: 'allow' }],
+  ['blocks a result', [privateKeys], toolResult('fs_read', '-----BEGIN PRIVATE KEY-----'), { action: 'block', reason: 'private key' }],
+  ['blocks a result even after a redaction', [apiKeys, privateKeys], toolResult('fs_read', `${KEY} BEGIN PRIVATE KEY`), { action: 'block', reason: 'private key' }],
+  ['stops at an allow on the context surface', [publicResults, cardNumbers], toolResult('public_cards', CARD), { action: 'allow' }],
+  ['keeps redactions made before an allow', [cardNumbers, publicResults], toolResult('public_cards', CARD), { action: 'rewrite', result: '[card]', reason: 'card number' }],
+  ['keeps context rules off the tool_call surface', [apiKeys], toolCall('fs_write', { text: KEY }), { action: 'allow' }],
+  ['says which call was refused', [{ surface: 'tool_call', tool: 'shell_*', action: 'block' }], toolCall('shell_exec', {}), { action: 'block', reason: "'shell_exec' may not be called" }],
+  ['says which result was withheld', [{ surface: 'context', action: 'block' }], toolResult('fs_read', 'x'), { action: 'block', reason: "the result of 'fs_read' is withheld" }],
+  ['rewrites without a reason', [{ ...apiKeys, reason: undefined }], toolResult('fs_read', KEY), { action: 'rewrite', result: '[redacted]' }],
+];
+
+describe('rulesJudge', () => {
+  it.each(table)('%s', async (_name, rules, input, expected) => {
+    await expect(rulesJudge(rules).evaluate(input, judgeContext())).resolves.toEqual(expected);
+  });
+
+  it('rewrites a copy of the arguments, never the caller\'s', async () => {
+    const args = { options: { url: 'http://a.example', headers: { accept: 'json' } } };
+    const verdict = await rulesJudge([httpsOnly]).evaluate(toolCall('http_get', args), judgeContext());
+    expect(args.options.url).toBe('http://a.example');
+    expect(verdict).toEqual({ action: 'rewrite', arguments: { options: { url: 'https://a.example', headers: { accept: 'json' } } }, reason: 'https only' });
+  });
+
+  it('is fixed when made: later changes to the rules array do not count', async () => {
+    const rules = [noShell];
+    const judge = rulesJudge(rules);
+    rules.length = 0;
+    await expect(judge.evaluate(toolCall('shell_exec', {}), judgeContext())).resolves.toEqual({ action: 'block', reason: 'no shell' });
+  });
+
+  it('judges the same rule the same way twice (no regex state between calls)', async () => {
+    const judge = rulesJudge([apiKeys]);
+    const input = toolResult('fs_read', KEY);
+    await judge.evaluate(input, judgeContext());
+    await expect(judge.evaluate(input, judgeContext())).resolves.toEqual({ action: 'rewrite', result: '[redacted]', reason: 'api key' });
+  });
+
+  it('refuses bad rules when made, naming the rule', () => {
+    expect(() => rulesJudge([noShell, { surface: 'context', when: { content: 'sk-(' }, action: 'block' }])).toThrow(
+      new Error('rulesJudge: "rules[1].when.content" is not a valid regular expression: /sk-(/: Unterminated group'),
+    );
+  });
+});
