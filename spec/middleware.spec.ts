@@ -1,0 +1,123 @@
+import request from 'supertest';
+import { signMarker } from '../lib/internal';
+import { localTrellis } from '../lib/trellis/local';
+import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { buildGateway, memoryLogger } from './helpers/gateway';
+
+const trellis = localTrellis([{ name: 'clock_now', handler: () => '2026-11-30T08:00:00Z' }]);
+const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
+const body = { model: 'agent', messages: [{ role: 'user', content: 'what time is it?' }], temperature: 0.2, user: 'u-1' };
+
+describe('agentLoop as middleware', () => {
+  let model: ModelServer;
+  beforeEach(async () => {
+    model = await startModelServer([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is 08:00 UTC.' }]);
+  });
+  afterEach(() => model.close());
+
+  it('makes every turn a self-call through the front door, marked so that injectors skip it, never forwarding the marker', async () => {
+    const { app, seen } = buildGateway(model.url, { trellis, bindings });
+    const res = await request(app).post('/v1/chat/completions').set('authorization', 'Bearer user-key').send(body).expect(200);
+    expect(res.body.choices[0].message.content).toBe('It is 08:00 UTC.');
+    expect(seen).toEqual([
+      { marker: false, internal: false },
+      { marker: true, internal: true },
+      { marker: true, internal: true },
+    ]);
+    expect(model.requests).toHaveLength(2);
+    for (const turn of model.requests) {
+      expect(turn.headers['x-mcp-internal']).toBeUndefined();
+      expect(turn.headers.authorization).toBe('Bearer user-key');
+    }
+  });
+
+  const foreign = signMarker(Buffer.from('another gateway secret, 32+ chars long'), 'loop', 1, Date.now() + 60_000);
+  it.each([
+    ['random junk', 'let-me-in'],
+    ['signed under another secret', foreign],
+    ['a signature of the wrong length', foreign.slice(0, -3)],
+    ['the same header twice', [foreign, foreign]],
+  ])('gives a request whose marker is %s the full pipeline, never trusting it', async (_case, marker) => {
+    const { logger, lines } = memoryLogger('warn');
+    const { app, seen } = buildGateway(model.url, { trellis, bindings, logger });
+    const res = await request(app).post('/v1/chat/completions').set('x-mcp-internal', marker).send(body).expect(200);
+    expect(res.headers['x-agent-loop-turns']).toBe('2');
+    expect(seen[0]).toEqual({ marker: true, internal: false });
+    expect(model.requests[0].body.tools).toHaveLength(1);
+    expect(model.requests.every((turn) => turn.headers['x-mcp-internal'] === undefined)).toBe(true);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop ignored an X-MCP-Internal marker that does not verify' }));
+  });
+
+  it('falls through with the original request untouched when the first self-call fails', async () => {
+    model.setScript((sent) => (sent.tools ? { status: 503 } : { content: 'plain answer' }));
+    const { app } = buildGateway(model.url, { trellis, bindings });
+    const res = await request(app).post('/v1/chat/completions').send(body).expect(200);
+    expect(res.body.choices[0].message.content).toBe('plain answer');
+    expect(res.headers['x-agent-loop-turns']).toBeUndefined();
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[1].body).toEqual(body);
+  });
+
+  it('returns the last answer with a note when a later turn fails', async () => {
+    model.setScript((sent) => (sent.messages.length > 1 ? { status: 500 } : { content: 'Checking the clock.', toolCalls: [{ name: 'clock_now' }] }));
+    const { app } = buildGateway(model.url, { trellis, bindings });
+    const res = await request(app).post('/v1/chat/completions').send(body).expect(200);
+    expect(res.headers['x-agent-loop-stop']).toBe('upstream_error');
+    expect(res.body.choices[0].message.content).toBe(
+      'Checking the clock.\n\n[agent-loop] Stopped before a final answer: the model call of turn 2 failed (HTTP 500: scripted failure 500).',
+    );
+  });
+
+  it.each([
+    ['a model no binding matches', { ...body, model: 'plain' }, 200],
+    ['no messages', { model: 'agent' }, 400],
+    ['messages that are not a list', { model: 'agent', messages: 'hi' }, 400],
+    ['a message without a role', { model: 'agent', messages: [{ content: 'hi' }] }, 200],
+  ])('passes a request with %s to the normal handler untouched', async (_case, sent, status) => {
+    model.setScript([{ content: 'plain answer' }]);
+    const { app } = buildGateway(model.url, { trellis, bindings });
+    await request(app).post('/v1/chat/completions').send(sent).expect(status);
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0].body).toEqual(sent);
+  });
+
+  it('passes a body that is not JSON on without a 500', async () => {
+    const { app } = buildGateway(model.url, { trellis, bindings });
+    const res = await request(app).post('/v1/chat/completions').set('content-type', 'application/json').send('{"model":');
+    expect(res.status).toBe(400);
+  });
+
+  it('matches bindings by header and by function, first match first', async () => {
+    const { app } = buildGateway(model.url, {
+      trellis,
+      bindings: [
+        { name: 'by-header', match: { header: { 'X-Agent': 'clock*' } }, hierarchy: 'clock_now', maxTurns: 1 },
+        { name: 'by-function', match: (req) => req.headers['x-tenant'] === 'acme', hierarchy: 'clock_now' },
+      ],
+    });
+    const byHeader = await request(app).post('/v1/chat/completions').set('x-agent', 'clockwork').send(body).expect(200);
+    expect(byHeader.headers['x-agent-loop-stop']).toBe('max_turns');
+    const byFunction = await request(app).post('/v1/chat/completions').set('x-tenant', 'acme').send(body).expect(200);
+    expect(byFunction.headers['x-agent-loop-stop']).toBe('final');
+  });
+
+  it('logs one line per turn and per tool call with the loop id, binding, durations and outcome', async () => {
+    const { logger, lines } = memoryLogger('info');
+    const { app } = buildGateway(model.url, { trellis, bindings, logger });
+    await request(app).post('/v1/chat/completions').send(body).expect(200);
+    const turns = lines.filter((line) => line.message === 'agent-loop turn');
+    const calls = lines.filter((line) => line.message === 'agent-loop tool call');
+    expect(turns).toEqual([
+      expect.objectContaining({ binding: 'clock', turn: 1, toolCalls: 1, durationMs: expect.any(Number), loopId: expect.stringMatching(/^[0-9a-f]{16}$/) }),
+      expect.objectContaining({ binding: 'clock', turn: 2, toolCalls: 0 }),
+    ]);
+    expect(calls).toEqual([expect.objectContaining({ binding: 'clock', turn: 1, tool: 'clock_now', outcome: 'ok', durationMs: expect.any(Number), loopId: turns[0].loopId })]);
+  });
+
+  it('writes nothing per turn when info is off', async () => {
+    const { logger, lines } = memoryLogger('warn');
+    const { app } = buildGateway(model.url, { trellis, bindings, logger });
+    await request(app).post('/v1/chat/completions').send(body).expect(200);
+    expect(lines).toEqual([]);
+  });
+});
