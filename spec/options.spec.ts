@@ -1,0 +1,58 @@
+import { agentLoop, AgentLoopError } from '../lib';
+import { localTrellis } from '../lib/trellis/local';
+
+const trellis = localTrellis([{ name: 'a', handler: () => 'a' }]);
+const binding = { name: 'b', match: { model: '*' }, hierarchy: 'a' };
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+
+function failure(options: unknown): AgentLoopError {
+  try {
+    agentLoop({ logger: quiet, ...(options as object) });
+  } catch (error) {
+    return error as AgentLoopError;
+  }
+  throw new Error('agentLoop accepted bad options');
+}
+
+describe('agentLoop options', () => {
+  it('accepts good options and fills the defaults', () => {
+    const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
+    expect(loop.settings.get()).toEqual({ totalBudgetSec: 120, defaultMaxTurns: 6, maxToolCallsPerTurn: 8 });
+  });
+
+  it.each([
+    [{ bindings: [{ ...binding, maxTurns: 51 }] }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'bindings[0].maxTurns' is 51; it must be a whole number from 1 to 50 (default 6), e.g. maxTurns: 6."],
+    [{ bindings: [{ ...binding, toolTimeoutSec: 0 }] }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'bindings[0].toolTimeoutSec' is 0; it must be a whole number from 1 to 300 (default 30), e.g. toolTimeoutSec: 30."],
+    [{ totalBudgetSec: 2.5 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'totalBudgetSec' is 2.5; it must be a whole number from 1 to 3600 (default 120), e.g. totalBudgetSec: 120."],
+    [{ maxToolCallsPerTurn: '8' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolCallsPerTurn' is \"8\"; it must be a whole number from 1 to 64 (default 8), e.g. maxToolCallsPerTurn: 8."],
+    [{ maxTurn: 3 }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'maxTurn'. Did you mean `defaultMaxTurns`?"],
+    [{ bindings: [{ ...binding, maxturns: 3 }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].maxturns'. Did you mean `maxTurns`?"],
+    [{ internalSecret: 'short' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'internalSecret' is \"short\"; it must be a string of at least 32 characters"],
+    [{ trellis: { mcp: { url: 'ftp://x' } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis' is {\"mcp\":{\"url\":\"ftp://x\"}}; it must be a Trellis"],
+    [{ bindings: [{ ...binding, match: { modle: 'x' } }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].match' is {\"modle\":\"x\"}; it must be { model: 'gpt-*' }"],
+    [{ bindings: [{ ...binding, hierarchy: [{ tool: 'a', children: ['a'] }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "option 'bindings[0].hierarchy' is [{\"tool\":\"a\",\"children\":[\"a\"]}]; it must be a tool tree: 'a' appears twice"],
+    [{ bindings: [{ ...binding, hierarchy: [{ name: 'a' }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'it must be a tool tree: {"name":"a"} is not a tool node'],
+    [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[1]'"],
+    [{ selfUrl: 'localhost' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "it must be a base URL like 'http://127.0.0.1:3000'"],
+    [{ logger: console.log }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'logger' is a function; it must be a winston-compatible logger"],
+  ])('rejects %j at start-up with %s', (options, code, message) => {
+    const error = failure({ trellis, bindings: [binding], ...options });
+    expect(error).toBeInstanceOf(AgentLoopError);
+    expect(error.code).toBe(code);
+    expect(error.message).toContain(message);
+  });
+
+  it('refuses a binding with tools but no trellis, naming the fix', () => {
+    const error = failure({ bindings: [binding] });
+    expect(error.code).toBe('ERR_AGENT_LOOP_NO_TRELLIS');
+    expect(error.message).toContain("option 'bindings[0].trellis' is missing");
+  });
+
+  it('validates run-time settings like the options, keeping the old ones on a bad update', () => {
+    const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
+    expect(() => loop.settings.update({ totalBudgetSec: 0 })).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_OUT_OF_RANGE' }));
+    expect(() => loop.settings.update({ maxTurns: 3 } as never)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION' }));
+    expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({ totalBudgetSec: 30, defaultMaxTurns: 6, maxToolCallsPerTurn: 8 });
+    expect(loop.settings.get().totalBudgetSec).toBe(30);
+  });
+});
