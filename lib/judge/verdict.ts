@@ -1,0 +1,25 @@
+import type { JudgeSurface } from '../types';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function rewriteProblem(verdict: Record<string, unknown>, surface: JudgeSurface): string | undefined {
+  if (surface === 'tool_call') return isPlainObject(verdict.arguments) ? undefined : 'a tool_call rewrite needs an arguments object';
+  return typeof verdict.result === 'string' ? undefined : 'a context rewrite needs a result string';
+}
+
+/** What makes `value` unusable as a verdict on `surface`; undefined when it is a valid `Verdict`. */
+export function verdictProblem(value: unknown, surface: JudgeSurface): string | undefined {
+  if (!isPlainObject(value)) return 'the verdict is not an object';
+  switch (value.action) {
+    case 'allow':
+      return undefined;
+    case 'block':
+      return typeof value.reason === 'string' && value.reason.trim() !== '' ? undefined : 'a block needs a reason';
+    case 'rewrite':
+      return rewriteProblem(value, surface);
+    default:
+      return `action must be allow, block or rewrite, got ${JSON.stringify(value.action) ?? 'none'}`;
+  }
+}
