@@ -3,3 +3,4 @@ export { isInternalRequest, skipWhenInternal } from './internal';
 export { AgentLoopError } from './errors';
 export type { AgentLoopOptions, Settings } from './options';
 export type * from './types';
+export { localTrellis, type LocalTool } from './trellis/local';
