@@ -13,6 +13,6 @@ async function noCompletion(): Promise<ChatCompletion> {
   throw new Error('this judge must not call a model');
 }
 
-export function judgeContext(overrides: Partial<JudgeContext> = {}): JudgeContext & { loopId: string } {
+export function judgeContext(overrides: Partial<JudgeContext & { loopId: string }> = {}): JudgeContext & { loopId: string } {
   return { signal: new AbortController().signal, req: {} as Request, complete: noCompletion, loopId: 'loop-1', ...overrides };
 }

@@ -1,0 +1,78 @@
+import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
+import { evaluateWithin } from './deadline';
+import { llmJudge } from './llm';
+import type { JudgeOption } from './options';
+import { rulesJudge } from './rules';
+import { verdictProblem } from './verdict';
+
+export type JudgeDecision =
+  | { blocked: false; arguments?: Record<string, unknown>; result?: string }
+  | { blocked: true; reason: string };
+
+export interface JudgeRunner {
+  review(input: JudgeInput, context: JudgeContext & { loopId: string }): Promise<JudgeDecision>;
+}
+
+export function blockedText(reason: string): string {
+  return `tool error: blocked by policy: ${reason}`;
+}
+
+function judgeFrom(option: JudgeOption): Judge {
+  if ('rules' in option) return rulesJudge(option.rules);
+  if ('llm' in option) return llmJudge(option.llm);
+  return option.judge;
+}
+
+/** Duck-typed: errors from another realm (vm contexts, undici internals) fail `instanceof Error`. */
+function describe(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+
+interface Reviewed {
+  verdict: Verdict;
+  /** set when the judge threw, timed out or returned something that is not a verdict */
+  failure?: string;
+}
+
+async function reviewed(judge: Judge, input: JudgeInput, context: JudgeContext, option: JudgeOption): Promise<Reviewed> {
+  let failure: string;
+  try {
+    const verdict = await evaluateWithin(judge, input, context, option.timeoutSec);
+    const problem = verdictProblem(verdict, input.surface);
+    if (!problem) return { verdict: verdict as Verdict };
+    failure = `invalid verdict: ${problem}`;
+  } catch (error) {
+    failure = describe(error);
+  }
+  const reason = `judge failed: ${failure}`;
+  return { verdict: option.onError === 'allow' ? { action: 'allow' } : { action: 'block', reason }, failure: reason };
+}
+
+function decisionFor(verdict: Verdict, input: JudgeInput): JudgeDecision {
+  if (verdict.action === 'block') return { blocked: true, reason: verdict.reason };
+  if (verdict.action === 'allow') return { blocked: false };
+  return input.surface === 'tool_call' ? { blocked: false, arguments: verdict.arguments } : { blocked: false, result: verdict.result };
+}
+
+export function createJudgeRunner(option: JudgeOption, logger: Logger): JudgeRunner {
+  const judge = judgeFrom(option);
+  return {
+    async review(input, context) {
+      const startedAt = Date.now();
+      const { verdict, failure } = await reviewed(judge, input, context, option);
+      const reason = failure ?? ('reason' in verdict ? verdict.reason : undefined);
+      const level = failure || verdict.action === 'block' ? 'warn' : 'info';
+      logger[level]('judge verdict', {
+        loopId: context.loopId,
+        surface: input.surface,
+        tool: input.tool,
+        action: verdict.action,
+        reason,
+        durationMs: Date.now() - startedAt,
+        mode: option.mode,
+      });
+      return option.mode === 'monitor' ? { blocked: false } : decisionFor(verdict, input);
+    },
+  };
+}
