@@ -7,7 +7,7 @@ module.exports = {
   env: { node: true, es2022: true, jest: true },
   ignorePatterns: ['dist/', 'node_modules/', 'coverage/'],
   rules: {
-    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     '@typescript-eslint/consistent-type-imports': 'error',
     eqeqeq: ['error', 'always'],
     'no-console': ['error', { allow: ['error'] }],

@@ -51,7 +51,7 @@ function valueAt(root: unknown, path: (string | number)[]): unknown {
 export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop'): AgentLoopError {
   const detail = error.details[0];
   const unknownKey = detail.type === 'object.unknown';
-  const known = unknownKey ? knownKeys(schema.describe(), detail.path.slice(0, -1)) : [];
+  const known = unknownKey ? knownKeys(schema.describe() as Described, detail.path.slice(0, -1)) : [];
   if (known.length > 0) {
     const guess = closest(String(detail.path[detail.path.length - 1]), known);
     return new AgentLoopError(

@@ -40,7 +40,7 @@ describe('agentLoop as middleware', () => {
   ])('gives a request whose marker is %s the full pipeline, never trusting it', async (_case, marker) => {
     const { logger, lines } = memoryLogger('warn');
     const { app, seen } = buildGateway(model.url, { trellis, bindings, logger });
-    const res = await request(app).post('/v1/chat/completions').set('x-mcp-internal', marker).send(body).expect(200);
+    const res = await request(app).post('/v1/chat/completions').set('x-mcp-internal', marker as string).send(body).expect(200);
     expect(res.headers['x-agent-loop-turns']).toBe('2');
     expect(seen[0]).toEqual({ marker: true, internal: false });
     expect(model.requests[0].body.tools).toHaveLength(1);

@@ -34,7 +34,7 @@ describe('agentLoop options', () => {
     [{ bindings: [{ ...binding, hierarchy: [{ name: 'a' }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'it must be a tool tree: {"name":"a"} is not a tool node'],
     [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[1]'"],
     [{ selfUrl: 'localhost' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "it must be a base URL like 'http://127.0.0.1:3000'"],
-    [{ logger: console.log }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'logger' is a function; it must be a winston-compatible logger"],
+    [{ logger: () => undefined }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'logger' is a function; it must be a winston-compatible logger"],
   ])('rejects %j at start-up with %s', (options, code, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
     expect(error).toBeInstanceOf(AgentLoopError);
