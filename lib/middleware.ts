@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Bindings } from './binding';
 import { AgentLoopError } from './errors';
 import { markerKey, markerVerdict } from './internal';
+import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { SelfCaller } from './loop/self-call';
@@ -62,7 +63,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activate(valid, logger, owned);
   const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
-  const deps: LoopDeps = { caller, logger, settings: () => settings, maxToolResultBytes: DEFAULT_MAX_TOOL_RESULT_BYTES };
+  const deps: LoopDeps = {
+    caller,
+    logger,
+    settings: () => settings,
+    maxToolResultBytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
+    judge: valid.judge && createJudgeRunner(valid.judge, logger),
+  };
 
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
@@ -77,6 +84,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     res.setHeader('x-agent-loop-turns', String(result.stats.turns));
     res.setHeader('x-agent-loop-tool-calls', String(result.stats.toolCalls));
     res.setHeader('x-agent-loop-stop', result.stop);
+    if (deps.judge) res.setHeader('x-agent-loop-blocked', String(result.stats.blocked));
     res.status(200).json(result.completion);
   }
 

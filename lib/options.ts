@@ -1,7 +1,10 @@
 import Joi from 'joi';
 import { Hierarchy } from './hierarchy';
+import type { LlmJudgeOptions } from './judge/llm';
+import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
+import type { Rule } from './judge/rule';
 import { optionError } from './option-error';
-import type { Binding, Logger, TrellisOption } from './types';
+import type { Binding, Judge, Logger, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
@@ -70,6 +73,7 @@ export const optionsSchema = settingsSchema.keys({
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
+  judge: judgeOptionSchema,
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
     .unknown(),
 });
@@ -88,10 +92,13 @@ export interface ValidOptions extends Settings {
   internalSecret?: string;
   selfUrl?: string;
   forwardHeaders: string[];
+  judge?: JudgeOption;
   logger?: Logger;
 }
 
-export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings'>> & { bindings?: Binding[] };
+export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & Partial<JudgeSettings>;
+
+export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings' | 'judge'>> & { bindings?: Binding[]; judge?: JudgeOptionInput };
 
 export function validate<T>(schema: Joi.Schema, value: unknown): T {
   const { error, value: valid } = schema.validate(value ?? {}, { abortEarly: true, convert: false });

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import type { Hierarchy } from '../hierarchy';
 import type { ToolCatalog } from '../trellis/catalog';
-import type { ChatCompletion, ChatMessage, JudgeContext, JudgeInput, Logger, Trellis } from '../types';
+import type { JudgeRunner } from '../judge/runner';
+import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
 
 /** A binding made ready at start-up: its tree, its Trellis and the tool definitions the model is offered. */
 export interface ActiveBinding {
@@ -12,12 +13,6 @@ export interface ActiveBinding {
   /** undefined: the loop uses the run-time `defaultMaxTurns` */
   maxTurns?: number;
   toolTimeoutSec: number;
-}
-
-export type JudgeDecision = { blocked: false; arguments?: Record<string, unknown>; result?: string } | { blocked: true; reason: string };
-
-export interface Reviewer {
-  review(input: JudgeInput, context: JudgeContext & { loopId: string }): Promise<JudgeDecision>;
 }
 
 export interface LoopStats {
@@ -40,6 +35,6 @@ export interface Loop {
   stats: LoopStats;
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
-  judge?: Reviewer;
+  judge?: JudgeRunner;
   complete(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion>;
 }

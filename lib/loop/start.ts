@@ -5,7 +5,8 @@ import { logs } from '../logger';
 import type { Settings } from '../options';
 import type { ChatMessage, ChatTool, Logger } from '../types';
 import { Deadline } from './budget';
-import type { ActiveBinding, Loop, LoopStats, Reviewer } from './context';
+import type { JudgeRunner } from '../judge/runner';
+import type { ActiveBinding, Loop, LoopStats } from './context';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 
@@ -14,7 +15,7 @@ export interface LoopDeps {
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
-  judge?: Reviewer;
+  judge?: JudgeRunner;
 }
 
 export interface ChatRequest {

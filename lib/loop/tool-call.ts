@@ -2,7 +2,8 @@ import { abortable } from '../trellis/abortable';
 import { resultText } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
-import type { JudgeDecision, Loop } from './context';
+import { blockedText, type JudgeDecision } from '../judge/runner';
+import type { Loop } from './context';
 
 export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
 
@@ -52,7 +53,7 @@ export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutco
   if (refusal) return { kind: 'refused', text: refusal };
 
   const before = await review(loop, 'tool_call', tool, parsed);
-  if (before.blocked) return { kind: 'blocked', text: `tool error: blocked by policy: ${before.reason}` };
+  if (before.blocked) return { kind: 'blocked', text: blockedText(before.reason) };
   const args = before.arguments ?? parsed;
 
   let result: CallToolResult;
@@ -64,7 +65,7 @@ export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutco
   }
   const text = resultText(result, loop.maxToolResultBytes);
   const after = await review(loop, 'context', tool, args, text);
-  if (after.blocked) return { kind: 'blocked', text: `tool error: blocked by policy: ${after.reason}` };
+  if (after.blocked) return { kind: 'blocked', text: blockedText(after.reason) };
   if (result.isError) return { kind: 'tool_error', text: after.result ?? text };
   loop.succeeded.add(tool);
   return { kind: 'ok', text: after.result ?? text };
