@@ -1,7 +1,14 @@
 import type { Request } from 'express';
+import { AgentLoopError } from './errors';
 import { globToRegExp } from './glob';
+import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
-import type { BindingMatch, Logger } from './types';
+import type { ChatRequest } from './loop/start';
+import type { ValidOptions } from './options';
+import { ToolCatalog } from './trellis/catalog';
+import { resolveTrellis } from './trellis/resolve';
+import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
+import type { BindingMatch, Logger, Trellis, TrellisOption } from './types';
 
 type Matcher = (req: Request, model: unknown) => boolean;
 
@@ -27,19 +34,57 @@ function matcherOf(match: BindingMatch | ((req: Request) => boolean), name: stri
   };
 }
 
-/** Bindings in the order given: the first that matches the request applies. */
+/** Bindings in the order given: the first that matches the request applies; else the web_search-only loop, if asked for. */
 export class Bindings {
   private readonly rules: { binding: ActiveBinding; matches: Matcher }[];
 
-  constructor(entries: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean) }[], logger: Logger) {
+  constructor(
+    entries: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean) }[],
+    logger: Logger,
+    private readonly webSearch?: { binding: ActiveBinding; always: boolean },
+  ) {
     this.rules = entries.map(({ binding, match }) => ({ binding, matches: matcherOf(match, binding.name, logger) }));
   }
 
-  resolve(req: Request, model: unknown): ActiveBinding | undefined {
-    return this.rules.find((rule) => rule.matches(req, model))?.binding;
+  resolve(req: Request, body: ChatRequest): ActiveBinding | undefined {
+    const bound = this.rules.find((rule) => rule.matches(req, body.model))?.binding;
+    if (bound || !this.webSearch) return bound;
+    return this.webSearch.always || body.web_search_options !== undefined ? this.webSearch.binding : undefined;
   }
 
-  get all(): ActiveBinding[] {
-    return this.rules.map((rule) => rule.binding);
+  /** The web_search-only loop fulfils `web_search_options` itself, so the model is not asked to. */
+  bodyFor(binding: ActiveBinding, body: ChatRequest): ChatRequest {
+    if (binding !== this.webSearch?.binding) return body;
+    const { web_search_options: _fulfilled, ...rest } = body;
+    return rest;
   }
+}
+
+function activeBinding(name: string, hierarchy: Hierarchy, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number): ActiveBinding {
+  return { name, hierarchy, trellis, catalog: new ToolCatalog(trellis, hierarchy.tools, logger), maxTurns, toolTimeoutSec };
+}
+
+/** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
+export function activateBindings(valid: ValidOptions, logger: Logger, owned: Trellis[]): Bindings {
+  const trellisOf = (option: TrellisOption) => {
+    const trellis = resolveTrellis(option);
+    if (trellis !== option) owned.push(trellis);
+    return trellis;
+  };
+  const shared = valid.trellis && trellisOf(valid.trellis);
+  const entries = valid.bindings.map((spec, i) => {
+    const trellis = spec.trellis ? trellisOf(spec.trellis) : shared;
+    if (!trellis) {
+      throw new AgentLoopError(
+        'ERR_AGENT_LOOP_NO_TRELLIS',
+        `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
+      );
+    }
+    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec), match: spec.match };
+  });
+  const search = valid.webSearch && {
+    always: valid.webSearch.always === true,
+    binding: activeBinding(WEB_SEARCH_TOOL.name, new Hierarchy([WEB_SEARCH_TOOL.name]), webSearchTrellis(valid.webSearch), logger, undefined, 30),
+  };
+  return new Bindings(entries, logger, search);
 }

@@ -1,6 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { Bindings } from './binding';
-import { AgentLoopError } from './errors';
+import { activateBindings } from './binding';
 import { markerKey, markerVerdict } from './internal';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
@@ -8,8 +7,6 @@ import type { ActiveBinding } from './loop/context';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
-import { ToolCatalog } from './trellis/catalog';
-import { resolveTrellis } from './trellis/resolve';
 import type { Trellis } from './types';
 
 export interface AgentLoopMiddleware extends RequestHandler {
@@ -25,42 +22,12 @@ function isChatRequest(body: unknown): body is ChatRequest {
   return Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string');
 }
 
-function activate(valid: ValidOptions, logger: LoopDeps['logger'], owned: Trellis[]): Bindings {
-  const trellisOf = (option: NonNullable<ValidOptions['trellis']>) => {
-    const trellis = resolveTrellis(option);
-    if (trellis !== option) owned.push(trellis);
-    return trellis;
-  };
-  const shared = valid.trellis && trellisOf(valid.trellis);
-  return new Bindings(
-    valid.bindings.map((spec, i) => {
-      const trellis = spec.trellis ? trellisOf(spec.trellis) : shared;
-      if (!trellis) {
-        throw new AgentLoopError(
-          'ERR_AGENT_LOOP_NO_TRELLIS',
-          `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
-        );
-      }
-      const binding: ActiveBinding = {
-        name: spec.name,
-        hierarchy: spec.hierarchy,
-        trellis,
-        catalog: new ToolCatalog(trellis, spec.hierarchy.tools, logger),
-        maxTurns: spec.maxTurns,
-        toolTimeoutSec: spec.toolTimeoutSec,
-      };
-      return { binding, match: spec.match };
-    }),
-    logger,
-  );
-}
-
 /** The agent loop as Express middleware: `app.use(express.json()); app.use(agentLoop(options))`. */
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const valid = validate<ValidOptions>(optionsSchema, options);
   const logger = valid.logger ?? defaultLogger();
   const owned: Trellis[] = [];
-  const bindings = activate(valid, logger, owned);
+  const bindings = activateBindings(valid, logger, owned);
   const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
   const deps: LoopDeps = {
@@ -95,9 +62,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (verdict === 'forged') logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify', { ip: req.ip, path: req.originalUrl });
     const body: unknown = req.body;
     if (!isChatRequest(body) || body.stream === true) return next();
-    const binding = bindings.resolve(req, body.model);
+    const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    loopOrPass(req, res, next, body, binding).catch(function neverDrop(error: Error) {
+    loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
     });

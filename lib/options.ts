@@ -4,6 +4,7 @@ import type { LlmJudgeOptions } from './judge/llm';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { optionError } from './option-error';
+import type { WebSearchOptions } from './trellis/web-search';
 import type { Binding, Judge, Logger, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
@@ -14,6 +15,8 @@ const hints = new Map<string, string>([
   ['selfUrl', "it must be a base URL like 'http://127.0.0.1:3000'"],
   ['logger', 'it must be a winston-compatible logger with error, warn, info and debug methods'],
   ['forwardHeaders', "it must be a list of header names, e.g. ['authorization', 'x-api-key']"],
+  ['webSearch', "it must be { searxngUrl: 'http://127.0.0.1:8888', always?: boolean, maxResults?: 1 to 20 }"],
+  ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
 ]);
 
@@ -74,6 +77,7 @@ export const optionsSchema = settingsSchema.keys({
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
   judge: judgeOptionSchema,
+  webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
     .unknown(),
 });
@@ -93,6 +97,7 @@ export interface ValidOptions extends Settings {
   selfUrl?: string;
   forwardHeaders: string[];
   judge?: JudgeOption;
+  webSearch?: WebSearchOptions;
   logger?: Logger;
 }
 
