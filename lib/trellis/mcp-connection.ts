@@ -83,6 +83,7 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
     client.setNotificationHandler(ToolListChangedNotificationSchema, onToolsChanged);
     client.onclose = () => forget(client);
     client.onerror = (error) => {
+      logger.debug('trellis transport error', { trellis, reason: error.message });
       if (STREAM_DROPPED.test(error.message)) probe(client);
     };
     await client.connect(transportFor(address));

@@ -204,6 +204,16 @@ describe('mcpTrellis', () => {
       });
     });
 
+    it('fails a call in flight when the child dies, and starts a new child on next use', async () => {
+      const child = stdio();
+      const pidOf = async () => Number(((await child.callTool('pid', {}, { signal: open() })).content[0] as { text: string }).text);
+      const first = await pidOf();
+      const call = child.callTool('slow', { ms: 60_000 }, { signal: open() });
+      process.kill(first, 'SIGKILL');
+      await expect(call).rejects.toThrow(`Trellis connection to '${process.execPath}' was lost`);
+      expect(await pidOf()).not.toBe(first);
+    });
+
     it('ends the child on close()', async () => {
       const child = stdio();
       const result = await child.callTool('pid', {}, { signal: open() });
