@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { AgentLoopError } from './errors';
+import { createGateway, type GatewayConfig } from './gateway';
+
+const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+function readConfig(file: string): GatewayConfig {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as GatewayConfig;
+  } catch (error) {
+    return fail(`agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** `agent-loop-gateway --config FILE [--port N]`: bad arguments or config exit 2 with the coded message, no stack. */
+export function main(argv = process.argv.slice(2)): void {
+  let values: { config?: string; port?: string; host?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } }));
+  } catch (error) {
+    return fail(`agent-loop-gateway: ${(error as Error).message}\n${USAGE}`);
+  }
+  if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
+  const config = readConfig(values.config);
+  const port = Number(values.port ?? config.port ?? process.env.PORT ?? 3000);
+  const host = values.host ?? config.host ?? '127.0.0.1';
+  let app;
+  try {
+    app = createGateway({ ...config, port, host });
+  } catch (error) {
+    if (error instanceof AgentLoopError) return fail(`${error.code}: ${error.message}`);
+    throw error;
+  }
+  const server = app.listen(port, host, () => {
+    const address = server.address() as AddressInfo;
+    console.log(`listening on http://${host}:${address.port}`);
+  });
+  server.on('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+}
+
+if (require.main === module) main();

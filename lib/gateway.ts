@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import express, { type Express } from 'express';
+import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import Joi from 'joi';
+import { agentLoop, type AgentLoopMiddleware } from './middleware';
+import { optionError } from './option-error';
+import type { AgentLoopOptions } from './options';
+
+export interface GatewayConfig extends AgentLoopOptions {
+  host?: string;
+  port?: number;
+  upstream: { url: string; apiKeyEnv?: string };
+  /** largest request body accepted; every turn carries the whole conversation */
+  bodyLimit?: string;
+}
+
+const hints = new Map([
+  ['upstream', "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }"],
+  ['url', "it must be the upstream's OpenAI-compatible base URL, e.g. 'http://127.0.0.1:11434/v1'"],
+  ['apiKeyEnv', "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'"],
+  ['host', "it must be a host name or address to listen on, e.g. '127.0.0.1'"],
+  ['port', 'it must be a port number from 0 to 65535, e.g. 3000'],
+  ['bodyLimit', "it must be a size like '10mb'"],
+]);
+
+const gatewaySchema = Joi.object({
+  host: Joi.string(),
+  port: Joi.number().integer().min(0).max(65535),
+  upstream: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), apiKeyEnv: Joi.string() }).required(),
+  bodyLimit: Joi.string().pattern(/^\d+(b|kb|mb)$/i),
+}).unknown(true);
+
+function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {
+  if (!('writeHead' in res) || res.headersSent) return void res.end();
+  res.writeHead(502, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' } }));
+}
+
+/** A ready gateway: express.json(), the agent loop, and a proxy to the upstream as the normal handler. */
+export function createGateway(config: GatewayConfig): Express {
+  const { error } = gatewaySchema.validate(config, { abortEarly: true, convert: false });
+  if (error) throw optionError(error, gatewaySchema, hints, 'createGateway');
+  const { host: _host, port: _port, upstream, bodyLimit = '10mb', ...loopOptions } = config;
+  const loop: AgentLoopMiddleware = agentLoop(loopOptions);
+  const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
+  const app = express();
+  app.disable('x-powered-by');
+  app.locals.agentLoop = loop;
+  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  app.use(express.json({ limit: bodyLimit }));
+  app.use(loop);
+  app.use(
+    '/v1',
+    createProxyMiddleware({
+      target: upstream.url,
+      changeOrigin: true,
+      on: {
+        proxyReq(proxyReq, req) {
+          if (apiKey) proxyReq.setHeader('authorization', `Bearer ${apiKey}`);
+          fixRequestBody(proxyReq, req);
+        },
+        error: upstreamFailure,
+      },
+    }),
+  );
+  return app;
+}

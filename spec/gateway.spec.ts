@@ -1,0 +1,65 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import request from 'supertest';
+import { AgentLoopError } from '../lib';
+import { createGateway } from '../lib/gateway';
+import { localTrellis } from '../lib/trellis/local';
+import { startModelServer, type ModelServer } from '../fixtures/model-server';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const trellis = localTrellis([{ name: 'clock_now', handler: () => '08:00' }]);
+
+describe('createGateway', () => {
+  let model: ModelServer;
+  let server: Server;
+  beforeEach(async () => {
+    model = await startModelServer([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is 08:00.' }]);
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await model.close();
+  });
+
+  async function listen(config: Parameters<typeof createGateway>[0]): Promise<OpenAI> {
+    const app = createGateway(config);
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    return new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, apiKey: 'client-key', maxRetries: 0 });
+  }
+
+  it('serves the loop to the official openai client and proxies everything else with the upstream key', async () => {
+    process.env.TEST_UPSTREAM_KEY = 'upstream-secret';
+    const client = await listen({
+      upstream: { url: model.url, apiKeyEnv: 'TEST_UPSTREAM_KEY' },
+      trellis,
+      bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+      logger: quiet,
+    });
+    const { data, response } = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe('It is 08:00.');
+    expect(response.headers.get('x-agent-loop-turns')).toBe('2');
+    expect(model.requests.map((r) => r.headers.authorization)).toEqual(['Bearer upstream-secret', 'Bearer upstream-secret']);
+
+    const plain = await client.chat.completions.create({ model: 'other', messages: [{ role: 'user', content: 'hi' }] });
+    expect(plain.choices[0].message.tool_calls?.[0].function.name).toBe('clock_now');
+    expect(model.requests[2].body.tools).toBeUndefined();
+  });
+
+  it('answers /healthz and maps an unreachable upstream to a 502 JSON error', async () => {
+    const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
+    await request(app).get('/healthz').expect(200, { ok: true });
+    const res = await request(app).post('/v1/chat/completions').send({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).expect(502);
+    expect(res.body.error.message).toMatch(/^upstream unreachable: /);
+  });
+
+  it.each([
+    [{}, "createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1'"],
+    [{ upstream: { url: 'nope' } }, "createGateway: option 'upstream.url' is \"nope\"; it must be the upstream's OpenAI-compatible base URL"],
+    [{ upstream: { url: 'http://x/v1' }, port: 70000 }, "createGateway: option 'port' is 70000; it must be a port number"],
+    [{ upstream: { url: 'http://x/v1' }, maxTurns: 3 }, "agentLoop: unknown option 'maxTurns'. Did you mean `defaultMaxTurns`?"],
+  ])('refuses a bad config %j with a coded error', (config, message) => {
+    expect(() => createGateway(config as never)).toThrow(AgentLoopError);
+    expect(() => createGateway(config as never)).toThrow(message);
+  });
+});
