@@ -1,3 +1,4 @@
+import { globToRegExp } from '../glob';
 import type { JudgeInput, JudgeSurface } from '../types';
 
 export type RuleCondition = { argument: string; matches: string } | { content: string };
@@ -19,11 +20,6 @@ export interface CompiledRule {
   /** global, so one regex serves both the test (via `search`, which ignores `lastIndex`) and `replace` */
   pattern?: RegExp;
   argumentPath?: string[];
-}
-
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
 }
 
 export function compileRule(rule: Rule): CompiledRule {
