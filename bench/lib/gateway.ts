@@ -1,0 +1,38 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closeGate, openGate, parkedLoops } from './echo';
+import { answerAsks } from './ipc';
+
+/** Runs a system's Express app on a loopback port and answers the harness's asks over IPC. */
+export function serve(app: http.RequestListener): void {
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+  });
+  const gc = (globalThis as { gc?: () => void }).gc;
+  answerAsks({
+    cpu: () => process.cpuUsage(),
+    memory: () => {
+      gc?.();
+      gc?.();
+      return process.memoryUsage();
+    },
+    gate: (payload) => ((payload as { closed: boolean }).closed ? closeGate() : openGate()),
+    parked: () => parkedLoops(),
+  });
+}
+
+export function upstreamOrigin(): string {
+  const url = process.env.BENCH_UPSTREAM;
+  if (!url) throw new Error('BENCH_UPSTREAM is not set: start systems through bench/run.ts');
+  return url;
+}
+
+/**
+ * Extra http-proxy-middleware options. By default none: http-proxy then opens a new upstream connection per request
+ * (`agent: false`, `connection: close`). `npm run bench -- --proxy-keep-alive` gives every proxy a keep-alive agent.
+ */
+export function proxyAgent(): { agent?: http.Agent } {
+  return process.env.BENCH_PROXY_KEEP_ALIVE === '1' ? { agent: new http.Agent({ keepAlive: true }) } : {};
+}

@@ -1,0 +1,94 @@
+import type { LoopRecord } from '../upstream';
+import type { Client, Kind, Sample } from './client';
+import type { Child } from './processes';
+import { TURNS } from './script';
+
+/** One system under test: its gateway process, the client pointed at it, and the shared upstream. */
+export interface Target {
+  name: string;
+  kind: Kind;
+  gateway: Child;
+  client: Client;
+  upstream: Child;
+}
+
+export const turnsOf = (kind: Kind): number => (kind === 'loop' ? TURNS : 1);
+
+let serial = 0;
+const nextId = (tag: string) => `${tag}.${++serial}`;
+
+export async function sequential(target: Target, tag: string, count: number, stream: boolean): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  for (let i = 0; i < count; i++) samples.push(await target.client.loop(nextId(tag), stream));
+  return samples;
+}
+
+/** `workers` clients, each looping until `durationMs` is up or `maxLoops` have started in total. */
+export async function concurrent(target: Target, tag: string, workers: number, durationMs: number, maxLoops: number, stream = false) {
+  const samples: Sample[] = [];
+  const started = performance.now();
+  const end = started + durationMs;
+  let launched = 0;
+  const worker = async () => {
+    while (performance.now() < end && launched < maxLoops) {
+      launched++;
+      samples.push(await target.client.loop(nextId(tag), stream));
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { samples, elapsedMs: performance.now() - started };
+}
+
+/** user + system CPU of the gateway process, in microseconds */
+export async function cpuOf(target: Target): Promise<number> {
+  const usage = await target.gateway.ask<NodeJS.CpuUsage>('cpu');
+  return usage.user + usage.system;
+}
+
+/** Checks every answered loop against the upstream's own count: 4 requests (1 for the proxy) and all echoes seen. */
+export async function verified(target: Target, samples: Sample[]): Promise<Sample[]> {
+  const records = await target.upstream.ask<Record<string, LoopRecord>>('take');
+  const expected = turnsOf(target.kind);
+  for (const sample of samples) {
+    if (!sample.ok) continue;
+    const record = records[sample.id];
+    const error = !record
+      ? 'the upstream never saw this loop'
+      : record.requests !== expected
+        ? `${record.requests} upstream requests, expected ${expected}`
+        : target.kind === 'loop' && !record.echoOk
+          ? 'turn 4 request lacked the echoed tool results'
+          : undefined;
+    if (error) Object.assign(sample, { ok: false, error });
+  }
+  return samples;
+}
+
+export interface ParkResult {
+  parked: number;
+  rssPerLoopKiB: number;
+  heapPerLoopKiB: number;
+  samples: Sample[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `count` loops parked on a closed tool gate: gateway memory before and while they wait, then the gate opens. */
+export async function park(target: Target, tag: string, count: number, timeoutMs: number): Promise<ParkResult> {
+  await target.gateway.ask('gate', { closed: true });
+  const before = await target.gateway.ask<NodeJS.MemoryUsage>('memory');
+  const pending = Array.from({ length: count }, () => target.client.loop(nextId(tag), false));
+  const deadline = performance.now() + timeoutMs;
+  let parked = 0;
+  while ((parked = await target.gateway.ask<number>('parked')) < count && performance.now() < deadline) await sleep(50);
+  const during = await target.gateway.ask<NodeJS.MemoryUsage>('memory');
+  await target.gateway.ask('gate', { closed: false });
+  const samples = await verified(target, await Promise.all(pending));
+  const per = (bytes: number) => bytes / Math.max(parked, 1) / 1024;
+  return {
+    parked,
+    rssPerLoopKiB: per(during.rss - before.rss),
+    heapPerLoopKiB: per(during.heapUsed + during.external - before.heapUsed - before.external),
+    samples,
+  };
+}

@@ -1,0 +1,22 @@
+import express from 'express';
+import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import { agentLoop, localTrellis } from '../../lib';
+import { echo, echoDescription, echoSchema } from '../lib/echo';
+import { proxyAgent, serve, upstreamOrigin } from '../lib/gateway';
+
+/** This package: agentLoop with one binding and an in-process Trellis, the proxy as the normal handler. */
+const silentLogger = { error() {}, warn() {}, info() {}, debug() {} };
+
+const app = express();
+app.use(express.json({ limit: '1mb' }));
+app.use(
+  agentLoop({
+    trellis: localTrellis([
+      { name: 'echo', description: echoDescription, inputSchema: echoSchema, handler: (args: { text?: unknown }) => echo(String(args.text)) },
+    ]),
+    bindings: [{ name: 'bench', match: { model: '*' }, hierarchy: ['echo'] }],
+    logger: silentLogger,
+  }),
+);
+app.post('/v1/chat/completions', createProxyMiddleware({ target: upstreamOrigin(), changeOrigin: true, ...proxyAgent(), on: { proxyReq: fixRequestBody } }));
+serve(app);
