@@ -5,7 +5,7 @@ import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
 import type { ChatRequest } from './loop/start';
 import type { ValidOptions } from './options';
-import { ToolCatalog } from './trellis/catalog';
+import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { resolveTrellis } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
 import type { BindingMatch, Logger, Trellis, TrellisOption } from './types';
@@ -60,14 +60,17 @@ export class Bindings {
   }
 }
 
-function activeBinding(name: string, hierarchy: Hierarchy, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number): ActiveBinding {
-  return { name, hierarchy, trellis, catalog: new ToolCatalog(trellis, hierarchy.tools, logger), maxTurns, toolTimeoutSec };
+/** Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up. */
+function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number): ActiveBinding {
+  const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
+  void catalog.tools();
+  return { name, trellis, catalog, maxTurns, toolTimeoutSec };
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
 export function activateBindings(valid: ValidOptions, logger: Logger, owned: Trellis[]): Bindings {
   const trellisOf = (option: TrellisOption) => {
-    const trellis = resolveTrellis(option);
+    const trellis = resolveTrellis(option, logger);
     if (trellis !== option) owned.push(trellis);
     return trellis;
   };

@@ -1,6 +1,9 @@
-import type { ChatMessage, HierarchyNode } from './types';
+import type { ChatMessage, HierarchyNode, Tool } from './types';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A binding's `hierarchy` value that takes the tree from the tools' own `_meta.parent`. */
+export const FROM_TRELLIS = 'from-trellis';
 
 /** The binding's tool tree: a child runs only after its parent ran successfully earlier in the conversation. */
 export class Hierarchy {
@@ -8,6 +11,16 @@ export class Hierarchy {
 
   constructor(roots: HierarchyNode[]) {
     for (const root of roots) this.add(root, undefined);
+  }
+
+  /** The tree MCP tools describe themselves: a tool's `_meta.parent` names the tool that unlocks it. */
+  static fromTools(tools: Tool[]): Hierarchy {
+    const hierarchy = new Hierarchy([]);
+    for (const { name, _meta } of tools) {
+      const parent = _meta?.parent;
+      hierarchy.parents.set(name, typeof parent === 'string' && parent !== name ? parent : undefined);
+    }
+    return hierarchy;
   }
 
   get tools(): string[] {
@@ -22,11 +35,34 @@ export class Hierarchy {
     return this.parents.get(tool);
   }
 
+  /** Tool names the tree refers to, as tools or as parents. */
+  get names(): string[] {
+    const named = new Set<string>(this.parents.keys());
+    for (const parent of this.parents.values()) if (parent !== undefined) named.add(parent);
+    return [...named];
+  }
+
+  /** This tree cut down to the tools in `listed` whose every ancestor is listed too: any other could never unlock. */
+  within(listed: ReadonlySet<string>): Hierarchy {
+    const kept = new Hierarchy([]);
+    for (const [tool, parent] of this.parents) if (this.unlockable(tool, listed)) kept.parents.set(tool, parent);
+    return kept;
+  }
+
   /** The `⛔` refusal when `tool`'s parent has not run successfully yet, else undefined. */
   gate(tool: string, succeeded: ReadonlySet<string>): string | undefined {
     const parent = this.parents.get(tool);
     if (parent === undefined || succeeded.has(parent)) return undefined;
     return `⛔ '${tool}' is locked: call '${parent}' first.`;
+  }
+
+  private unlockable(tool: string, listed: ReadonlySet<string>): boolean {
+    const chain = new Set<string>();
+    for (let at: string | undefined = tool; at !== undefined; at = this.parents.get(at)) {
+      if (!listed.has(at) || chain.has(at)) return false;
+      chain.add(at);
+    }
+    return true;
   }
 
   private add(node: HierarchyNode, parent: string | undefined): void {

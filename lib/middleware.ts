@@ -14,8 +14,6 @@ export interface AgentLoopMiddleware extends RequestHandler {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_TOOL_RESULT_BYTES = 64 * 1024;
-
 function isChatRequest(body: unknown): body is ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const { messages } = body as { messages?: unknown };
@@ -34,7 +32,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     caller,
     logger,
     settings: () => settings,
-    maxToolResultBytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
+    maxToolResultBytes: valid.maxToolResultBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
   };
 

@@ -1,15 +1,16 @@
 import Joi from 'joi';
-import { Hierarchy } from './hierarchy';
+import { FROM_TRELLIS, Hierarchy } from './hierarchy';
 import type { LlmJudgeOptions } from './judge/llm';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { optionError } from './option-error';
+import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
 import type { Binding, Judge, Logger, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
-  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }"],
+  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
   ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
   ['internalSecret', 'it must be a string of at least 32 characters; or leave it out and set MCP_INTERNAL_SECRET'],
   ['selfUrl', "it must be a base URL like 'http://127.0.0.1:3000'"],
@@ -28,16 +29,19 @@ const range = (name: string, min: number, max: number, fallback: number) => {
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
 
+const listTtlSec = Joi.number().integer().min(0).max(86400);
+
 const trellisSchema = Joi.alternatives()
   .try(
-    Joi.object({ mcp: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), headers: Joi.object().pattern(/./, Joi.string()) }).required() }),
-    Joi.object({ mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()), env: Joi.object().pattern(/./, Joi.string()) }).required() }),
+    Joi.object({ mcp: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), headers: Joi.object().pattern(/./, Joi.string()), listTtlSec }).required() }),
+    Joi.object({ mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()), env: Joi.object().pattern(/./, Joi.string()), listTtlSec }).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   );
 
 const hierarchySchema = Joi.any()
   .required()
   .custom((value, helpers) => {
+    if (value === FROM_TRELLIS) return value;
     try {
       return new Hierarchy(Array.isArray(value) ? value : [value]);
     } catch (error) {
@@ -76,6 +80,7 @@ export const optionsSchema = settingsSchema.keys({
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
+  maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
@@ -88,7 +93,7 @@ export interface Settings {
   maxToolCallsPerTurn: number;
 }
 
-export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: Hierarchy; trellis?: TrellisOption };
+export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: HierarchySource; trellis?: TrellisOption };
 
 export interface ValidOptions extends Settings {
   trellis?: TrellisOption;
@@ -96,6 +101,7 @@ export interface ValidOptions extends Settings {
   internalSecret?: string;
   selfUrl?: string;
   forwardHeaders: string[];
+  maxToolResultBytes: number;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;

@@ -47,8 +47,8 @@ export interface Binding {
 
 export type TrellisOption =
   | Trellis
-  | { mcp: { url: string; headers?: Record<string, string> } }
-  | { mcp: { command: string; args?: string[]; env?: Record<string, string> } };
+  | { mcp: { url: string; headers?: Record<string, string>; listTtlSec?: number } }
+  | { mcp: { command: string; args?: string[]; env?: Record<string, string>; listTtlSec?: number } };
 
 export type JudgeSurface = 'tool_call' | 'context';
 

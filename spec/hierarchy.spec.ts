@@ -18,6 +18,21 @@ describe('Hierarchy', () => {
     expect(tree.gate(tool, new Set(ran))).toBe(refusal);
   });
 
+  it('keeps only the tools whose whole chain of parents is listed', () => {
+    const kept = tree.within(new Set(['repo_open', 'repo_write', 'clock_now']));
+    expect(kept.tools).toEqual(['repo_open', 'clock_now']);
+    expect(tree.names).toEqual(['repo_open', 'repo_read', 'repo_write', 'clock_now']);
+  });
+
+  it("reads the tree from the tools' _meta.parent, ignoring a tool naming itself", () => {
+    const tool = (name: string, parent?: unknown) => ({ name, inputSchema: { type: 'object' as const }, _meta: { parent } });
+    const listed = Hierarchy.fromTools([tool('repo_open'), tool('repo_read', 'repo_open'), tool('selfish', 'selfish'), tool('odd', 42), tool('lost', 'gone')]);
+    expect(listed.tools).toEqual(['repo_open', 'repo_read', 'selfish', 'odd', 'lost']);
+    expect(listed.names).toEqual(['repo_open', 'repo_read', 'selfish', 'odd', 'lost', 'gone']);
+    expect(listed.gate('repo_read', new Set())).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
+    expect(listed.gate('selfish', new Set())).toBeUndefined();
+  });
+
   it('counts only successful results in the history', () => {
     const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
     const succeeded = succeededInHistory([

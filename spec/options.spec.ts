@@ -35,11 +35,18 @@ describe('agentLoop options', () => {
     [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[1]'"],
     [{ selfUrl: 'localhost' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "it must be a base URL like 'http://127.0.0.1:3000'"],
     [{ logger: () => undefined }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'logger' is a function; it must be a winston-compatible logger"],
+    [{ maxToolResultBytes: 1023 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolResultBytes' is 1023; it must be a whole number from 1024 to 10485760 (default 65536), e.g. maxToolResultBytes: 65536."],
+    [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
   ])('rejects %j at start-up with %s', (options, code, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
     expect(error).toBeInstanceOf(AgentLoopError);
     expect(error.code).toBe(code);
     expect(error.message).toContain(message);
+  });
+
+  it("accepts hierarchy 'from-trellis' and an MCP trellis with its listing TTL", async () => {
+    const loop = agentLoop({ trellis: { mcp: { url: 'http://127.0.0.1:9/mcp', listTtlSec: 0 } }, bindings: [{ ...binding, hierarchy: 'from-trellis' }], logger: quiet });
+    await loop.close();
   });
 
   it('refuses a binding with tools but no trellis, naming the fix', () => {

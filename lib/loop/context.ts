@@ -1,13 +1,11 @@
 import type { Request } from 'express';
-import type { Hierarchy } from '../hierarchy';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
 
-/** A binding made ready at start-up: its tree, its Trellis and the tool definitions the model is offered. */
+/** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
 export interface ActiveBinding {
   name: string;
-  hierarchy: Hierarchy;
   trellis: Trellis;
   catalog: ToolCatalog;
   /** undefined: the loop uses the run-time `defaultMaxTurns` */

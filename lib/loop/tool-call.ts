@@ -42,7 +42,8 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
  * Never throws: every failure is a readable result.
  */
 export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutcome> {
-  const { hierarchy, trellis, toolTimeoutSec } = loop.binding;
+  const { catalog, trellis, toolTimeoutSec } = loop.binding;
+  const { hierarchy } = catalog;
   const tool = call.function?.name;
   if (!hierarchy.has(tool)) {
     return { kind: 'invalid', text: `tool error: unknown tool '${tool}'; valid tools: ${hierarchy.tools.join(', ')}` };

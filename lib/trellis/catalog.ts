@@ -1,42 +1,71 @@
+import { FROM_TRELLIS, Hierarchy } from '../hierarchy';
 import type { ChatTool, Logger, Tool, Trellis } from '../types';
 
 const OPEN_SCHEMA = { type: 'object', additionalProperties: true };
 
+export type HierarchySource = Hierarchy | typeof FROM_TRELLIS;
+
+function chatTool({ name, description, inputSchema }: Tool): ChatTool {
+  return { type: 'function', function: { name, ...(description === undefined ? {} : { description }), parameters: inputSchema } };
+}
+
 /**
- * The binding's tools as the model sees them, built from Trellis' definitions. Rebuilt only when Trellis hands
- * back a new list; when Trellis cannot list right now, the last known definitions (else bare names) are offered
- * so that the loop still runs and each call fails as a readable transport error.
+ * The binding's tools as the model sees them, and the tree that gates them, built from Trellis' listing: a tool
+ * Trellis does not list is left out (with one warning), and so is any tool it would have unlocked. Rebuilt only
+ * when Trellis hands back a new list; when Trellis cannot list right now, the last known tools (else the
+ * configured names with an open schema) are offered, so the loop still runs and each call fails readably.
  */
 export class ToolCatalog {
   private listed?: Tool[];
-  private built: ChatTool[];
+  private offered: { hierarchy: Hierarchy; tools: ChatTool[] };
+  private warned = '[]';
 
   constructor(
     private readonly trellis: Trellis,
-    private readonly names: string[],
+    private readonly source: HierarchySource,
+    private readonly binding: string,
     private readonly logger: Logger,
   ) {
-    this.built = names.map((name) => ({ type: 'function', function: { name, parameters: OPEN_SCHEMA } }));
+    const hierarchy = source === FROM_TRELLIS ? new Hierarchy([]) : source;
+    this.offered = { hierarchy, tools: hierarchy.tools.map((name) => ({ type: 'function', function: { name, parameters: OPEN_SCHEMA } })) };
   }
 
-  async tools(signal: AbortSignal): Promise<ChatTool[]> {
+  /** The tree in force: the unknown-tool check and the gate use it. */
+  get hierarchy(): Hierarchy {
+    return this.offered.hierarchy;
+  }
+
+  async tools(signal?: AbortSignal): Promise<ChatTool[]> {
     try {
       const listed = await this.trellis.listTools(signal);
       if (listed !== this.listed) this.rebuild(listed);
     } catch (error) {
-      this.logger.warn('agent-loop trellis listing failed; offering the last known tools', { reason: (error as Error).message });
+      if (!signal?.aborted) {
+        this.logger.warn('agent-loop trellis listing failed; offering the last known tools', { binding: this.binding, reason: (error as Error).message });
+      }
     }
-    return this.built;
+    return this.offered.tools;
   }
 
   private rebuild(listed: Tool[]): void {
     const byName = new Map(listed.map((tool) => [tool.name, tool]));
+    const full = this.source === FROM_TRELLIS ? Hierarchy.fromTools(listed) : this.source;
+    const hierarchy = full.within(new Set(byName.keys()));
+    this.warnOfMissing(full, hierarchy, byName);
     this.listed = listed;
-    this.built = this.names.map((name) => {
-      const tool = byName.get(name);
-      const previous = this.built.find((known) => known.function.name === name);
-      if (!tool) return previous!;
-      return { type: 'function', function: { name, description: tool.description, parameters: tool.inputSchema } };
+    this.offered = { hierarchy, tools: hierarchy.tools.map((name) => chatTool(byName.get(name)!)) };
+  }
+
+  private warnOfMissing(full: Hierarchy, kept: Hierarchy, listed: Map<string, Tool>): void {
+    const missing = full.names.filter((name) => !listed.has(name));
+    const key = JSON.stringify(missing);
+    if (key === this.warned) return;
+    this.warned = key;
+    if (missing.length === 0) return;
+    this.logger.warn('agent-loop hierarchy names tools Trellis does not list; they are left out', {
+      binding: this.binding,
+      missing,
+      leftOut: full.tools.filter((tool) => !kept.has(tool)),
     });
   }
 }

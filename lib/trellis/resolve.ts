@@ -1,6 +1,7 @@
-import type { Trellis, TrellisOption } from '../types';
+import type { Logger, Trellis, TrellisOption } from '../types';
+import { mcpTrellis } from './mcp';
 
-export function resolveTrellis(option: TrellisOption): Trellis {
+export function resolveTrellis(option: TrellisOption, logger: Logger): Trellis {
   if ('callTool' in option) return option;
-  throw new Error('mcp trellis not available yet');
+  return mcpTrellis({ ...option.mcp, logger });
 }

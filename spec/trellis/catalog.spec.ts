@@ -1,0 +1,97 @@
+import { agentLoop } from '../../lib';
+import { FROM_TRELLIS, Hierarchy } from '../../lib/hierarchy';
+import { ToolCatalog } from '../../lib/trellis/catalog';
+import type { Tool, Trellis } from '../../lib/types';
+import { eventually, recordingLogger } from './helpers';
+
+const tool = (name: string, parent?: string): Tool => ({ name, description: `${name} tool`, inputSchema: { type: 'object' }, ...(parent ? { _meta: { parent } } : {}) });
+const notes = new Hierarchy([{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'notes_search']);
+const offeredNames = async (catalog: ToolCatalog) => (await catalog.tools()).map((offered) => offered.function.name);
+const LEFT_OUT = 'agent-loop hierarchy names tools Trellis does not list; they are left out';
+
+/** A Trellis whose listing the test sets: a list of tools, or an error to throw. */
+function scriptedTrellis(listing: Tool[] | Error): Trellis & { listing: Tool[] | Error } {
+  return {
+    listing,
+    async listTools() {
+      if (this.listing instanceof Error) throw this.listing;
+      return this.listing;
+    },
+    callTool: () => Promise.reject(new Error('not called here')),
+  };
+}
+
+describe('ToolCatalog', () => {
+  let logger: ReturnType<typeof recordingLogger>;
+  beforeEach(() => {
+    logger = recordingLogger();
+  });
+
+  it('leaves out the tools Trellis does not list and the children they would unlock, warning once', async () => {
+    const trellis = scriptedTrellis([tool('notes_read'), tool('clock_now')]);
+    const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
+    expect(await catalog.tools()).toEqual([{ type: 'function', function: { name: 'clock_now', description: 'clock_now tool', parameters: { type: 'object' } } }]);
+    expect(catalog.hierarchy.tools).toEqual(['clock_now']);
+    trellis.listing = [tool('notes_read'), tool('clock_now')];
+    await catalog.tools();
+    expect(logger.entries).toEqual([
+      { level: 'warn', message: LEFT_OUT, meta: { binding: 'notes', missing: ['notes_open', 'notes_search'], leftOut: ['notes_open', 'notes_read', 'notes_search'] } },
+    ]);
+  });
+
+  it('offers the configured names with an open schema while Trellis has never listed, then the last listing', async () => {
+    const trellis = scriptedTrellis(new Error('Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)'));
+    const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
+    expect(await catalog.tools()).toEqual(
+      ['notes_open', 'notes_read', 'clock_now', 'notes_search'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', additionalProperties: true } } })),
+    );
+    expect(logger.entries).toEqual([
+      { level: 'warn', message: 'agent-loop trellis listing failed; offering the last known tools', meta: { binding: 'notes', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' } },
+    ]);
+    trellis.listing = [tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')];
+    const listed = await catalog.tools();
+    trellis.listing = new Error('down again');
+    expect(await catalog.tools()).toBe(listed);
+    expect(listed[0].function.description).toBe('notes_open tool');
+  });
+
+  it("builds the tree from the tools' _meta.parent with from-trellis, leaving out tools that could never unlock", async () => {
+    const trellis = scriptedTrellis([tool('repo_open'), tool('repo_read', 'repo_open'), tool('orphan', 'gone'), tool('ping', 'pong'), tool('pong', 'ping'), tool('clock_now')]);
+    const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'repo', logger);
+    expect(catalog.hierarchy.tools).toEqual([]);
+    expect(await offeredNames(catalog)).toEqual(['repo_open', 'repo_read', 'clock_now']);
+    expect(catalog.hierarchy.gate('repo_read', new Set())).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
+    expect(logger.entries).toEqual([{ level: 'warn', message: LEFT_OUT, meta: { binding: 'repo', missing: ['gone'], leftOut: ['orphan', 'ping', 'pong'] } }]);
+  });
+
+  it('follows a changed listing: a tool that reappears is offered again, a new gap is warned of', async () => {
+    const trellis = scriptedTrellis([tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')]);
+    const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
+    expect(await offeredNames(catalog)).toEqual(['notes_open', 'notes_read', 'clock_now', 'notes_search']);
+    trellis.listing = [tool('notes_open'), tool('notes_read'), tool('notes_search')];
+    expect(await offeredNames(catalog)).toEqual(['notes_open', 'notes_read', 'notes_search']);
+    trellis.listing = [tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')];
+    expect(await offeredNames(catalog)).toEqual(['notes_open', 'notes_read', 'clock_now', 'notes_search']);
+    expect(logger.entries.map((entry) => entry.meta?.missing)).toEqual([['clock_now']]);
+  });
+});
+
+describe('agentLoop at start-up', () => {
+  it('warns of hierarchy names Trellis does not list before any request', async () => {
+    const logger = recordingLogger();
+    agentLoop({ trellis: scriptedTrellis([tool('clock_now')]), bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: ['clock_now', 'calendar'] }], logger });
+    await eventually(() => expect(logger.entries).toEqual([{ level: 'warn', message: LEFT_OUT, meta: { binding: 'clock', missing: ['calendar'], leftOut: ['calendar'] } }]));
+  });
+
+  it('starts even when Trellis cannot list, logging why', async () => {
+    const logger = recordingLogger();
+    const unreachable: Trellis = {
+      listTools() {
+        throw new Error('no route to Trellis');
+      },
+      callTool: () => Promise.reject(new Error('not called here')),
+    };
+    expect(() => agentLoop({ trellis: unreachable, bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: 'clock_now' }], logger })).not.toThrow();
+    await eventually(() => expect(logger.entries.map((entry) => entry.meta?.reason)).toEqual(['no route to Trellis']));
+  });
+});
