@@ -34,23 +34,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
+    keepAliveSec: valid.keepAliveSec,
+    onClientDisconnect: valid.onClientDisconnect,
   };
 
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
-    if (result.kind === 'fallthrough') {
-      logger.info('agent-loop fell through to the normal handler', { binding: binding.name, reason: result.reason });
-      return next();
-    }
-    if (result.kind === 'abandoned' || res.writableEnded || res.destroyed) {
-      logger.info('agent-loop abandoned: the client went away', { binding: binding.name, turns: result.stats.turns });
-      return;
-    }
-    res.setHeader('x-agent-loop-turns', String(result.stats.turns));
-    res.setHeader('x-agent-loop-tool-calls', String(result.stats.toolCalls));
-    res.setHeader('x-agent-loop-stop', result.stop);
-    if (deps.judge) res.setHeader('x-agent-loop-blocked', String(result.stats.blocked));
-    res.status(200).json(result.completion);
+    if (result.kind !== 'fallthrough') return;
+    logger.info('agent-loop fell through to the normal handler', { binding: binding.name, reason: result.reason });
+    next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
@@ -59,7 +51,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (verdict === 'internal') return next();
     if (verdict === 'forged') logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify', { ip: req.ip, path: req.originalUrl });
     const body: unknown = req.body;
-    if (!isChatRequest(body) || body.stream === true) return next();
+    if (!isChatRequest(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
     loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {

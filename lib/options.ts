@@ -19,6 +19,7 @@ const hints = new Map<string, string>([
   ['webSearch', "it must be { searxngUrl: 'http://127.0.0.1:8888', always?: boolean, maxResults?: 1 to 20 }"],
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
+  ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it)"],
 ]);
 
 const range = (name: string, min: number, max: number, fallback: number) => {
@@ -80,6 +81,8 @@ export const optionsSchema = settingsSchema.keys({
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
+  keepAliveSec: range('keepAliveSec', 1, 300, 10),
+  onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
@@ -101,6 +104,8 @@ export interface ValidOptions extends Settings {
   internalSecret?: string;
   selfUrl?: string;
   forwardHeaders: string[];
+  keepAliveSec: number;
+  onClientDisconnect: 'abort' | 'finish';
   maxToolResultBytes: number;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;

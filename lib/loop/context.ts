@@ -34,5 +34,5 @@ export interface Loop {
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
   judge?: JudgeRunner;
-  complete(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion>;
+  complete(body: Record<string, unknown>, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
 }

@@ -1,4 +1,63 @@
 import type { ChatCompletion, ChatMessage, ChatUsage } from '../types';
+import type { StopReason } from './budget';
+import type { LoopStats } from './context';
+
+/** How the loop ended: the message for the client, why it stopped, and usage summed over all turns. */
+export interface Answer {
+  stop: StopReason;
+  message: ChatMessage;
+  finishReason: string;
+  usage?: ChatUsage;
+  /** the last model reply, if any: a JSON answer keeps its id, created and model */
+  last?: ChatCompletion;
+}
+
+/** The id, created and model of the client's answer when no model reply lends its own. */
+export interface AnswerIdentity {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** Where the loop's answer goes: one JSON completion at the end, or an SSE stream written while the loop runs. */
+export interface Reply {
+  /** turns are requested with `stream: true` and their text reaches the client as it arrives */
+  readonly streams: boolean;
+  /** a byte went to the client: the loop can no longer fall through */
+  readonly committed: boolean;
+  text(delta: string): void;
+  toolsRunning(): void;
+  send(answer: Answer, stats: LoopStats): void;
+  /** ends what is still open and stops timers; the last call on a reply, whatever happened */
+  dispose(): void;
+}
+
+/**
+ * The answer's text over all turns, passed on as it grows. Each turn's text, and the budget note, starts a new
+ * paragraph (a blank line after the earlier text), so the streamed deltas and the JSON answer are the same text.
+ */
+export class AnswerText {
+  private text = '';
+  private paragraphOpen = false;
+
+  constructor(private readonly forward: (delta: string) => void) {}
+
+  get value(): string {
+    return this.text;
+  }
+
+  newParagraph(): void {
+    this.paragraphOpen = false;
+  }
+
+  append(delta: string): void {
+    if (delta === '') return;
+    const separated = this.paragraphOpen || this.text === '' ? delta : `\n\n${delta}`;
+    this.paragraphOpen = true;
+    this.text += separated;
+    this.forward(separated);
+  }
+}
 
 export function addUsage(total: ChatUsage | undefined, usage: ChatUsage | undefined): ChatUsage | undefined {
   if (!usage) return total;
@@ -9,16 +68,13 @@ export function addUsage(total: ChatUsage | undefined, usage: ChatUsage | undefi
   };
 }
 
-/** The client's answer: a normal chat completion shaped like the last reply, with usage summed over all turns. */
-export function finalCompletion(last: ChatCompletion, message: ChatMessage, finishReason: string, usage: ChatUsage | undefined): ChatCompletion {
-  const [first] = last.choices;
+/** The client's JSON answer: a normal chat completion shaped like the last reply, with usage summed over all turns. */
+export function finalCompletion(answer: Answer, identity: AnswerIdentity): ChatCompletion {
+  const shape: ChatCompletion = answer.last ?? { ...identity, object: 'chat.completion', choices: [] };
+  const [first] = shape.choices;
   return {
-    ...last,
-    choices: [{ ...first, index: 0, message, finish_reason: finishReason }],
-    ...(usage ? { usage } : {}),
+    ...shape,
+    choices: [{ ...first, index: 0, message: answer.message, finish_reason: answer.finishReason }],
+    ...(answer.usage ? { usage: answer.usage } : {}),
   };
-}
-
-export function contentOf(message: ChatMessage): string | undefined {
-  return typeof message.content === 'string' && message.content.length > 0 ? message.content : undefined;
 }

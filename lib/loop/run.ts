@@ -1,13 +1,10 @@
 import type { ChatCompletion, ChatMessage, ChatTool, ChatUsage } from '../types';
 import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { Loop } from './context';
-import { addUsage, contentOf, finalCompletion } from './reply';
+import { addUsage, AnswerText, type Answer, type Reply } from './reply';
 import { runToolCalls } from './turn';
 
-export type LoopResult =
-  | { kind: 'answer'; completion: ChatCompletion; stop: StopReason }
-  | { kind: 'fallthrough'; reason: string }
-  | { kind: 'abandoned' };
+export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
 
 export interface LoopPlan {
   body: Record<string, unknown>;
@@ -15,39 +12,51 @@ export interface LoopPlan {
   clientTools: ReadonlySet<string>;
   maxTurns: number;
   deadline: Deadline;
+  reply: Reply;
 }
 
-/** The turn loop: call the model, run its tool calls, call it again, until a final answer or a budget runs out. */
-export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
-  let last: ChatCompletion | undefined;
-  let lastContent: string | undefined;
-  let usage: ChatUsage | undefined;
+/** The model's last message, its text replaced by the whole answer's text (every turn's). */
+function withText(message: ChatMessage, text: string): ChatMessage {
+  return { ...message, content: text === '' ? (message.content ?? null) : text };
+}
 
+/**
+ * The turn loop: call the model, run its tool calls, call it again, until a final answer or a budget runs out.
+ * The same loop serves both kinds of client: the reply decides whether text reaches the client as it arrives.
+ */
+export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
+  const text = new AnswerText((delta) => plan.reply.text(delta));
+  let last: ChatCompletion | undefined;
+  let usage: ChatUsage | undefined;
+  // Once a byte went to the client, even a first turn that broke off ends in an answer, never a fall-through.
+  const produced = () => last !== undefined || plan.reply.committed;
+
+  const answer = (stop: StopReason, message: ChatMessage, finishReason: string): LoopResult => ({ kind: 'answer', answer: { stop, message, finishReason, usage, last } });
   const stopWith = (stop: Exclude<StopReason, 'final'>, reason?: string): LoopResult => {
-    const note = budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns });
-    const content = lastContent ? `${lastContent}\n\n${note}` : note;
-    return { kind: 'answer', stop, completion: finalCompletion(last!, { role: 'assistant', content }, 'stop', usage) };
+    text.newParagraph();
+    text.append(budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns }));
+    return answer(stop, { role: 'assistant', content: text.value }, 'stop');
   };
 
   for (let turn = 1; turn <= plan.maxTurns; turn++) {
-    if (plan.deadline.expired) return last ? stopWith('deadline') : { kind: 'fallthrough', reason: 'deadline' };
+    if (plan.deadline.expired) return produced() ? stopWith('deadline') : { kind: 'fallthrough', reason: 'deadline' };
     if (loop.signal.aborted) return { kind: 'abandoned' };
     const started = performance.now();
+    text.newParagraph();
     let reply: ChatCompletion;
     try {
       loop.stats.turns = turn;
-      reply = await loop.complete({ ...plan.body, messages: loop.messages, tools: plan.tools }, loop.signal);
+      reply = await loop.complete({ ...plan.body, messages: loop.messages, tools: plan.tools }, loop.signal, (delta) => text.append(delta));
     } catch (error) {
       const reason = (error as Error).message;
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });
       if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };
-      if (!last) return { kind: 'fallthrough', reason };
+      if (!produced()) return { kind: 'fallthrough', reason };
       return plan.deadline.expired ? stopWith('deadline') : stopWith('upstream_error', reason);
     }
     last = reply;
     usage = addUsage(usage, reply.usage);
     const message = reply.choices[0].message;
-    lastContent = contentOf(message) ?? lastContent;
     const calls = message.tool_calls ?? [];
     if (loop.verbose) {
       loop.logger.info('agent-loop turn', {
@@ -58,13 +67,11 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
         durationMs: Math.round(performance.now() - started),
       });
     }
-    if (calls.length === 0) return { kind: 'answer', stop: 'final', completion: finalCompletion(reply, message, reply.choices[0].finish_reason ?? 'stop', usage) };
+    if (calls.length === 0) return answer('final', withText(message, text.value), reply.choices[0].finish_reason ?? 'stop');
     const forClient = calls.filter((call) => plan.clientTools.has(call.function?.name));
-    if (forClient.length > 0) {
-      const handedBack: ChatMessage = { ...message, tool_calls: forClient };
-      return { kind: 'answer', stop: 'final', completion: finalCompletion(reply, handedBack, 'tool_calls', usage) };
-    }
+    if (forClient.length > 0) return answer('final', { ...withText(message, text.value), tool_calls: forClient }, 'tool_calls');
     if (turn === plan.maxTurns) break;
+    plan.reply.toolsRunning();
     await runToolCalls(loop, message, turn);
   }
   return stopWith('max_turns');

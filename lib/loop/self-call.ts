@@ -1,10 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import type { ChatCompletion } from '../types';
+import { streamedCompletion } from './chunks';
 
 export class SelfCallError extends Error {
   override readonly name = 'SelfCallError';
@@ -26,6 +28,37 @@ function frontDoor(req: Request): string {
   return `${(socket as TLSSocket).encrypted ? 'https' : 'http'}://${host}:${socket.localPort}`;
 }
 
+function reasonOf(error: Error, signal: AbortSignal): string {
+  return signal.aborted ? String(signal.reason?.message ?? 'aborted') : error.message;
+}
+
+/** The reply stream, destroyed with the signal's reason as soon as it aborts, so reading it stops at once. */
+function untilAborted(stream: Readable, signal: AbortSignal): Readable {
+  const stop = () => stream.destroy(signal.reason);
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
+  stream.once('close', () => signal.removeEventListener('abort', stop));
+  return stream;
+}
+
+const ignoreText = () => undefined;
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The JSON error body of a failed streaming request, if it is one. */
+async function errorBody(stream: Readable): Promise<unknown> {
+  let text = '';
+  try {
+    for await (const part of stream) {
+      text += String(part);
+      if (text.length > MAX_ERROR_BODY_BYTES) break;
+    }
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function upstreamReason(status: number, data: unknown): string {
   const message = (data as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof message === 'string' ? `HTTP ${status}: ${message}` : `HTTP ${status}`;
@@ -45,28 +78,49 @@ export class SelfCaller {
     this.http = axios.create({ ...this.agents, maxRedirects: 0, validateStatus: null, proxy: false });
   }
 
-  async complete(req: Request, body: Record<string, unknown>, call: SelfCall): Promise<ChatCompletion> {
+  /**
+   * One chat completion through the front door. `onText` gets the reply's text: delta by delta as it arrives when
+   * `body.stream` is true (the reply is then read as an SSE stream), else all at once.
+   */
+  async complete(req: Request, body: Record<string, unknown>, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
+    const streaming = body.stream === true;
+    const response = await this.http
+      .post(this.urlFor(req), JSON.stringify(body), { headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'json' })
+      .catch((error: Error) => {
+        throw new SelfCallError(reasonOf(error, call.signal));
+      });
+    if (response.status < 200 || response.status > 299) {
+      throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : response.data));
+    }
+    if (streaming) {
+      return streamedCompletion(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
+        throw new SelfCallError(reasonOf(error, call.signal));
+      });
+    }
+    const completion = response.data as ChatCompletion;
+    if (typeof completion !== 'object' || completion === null || !completion.choices?.[0]?.message) {
+      throw new SelfCallError('the reply is not a chat completion');
+    }
+    const content = completion.choices[0].message.content;
+    if (typeof content === 'string' && content !== '') onText(content);
+    return completion;
+  }
+
+  private headersFor(req: Request, call: SelfCall, streaming: boolean): Record<string, string> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      accept: 'application/json',
+      accept: streaming ? 'text/event-stream' : 'application/json',
       [INTERNAL_HEADER]: signMarker(this.key, call.loopId, call.turn, call.expiresAt),
     };
     for (const name of this.forwardHeaders) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const url = (this.selfUrl ?? frontDoor(req)) + req.originalUrl;
-    const response = await this.http
-      .post(url, JSON.stringify(body), { headers, signal: call.signal })
-      .catch((error: Error) => {
-        throw new SelfCallError(call.signal.aborted ? String(call.signal.reason?.message ?? 'aborted') : error.message);
-      });
-    if (response.status < 200 || response.status > 299) throw new SelfCallError(upstreamReason(response.status, response.data));
-    const completion = response.data as ChatCompletion;
-    if (typeof completion !== 'object' || completion === null || !completion.choices?.[0]?.message) {
-      throw new SelfCallError('the reply is not a chat completion');
-    }
-    return completion;
+    return headers;
+  }
+
+  private urlFor(req: Request): string {
+    return (this.selfUrl ?? frontDoor(req)) + req.originalUrl;
   }
 
   close(): void {

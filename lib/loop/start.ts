@@ -7,8 +7,11 @@ import type { ChatMessage, ChatTool, Logger } from '../types';
 import { Deadline } from './budget';
 import type { JudgeRunner } from '../judge/runner';
 import type { ActiveBinding, Loop, LoopStats } from './context';
+import { JsonReply } from './json-reply';
+import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
+import { StreamReply } from './stream-writer';
 
 export interface LoopDeps {
   caller: SelfCaller;
@@ -16,6 +19,8 @@ export interface LoopDeps {
   settings: () => Settings;
   maxToolResultBytes: number;
   judge?: JudgeRunner;
+  keepAliveSec: number;
+  onClientDisconnect: 'abort' | 'finish';
 }
 
 export interface ChatRequest {
@@ -34,16 +39,39 @@ function clientToolNames(tools: unknown): ChatTool[] {
   return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
 }
 
-/** Sets up one loop for one client request (deadline, disconnect watch, tools) and runs it to its result. */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult & { stats: LoopStats }> {
+function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity): Reply {
+  if (body.stream !== true) return new JsonReply(res, identity, deps.judge !== undefined);
+  const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage });
+}
+
+/** What every turn asks the model: the client's request with the loop's tools; a streaming client's turns stream too. */
+function turnBody(body: ChatRequest, streams: boolean): Record<string, unknown> {
+  const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
+  if (!streams) return { ...rest, stream: false };
+  return { ...rest, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
+}
+
+/**
+ * Sets up one loop for one client request (deadline, disconnect watch, tools, reply), runs it, and sends its
+ * answer. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
+ */
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
   const settings = deps.settings();
   const deadline = new Deadline(settings.totalBudgetSec);
   const disconnect = new AbortController();
-  const onClose = () => res.writableEnded || disconnect.abort(new Error('client disconnected'));
+  let clientGone = false;
+  const onClose = () => {
+    if (res.writableEnded) return;
+    clientGone = true;
+    if (deps.onClientDisconnect === 'abort') disconnect.abort(new Error('client disconnected'));
+  };
   res.once('close', onClose);
   const signal = AbortSignal.any([deadline.signal, disconnect.signal]);
   const id = randomBytes(8).toString('hex');
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
+  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
   const loop: Loop = {
     id,
     req,
@@ -57,24 +85,32 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
     judge: deps.judge,
-    complete: (turnBody, turnSignal) =>
-      deps.caller.complete(req, turnBody, { loopId: id, turn: stats.turns, expiresAt: deadline.expiresAt + MARKER_GRACE_MS, signal: turnSignal }),
+    complete: (turn, turnSignal, onText) =>
+      deps.caller.complete(req, turn, { loopId: id, turn: stats.turns, expiresAt: deadline.expiresAt + MARKER_GRACE_MS, signal: turnSignal }, onText),
   };
   try {
     const own = await binding.catalog.tools(signal);
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
-    const { tools: _replaced, stream_options: _streamOnly, ...rest } = body;
     const result = await runLoop(loop, {
-      body: { ...rest, stream: false },
+      body: turnBody(body, reply.streams),
       tools: [...own, ...theirs],
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       deadline,
+      reply,
     });
-    return { ...result, stats };
+    const outcome = { loopId: id, binding: binding.name, ...stats };
+    if (clientGone || result.kind === 'abandoned') {
+      const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
+      deps.logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, { ...outcome, stop });
+      return { kind: 'abandoned' };
+    }
+    if (result.kind === 'answer') reply.send(result.answer, stats);
+    return result;
   } finally {
     deadline.clear();
     res.removeListener('close', onClose);
+    reply.dispose();
   }
 }

@@ -20,6 +20,8 @@ async function withinTimeout<T>(loop: Loop, work: (signal: AbortSignal) => Promi
   const timer = setTimeout(() => controller.abort(new Timeout()), loop.binding.toolTimeoutSec * 1000);
   const signal = AbortSignal.any([controller.signal, loop.signal]);
   try {
+    // A loop cancelled while the judge reviewed this call must not reach Trellis at all.
+    signal.throwIfAborted();
     return await abortable(work(signal), signal);
   } finally {
     clearTimeout(timer);

@@ -34,7 +34,7 @@ describe.each(expressVersions)('the loop under %s', (_name, express) => {
     const res = await request(app).post('/v1/chat/completions').send(ask()).expect(200);
 
     expect(res.body.object).toBe('chat.completion');
-    expect(res.body.choices[0].message).toEqual({ role: 'assistant', content: 'Note a says: buy milk.' });
+    expect(res.body.choices[0].message).toEqual({ role: 'assistant', content: 'Opening first.\n\nNote a says: buy milk.' });
     expect(res.body.choices[0].finish_reason).toBe('stop');
     expect(res.body.usage).toEqual({ prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 });
     expect(res.headers['x-agent-loop-turns']).toBe('4');
@@ -94,14 +94,14 @@ describe.each(expressVersions)('the loop under %s', (_name, express) => {
     expect(res.headers['x-agent-loop-tool-calls']).toBe('3');
   });
 
-  it('stops at maxTurns model calls with the last content and a note naming the budget', async () => {
+  it("stops at maxTurns model calls with every turn's text and a note naming the budget", async () => {
     model.setScript(() => ({ content: 'still looking', toolCalls: [{ name: 'notes_open' }] }));
     const { app } = gateway({ bindings: [{ ...binding, maxTurns: 3 }] });
     const res = await request(app).post('/v1/chat/completions').send(ask()).expect(200);
     expect(model.requests).toHaveLength(3);
     expect(res.headers['x-agent-loop-stop']).toBe('max_turns');
     expect(res.body.choices[0].message.content).toBe(
-      'still looking\n\n[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 3).',
+      'still looking\n\nstill looking\n\nstill looking\n\n[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 3).',
     );
     expect(res.body.choices[0].message.tool_calls).toBeUndefined();
   });

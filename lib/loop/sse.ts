@@ -1,0 +1,24 @@
+/**
+ * The `data` of each complete event of a server-sent event stream, as the events arrive. Comments
+ * (`: keep-alive`) and other fields are skipped; multi-line data is joined with "\n"; an event cut off by the end
+ * of the stream is dropped, as the SSE spec says.
+ */
+export async function* sseData(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let data: string[] = [];
+  for await (const part of stream) {
+    pending += typeof part === 'string' ? part : decoder.decode(part, { stream: true });
+    // A trailing "\r" may be the first half of "\r\n": it stays pending until the next part shows.
+    const lines = pending.split(/\r\n|\r(?!$)|\n/);
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === '') {
+        if (data.length > 0) yield data.join('\n');
+        data = [];
+      } else if (line === 'data' || line.startsWith('data:')) {
+        data.push(line.slice(5).replace(/^ /, ''));
+      }
+    }
+  }
+}

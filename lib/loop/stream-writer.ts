@@ -1,0 +1,98 @@
+import type { Response } from 'express';
+import type { ChatUsage } from '../types';
+import type { Answer, AnswerIdentity, Reply } from './reply';
+
+export interface StreamOptions {
+  keepAliveSec: number;
+  /** the client asked for `stream_options.include_usage` */
+  includeUsage: boolean;
+}
+
+/**
+ * A `stream: true` client: ONE OpenAI SSE stream for the whole loop (one id, one created, the requested model),
+ * text chunks as the turns produce them, then one finishing chunk, the usage chunk if asked for, and `[DONE]`.
+ * The response opens with its first byte, so a loop that fails before producing anything can still fall through.
+ */
+export class StreamReply implements Reply {
+  readonly streams = true;
+  private opened = false;
+  private ended = false;
+  private roleSent = false;
+  private keepAlive?: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: Response,
+    private readonly identity: AnswerIdentity,
+    private readonly options: StreamOptions,
+  ) {}
+
+  get committed(): boolean {
+    return this.opened;
+  }
+
+  text(delta: string): void {
+    this.chunk({ content: delta });
+  }
+
+  /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
+  toolsRunning(): void {
+    this.open();
+    this.keepAlive ??= setInterval(() => this.write(': keep-alive\n\n'), this.options.keepAliveSec * 1000);
+  }
+
+  send(answer: Answer): void {
+    (answer.message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
+    this.finish(answer.finishReason, answer.usage);
+  }
+
+  /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
+  dispose(): void {
+    clearInterval(this.keepAlive);
+    if (this.opened) this.finish('stop');
+  }
+
+  private finish(finishReason: string, usage?: ChatUsage): void {
+    if (this.ended) return;
+    this.chunk({}, finishReason);
+    if (this.options.includeUsage) this.event({ ...this.envelope(), choices: [], usage: usage ?? null });
+    this.write('data: [DONE]\n\n');
+    this.ended = true;
+    clearInterval(this.keepAlive);
+    this.res.end();
+  }
+
+  private envelope() {
+    return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
+  }
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): void {
+    const first = !this.roleSent;
+    this.roleSent = true;
+    this.event({
+      ...this.envelope(),
+      choices: [{ index: 0, delta: first ? { role: 'assistant', ...delta } : delta, finish_reason: finishReason }],
+      ...(this.options.includeUsage ? { usage: null } : {}),
+    });
+  }
+
+  private event(data: Record<string, unknown>): void {
+    this.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  private write(text: string): void {
+    this.open();
+    if (this.ended || this.res.destroyed) return;
+    this.res.write(text);
+    this.keepAlive?.refresh();
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.res.status(200);
+    this.res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    this.res.setHeader('cache-control', 'no-cache');
+    this.res.setHeader('x-accel-buffering', 'no');
+    this.res.flushHeaders();
+  }
+}
