@@ -59,7 +59,7 @@ async function runSystem(system: SystemSpec, upstream: Child, origin: string, pl
     return byLatency;
   });
   if (system.kind !== 'loop') return figures;
-  const { parked, failed } = await withGateway(system, upstream, origin, (target) => measureParked(target, plan, `${run}.${system.name}`, log));
+  const { parked, failed, errors } = await withGateway(system, upstream, origin, (target) => measureParked(target, plan, `${run}.${system.name}`, log));
   const atZero = figures[0];
   Object.assign(atZero, {
     parked: parked.parked,
@@ -67,7 +67,7 @@ async function runSystem(system: SystemSpec, upstream: Child, origin: string, pl
     heapPerLoopKiB: parked.heapPerLoopKiB,
     loops: atZero.loops + parked.samples.length,
     failures: atZero.failures + failed.length,
-    errors: [...new Set([...atZero.errors, ...failed.map((sample) => sample.error ?? '?')])].slice(0, 3),
+    errors: [...atZero.errors, ...errors].slice(0, 3),
   });
   return figures;
 }

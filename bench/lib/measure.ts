@@ -1,6 +1,6 @@
 import type { Sample } from './client';
 import type { Target } from './phases';
-import { concurrent, cpuOf, park, sequential, turnsOf, verified } from './phases';
+import { concurrent, cpuOf, distinctErrors, park, sequential, turnsOf, verified } from './phases';
 import { percentile } from './stats';
 
 export const LATENCIES = [0, 20] as const;
@@ -21,10 +21,10 @@ export interface Plan {
 export const PLANS: Record<'quick' | 'full', Plan> = {
   quick: {
     runs: 1,
-    warmLoops: 30,
-    sequential: { 0: 100, 20: 25 },
+    warmLoops: 20,
+    sequential: { 0: 100, 20: 20 },
     stream: { 0: 30, 20: 12 },
-    loadMs: { 0: 3_000, 20: 2_000 },
+    loadMs: { 0: 3_000, 20: 1_500 },
     workers: 64,
     maxLoadLoops: 100_000,
     parkLoops: 1_000,
@@ -92,7 +92,7 @@ export async function measure(target: Target, plan: Plan, latency: Latency, tag:
   const figures: Figures = {
     loops: all.length,
     failures: failed.length,
-    errors: [...new Set(failed.map((sample) => sample.error ?? '?'))].slice(0, 3),
+    errors: distinctErrors(all),
     p50Ms,
     p99Ms: percentile(okMs(seq), 99),
     overheadPerTurnUs: ((p50Ms - turns * latency) / turns) * 1000,
@@ -124,7 +124,7 @@ export async function measureParked(target: Target, plan: Plan, tag: string, log
   log(
     `  ${target.name} parked ${parked.parked}/${plan.parkLoops}: ${parked.rssPerLoopKiB.toFixed(1)} KiB RSS, ` +
       `${parked.heapPerLoopKiB.toFixed(1)} KiB heap+external per loop` +
-      (failed.length ? `, ${failed.length} FAILED: ${failed[0].error}` : ''),
+      (failed.length ? `, ${failed.length} FAILED: ${failed[0].error?.slice(0, 240)}` : ''),
   );
-  return { parked, failed };
+  return { parked, failed, errors: distinctErrors(parked.samples) };
 }

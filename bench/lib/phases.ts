@@ -64,6 +64,18 @@ export async function verified(target: Target, samples: Sample[]): Promise<Sampl
   return samples;
 }
 
+/** Up to 3 failure messages, one per kind (ids and numbers do not make a new kind), each cut to 240 characters. */
+export function distinctErrors(samples: Sample[]): string[] {
+  const byKind = new Map<string, string>();
+  for (const sample of samples) {
+    if (sample.ok) continue;
+    const error = sample.error ?? '?';
+    const kind = error.replace(/\d+/g, '#').slice(0, 40);
+    if (!byKind.has(kind)) byKind.set(kind, error.slice(0, 240));
+  }
+  return [...byKind.values()].slice(0, 3);
+}
+
 export interface ParkResult {
   parked: number;
   rssPerLoopKiB: number;

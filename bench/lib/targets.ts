@@ -21,8 +21,9 @@ export function targets(summary: Summary[]): TargetRow[] {
     if (!ours) return { target, figures: '–', verdict: `n/a: ${OURS} did not run` };
     if (peer && !other) return { target, figures: '–', verdict: `n/a: ${peer} did not run` };
     const [figures, met] = judge(ours, other as Figures);
-    if (ours.failures) return { target, figures, verdict: `NOT met: ${OURS} fails verification` };
-    if (peer && other?.failures) return { target, figures, verdict: `n/a: ${peer} fails verification` };
+    const onFigures = `on the figures alone: ${met ? 'met' : 'not met'}`;
+    if (ours.failures) return { target, figures, verdict: `NOT met: ${OURS} fails verification (${onFigures})` };
+    if (peer && other?.failures) return { target, figures, verdict: `n/a: ${peer} fails verification (${onFigures})` };
     return { target, figures, verdict: met ? 'met' : 'NOT met' };
   }
 
