@@ -56,9 +56,12 @@ export function createGateway(config: GatewayConfig): Express {
       target: upstream.url,
       changeOrigin: true,
       on: {
-        proxyReq(proxyReq, req) {
+        proxyReq(proxyReq, req, res) {
           if (apiKey) proxyReq.setHeader('authorization', `Bearer ${apiKey}`);
           fixRequestBody(proxyReq, req);
+          // http-proxy cancels only on 'aborted', which Node does not emit once the body was read: without this, a
+          // client that went away (or a cancelled loop turn) would leave the upstream generating.
+          res.on('close', () => res.writableFinished || proxyReq.destroy());
         },
         error: upstreamFailure,
       },

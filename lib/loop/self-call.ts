@@ -13,6 +13,8 @@ export class SelfCallError extends Error {
 }
 
 export interface SelfCall {
+  /** the front door's URL, taken when the loop starts: a socket that closed no longer knows its address */
+  url: string;
   loopId: string;
   turn: number;
   expiresAt: number;
@@ -85,7 +87,7 @@ export class SelfCaller {
   async complete(req: Request, body: Record<string, unknown>, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
     const streaming = body.stream === true;
     const response = await this.http
-      .post(this.urlFor(req), JSON.stringify(body), { headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'json' })
+      .post(call.url, JSON.stringify(body), { headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'json' })
       .catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
@@ -119,7 +121,8 @@ export class SelfCaller {
     return headers;
   }
 
-  private urlFor(req: Request): string {
+  /** The URL of the front door that took `req`. */
+  urlFor(req: Request): string {
     return (this.selfUrl ?? frontDoor(req)) + req.originalUrl;
   }
 

@@ -58,6 +58,7 @@ function turnBody(body: ChatRequest, streams: boolean): Record<string, unknown> 
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
 export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
+  const url = deps.caller.urlFor(req);
   const settings = deps.settings();
   const deadline = new Deadline(settings.totalBudgetSec);
   const disconnect = new AbortController();
@@ -86,7 +87,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     maxToolResultBytes: deps.maxToolResultBytes,
     judge: deps.judge,
     complete: (turn, turnSignal, onText) =>
-      deps.caller.complete(req, turn, { loopId: id, turn: stats.turns, expiresAt: deadline.expiresAt + MARKER_GRACE_MS, signal: turnSignal }, onText),
+      deps.caller.complete(req, turn, { url, loopId: id, turn: stats.turns, expiresAt: deadline.expiresAt + MARKER_GRACE_MS, signal: turnSignal }, onText),
   };
   try {
     const own = await binding.catalog.tools(signal);

@@ -45,7 +45,17 @@ export function buildGateway(upstream: string, options: AgentLoopOptions, expres
   app.use(loop);
   app.post(
     '/v1/chat/completions',
-    createProxyMiddleware({ target: new URL(upstream).origin, changeOrigin: true, on: { proxyReq: fixRequestBody } }),
+    createProxyMiddleware({
+      target: new URL(upstream).origin,
+      changeOrigin: true,
+      on: {
+        proxyReq(proxyReq, req, res) {
+          fixRequestBody(proxyReq, req);
+          // as the README asks of a normal handler: a client that goes away cancels the upstream call
+          res.on('close', () => res.writableFinished || proxyReq.destroy());
+        },
+      },
+    }),
   );
   return { app, seen, loop };
 }

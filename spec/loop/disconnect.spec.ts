@@ -1,0 +1,156 @@
+import http from 'node:http';
+import { localTrellis } from '../../lib/trellis/local';
+import type { Judge } from '../../lib/types';
+import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
+import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { listen, type Listening } from '../helpers/listen';
+
+interface ToolCallRecord {
+  name: string;
+  at: number;
+  abortedAt?: number;
+}
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const giveUp = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > giveUp) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A client that sends the request and can vanish at any moment, as a closed browser tab does. */
+function openClient(url: string, body: unknown): { gone: () => number } {
+  const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => res.resume());
+  req.on('error', () => undefined);
+  req.end(JSON.stringify(body));
+  return {
+    gone() {
+      req.destroy();
+      return Date.now();
+    },
+  };
+}
+
+describe.each([
+  ['a JSON client', false],
+  ['a streaming client', true],
+])('a disconnect from %s', (_name, stream) => {
+  let model: ModelServer;
+  let gateway: Listening;
+  let calls: ToolCallRecord[];
+  let client: { gone: () => number };
+  beforeEach(async () => {
+    model = await startModelServer();
+    calls = [];
+  });
+  afterEach(async () => {
+    await gateway.close();
+    await model.close();
+  });
+
+  const record = (name: string, signal: AbortSignal) => {
+    const call: ToolCallRecord = { name, at: Date.now() };
+    calls.push(call);
+    signal.addEventListener('abort', () => (call.abortedAt = Date.now()));
+    return call;
+  };
+  const trellis = localTrellis([
+    { name: 'quick', handler: (_args, { signal }) => (record('quick', signal), 'quick result') },
+    {
+      name: 'slow',
+      handler: (_args, { signal }) => (record('slow', signal), new Promise((resolve) => setTimeout(() => resolve('slow result'), 800))),
+    },
+  ]);
+  /** Reviews each tool result and, on the first one, makes the client vanish: the loop is between a tool call and the next turn. */
+  const vanishingJudge: Judge = {
+    async evaluate(input, { signal }) {
+      if (input.surface === 'context' && calls.length === 1) {
+        client.gone();
+        await new Promise((resolve) => {
+          signal.addEventListener('abort', resolve);
+          setTimeout(resolve, 300);
+        });
+      }
+      return { action: 'allow' };
+    },
+  };
+
+  async function start(onClientDisconnect: 'abort' | 'finish', script: ScriptStep[], extra: Record<string, unknown> = {}) {
+    model.setScript(script);
+    const { logger, lines } = memoryLogger('info');
+    const bindings = [{ name: 'tools', match: { model: 'agent-*' }, hierarchy: ['quick', 'slow'] }];
+    gateway = await listen(buildGateway(model.url, { trellis, bindings, logger, onClientDisconnect, ...extra }).app);
+    client = openClient(gateway.url, { model: 'agent-1', messages: [{ role: 'user', content: 'go' }], stream });
+    return lines;
+  }
+
+  const ending = [{ toolCalls: [{ name: 'quick' }] }, { content: 'all done' }];
+
+  describe("onClientDisconnect: 'abort'", () => {
+    it('cancels the model call in flight within 500 ms and makes no further call', async () => {
+      const lines = await start('abort', [{ toolCalls: [{ name: 'quick' }], delayMs: 3000 }, { content: 'never' }]);
+      await until(() => model.requests.length === 1);
+      await pause(50);
+      const goneAt = client.gone();
+      await until(() => model.requests[0].abortedAt !== undefined);
+      expect(model.requests[0].abortedAt! - goneAt).toBeLessThan(500);
+      await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
+      await pause(300);
+      expect(model.requests).toHaveLength(1);
+      expect(calls).toEqual([]);
+    });
+
+    it('cancels the tool call in flight within 500 ms and makes no further model call', async () => {
+      const lines = await start('abort', [{ toolCalls: [{ name: 'slow' }] }, { content: 'never' }]);
+      await until(() => calls.length === 1);
+      const goneAt = client.gone();
+      await until(() => calls[0].abortedAt !== undefined);
+      expect(calls[0].abortedAt! - goneAt).toBeLessThan(500);
+      await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
+      await pause(1000);
+      expect(model.requests).toHaveLength(1);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('makes no model or tool call once the client left between turns', async () => {
+      const lines = await start('abort', [{ toolCalls: [{ name: 'quick' }] }, { toolCalls: [{ name: 'quick' }] }, { content: 'never' }], { judge: vanishingJudge });
+      await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
+      await pause(300);
+      expect(model.requests).toHaveLength(1);
+      expect(calls).toHaveLength(1);
+    });
+  });
+
+  describe("onClientDisconnect: 'finish'", () => {
+    const finished = (lines: Record<string, unknown>[]) => lines.find((line) => line.message === 'agent-loop finished: the client went away');
+
+    it('finishes the loop after a disconnect during a model turn and logs the outcome', async () => {
+      const lines = await start('finish', [{ toolCalls: [{ name: 'quick' }], delayMs: 300 }, { content: 'all done' }]);
+      await until(() => model.requests.length === 1);
+      client.gone();
+      await until(() => finished(lines) !== undefined);
+      expect(finished(lines)).toMatchObject({ stop: 'final', turns: 2, toolCalls: 1 });
+      expect(model.requests).toHaveLength(2);
+      expect(model.requests[0].abortedAt).toBeUndefined();
+    });
+
+    it('finishes the loop after a disconnect during a tool call', async () => {
+      const lines = await start('finish', [{ toolCalls: [{ name: 'slow' }] }, { content: 'all done' }]);
+      await until(() => calls.length === 1);
+      client.gone();
+      await until(() => finished(lines) !== undefined);
+      expect(calls[0].abortedAt).toBeUndefined();
+      expect(model.requests[1].body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'slow result' });
+    });
+
+    it('finishes the loop after a disconnect between turns', async () => {
+      const lines = await start('finish', ending, { judge: vanishingJudge });
+      await until(() => finished(lines) !== undefined);
+      expect(finished(lines)).toMatchObject({ stop: 'final', turns: 2 });
+      expect(model.requests).toHaveLength(2);
+    });
+  });
+});
