@@ -1,0 +1,34 @@
+import { startDemo, type Demo } from '../fixtures/demo';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+
+describe('the npm start demo', () => {
+  let demo: Demo;
+  beforeAll(async () => {
+    demo = await startDemo({ port: 0, logger: quiet });
+  });
+  afterAll(() => demo.close());
+
+  const post = (body: string) => fetch(`${demo.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  it('answers the curl it prints with a four-turn loop, again and again', async () => {
+    expect(demo.curl).toMatch(new RegExp(`^curl -si ${demo.url}/v1/chat/completions -H 'content-type: application/json' -d '`));
+    const body = /-d '(.*)'$/.exec(demo.curl)![1];
+    for (let i = 0; i < 3; i++) {
+      const res = await post(body);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-agent-loop-turns')).toBe('4');
+      expect(res.headers.get('x-agent-loop-tool-calls')).toBe('4');
+      expect(res.headers.get('x-agent-loop-stop')).toBe('final');
+      const answer = (await res.json()) as { choices: { message: { content: string } }[] };
+      expect(answer.choices[0].message.content).toMatch(/^Your note 'groceries' says: Milk, eggs, coffee beans, lemons\. \(checked at \d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+    }
+  });
+
+  it('loops for any model name and any question', async () => {
+    const res = await post(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello?' }] }));
+    expect(res.headers.get('x-agent-loop-turns')).toBe('4');
+    const answer = (await res.json()) as { choices: { message: { content: string } }[] };
+    expect(answer.choices[0].message.content).toMatch(/^Your note 'welcome' says: Welcome to the demo notebook\. Ask me anything about the notes\. \(checked at /);
+  });
+});

@@ -1,0 +1,53 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
+import { startModelServer, type ModelServer, type Script, type ScriptStep } from '../../fixtures/model-server';
+import { createGateway, type GatewayConfig } from '../../lib/gateway';
+import type { AgentLoopMiddleware } from '../../lib/middleware';
+import { memoryLogger } from '../helpers/gateway';
+
+export interface McpGateway {
+  client: OpenAI;
+  /** parsed log lines at warn and above */
+  lines: Record<string, unknown>[];
+}
+
+/**
+ * The e2e rig: a real MCP server and a scripted model on loopback, `createGateway` listening on 127.0.0.1:0, and
+ * the official openai client. Hooks close everything after each test.
+ */
+export function mcpRig() {
+  const closers: (() => Promise<unknown>)[] = [];
+  const rig = {
+    mcp: undefined as unknown as McpFixtureServer,
+    model: undefined as unknown as ModelServer,
+    /** the texts of the tool messages the model received in its `index`-th request */
+    toolTexts: (index: number) => rig.model.requests[index].body.messages.filter((m) => m.role === 'tool').map((m) => m.content),
+    async gateway(script: Script | ScriptStep[], config: Partial<GatewayConfig>): Promise<McpGateway> {
+      rig.model.setScript(script);
+      const { logger, lines } = memoryLogger('warn');
+      const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
+      closers.push(() => (app.locals.agentLoop as AgentLoopMiddleware).close());
+      const server: Server = app.listen(0, '127.0.0.1');
+      closers.push(() => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(resolve));
+      });
+      await new Promise((resolve) => server.once('listening', resolve));
+      const client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, apiKey: 'client-key', maxRetries: 0 });
+      return { client, lines };
+    },
+  };
+  beforeEach(async () => {
+    rig.mcp = await startMcpServer();
+    rig.model = await startModelServer();
+    closers.push(() => rig.mcp.close(), () => rig.model.close());
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  return rig;
+}
+
+export const ask = (content = 'what is in my notes?') => ({ model: 'agent-1', messages: [{ role: 'user' as const, content }] });
