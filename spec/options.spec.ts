@@ -35,6 +35,8 @@ describe('agentLoop options', () => {
     [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[1]'"],
     [{ selfUrl: 'localhost' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "it must be a base URL like 'http://127.0.0.1:3000'"],
     [{ logger: () => undefined }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'logger' is a function; it must be a winston-compatible logger"],
+    [{ keepAliveSec: 301 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'keepAliveSec' is 301; it must be a whole number from 1 to 300 (default 10), e.g. keepAliveSec: 10."],
+    [{ onClientDisconnect: 'cancel' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'onClientDisconnect' is \"cancel\"; it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish'"],
     [{ maxToolResultBytes: 1023 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolResultBytes' is 1023; it must be a whole number from 1024 to 10485760 (default 65536), e.g. maxToolResultBytes: 65536."],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
   ])('rejects %j at start-up with %s', (options, code, message) => {
