@@ -52,6 +52,20 @@ function turnBody(body: ChatRequest, streams: boolean): Record<string, unknown> 
   return { ...rest, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
 }
 
+/** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
+function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: Logger, outcome: { loopId: string; binding: string } & LoopStats): LoopResult {
+  if (clientGone || result.kind === 'abandoned') {
+    const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
+    logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, { ...outcome, stop });
+    return { kind: 'abandoned' };
+  }
+  if (result.kind === 'answer') {
+    reply.send(result.answer, outcome);
+    logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
+  }
+  return result;
+}
+
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, reply), runs it, and sends its
  * answer. Only a fall-through is left to the caller. A client that went away never falls through: with
@@ -101,14 +115,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
       deadline,
       reply,
     });
-    const outcome = { loopId: id, binding: binding.name, ...stats };
-    if (clientGone || result.kind === 'abandoned') {
-      const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
-      deps.logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, { ...outcome, stop });
-      return { kind: 'abandoned' };
-    }
-    if (result.kind === 'answer') reply.send(result.answer, stats);
-    return result;
+    return deliver(result, reply, clientGone, deps.logger, { loopId: id, binding: binding.name, ...stats });
   } finally {
     deadline.clear();
     res.removeListener('close', onClose);
