@@ -14,7 +14,7 @@ describe('the loop over an MCP Trellis run as a child process (stdio)', () => {
     const { data, response } = await client.chat.completions.create(ask('when is standup?')).withResponse();
 
     expect(data.choices[0].message.content).toBe(
-      "Your note 'standup' says: Standup moved to 9:30 on Thursdays; bring the release checklist. (checked at 2025-01-01T12:00:00.000Z)",
+      "Let me look in your notes.\n\nThe notebook has to be opened first.\n\nYour note 'standup' says: Standup moved to 9:30 on Thursdays; bring the release checklist. (checked at 2025-01-01T12:00:00.000Z)",
     );
     expect(response.headers.get('x-agent-loop-turns')).toBe('4');
     expect((rig.model.requests[0].body.tools as { function: { description: string } }[]).map((tool) => tool.function.description)).toEqual([

@@ -44,7 +44,9 @@ describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai cl
     const { client } = await rig.gateway(notesWalk, { bindings: [notes] });
     const { data, response } = await client.chat.completions.create(ask('what is on my grocery list?')).withResponse();
 
-    expect(data.choices[0].message.content).toBe("Your note 'groceries' says: Milk, eggs, coffee beans, lemons. (checked at 2025-01-01T12:00:00.000Z)");
+    expect(data.choices[0].message.content).toBe(
+      "Let me look in your notes.\n\nThe notebook has to be opened first.\n\nYour note 'groceries' says: Milk, eggs, coffee beans, lemons. (checked at 2025-01-01T12:00:00.000Z)",
+    );
     expect(response.headers.get('x-agent-loop-turns')).toBe('4');
     expect(response.headers.get('x-agent-loop-tool-calls')).toBe('4');
     expect(rig.toolTexts(3)).toEqual([LOCKED, 'note ids: welcome, groceries, standup', 'Milk, eggs, coffee beans, lemons.', '2025-01-01T12:00:00.000Z']);
