@@ -1,11 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type Script, type ScriptStep } from '../../fixtures/model-server';
 import { createGateway, type GatewayConfig } from '../../lib/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { memoryLogger } from '../helpers/gateway';
+import { listen } from '../helpers/listen';
 
 export interface McpGateway {
   client: OpenAI;
@@ -29,13 +28,8 @@ export function mcpRig() {
       const { logger, lines } = memoryLogger('warn');
       const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
       closers.push(() => (app.locals.agentLoop as AgentLoopMiddleware).close());
-      const server: Server = app.listen(0, '127.0.0.1');
-      closers.push(() => {
-        server.closeAllConnections();
-        return new Promise((resolve) => server.close(resolve));
-      });
-      await new Promise((resolve) => server.once('listening', resolve));
-      const client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, apiKey: 'client-key', maxRetries: 0 });
+      const { client, close } = await listen(app);
+      closers.push(close);
       return { client, lines };
     },
   };
