@@ -80,14 +80,14 @@ export class StreamReply implements Reply {
   }
 
   private write(text: string): void {
-    this.open();
     if (this.ended || this.res.destroyed) return;
+    this.open();
     this.res.write(text);
     this.keepAlive?.refresh();
   }
 
   private open(): void {
-    if (this.opened) return;
+    if (this.opened || this.res.destroyed) return;
     this.opened = true;
     this.res.status(200);
     this.res.setHeader('content-type', 'text/event-stream; charset=utf-8');
