@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatMessage, ChatTool, ChatUsage } from '../types';
+import type { ChatCompletion, ChatMessage, ChatUsage } from '../types';
 import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
@@ -7,8 +7,8 @@ import { runToolCalls } from './turn';
 export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
 
 export interface LoopPlan {
+  /** the client's request as every turn sends it: the loop's tools in, `messages` replaced each turn */
   body: Record<string, unknown>;
-  tools: ChatTool[];
   clientTools: ReadonlySet<string>;
   maxTurns: number;
   deadline: Deadline;
@@ -46,7 +46,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     let reply: ChatCompletion;
     try {
       loop.stats.turns = turn;
-      reply = await loop.complete({ ...plan.body, messages: loop.messages, tools: plan.tools }, loop.signal, (delta) => text.append(delta));
+      reply = await loop.complete({ ...plan.body, messages: loop.messages }, loop.signal, (delta) => text.append(delta));
     } catch (error) {
       const reason = (error as Error).message;
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });

@@ -45,11 +45,15 @@ function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: An
   return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage });
 }
 
-/** What every turn asks the model: the client's request with the loop's tools; a streaming client's turns stream too. */
-function turnBody(body: ChatRequest, streams: boolean): Record<string, unknown> {
+/**
+ * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
+ * none: some upstreams reject an empty list); a streaming client's turns stream too.
+ */
+function turnBody(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
   const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
-  if (!streams) return { ...rest, stream: false };
-  return { ...rest, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
+  const withTools = tools.length > 0 ? { ...rest, tools } : rest;
+  if (!streams) return { ...withTools, stream: false };
+  return { ...withTools, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
@@ -108,8 +112,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     const result = await runLoop(loop, {
-      body: turnBody(body, reply.streams),
-      tools: [...own, ...theirs],
+      body: turnBody(body, [...own, ...theirs], reply.streams),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       deadline,

@@ -5,8 +5,10 @@ const OPEN_SCHEMA = { type: 'object', additionalProperties: true };
 
 export type HierarchySource = Hierarchy | typeof FROM_TRELLIS;
 
+/** MCP's definition as an OpenAI function; the JSON Schema dialect tag goes, since some upstreams reject `$schema`. */
 function chatTool({ name, description, inputSchema }: Tool): ChatTool {
-  return { type: 'function', function: { name, ...(description === undefined ? {} : { description }), parameters: inputSchema } };
+  const { $schema: _dialect, ...parameters } = inputSchema;
+  return { type: 'function', function: { name, ...(description === undefined ? {} : { description }), parameters } };
 }
 
 /**

@@ -4,7 +4,8 @@ import { ask, mcpRig } from './mcp-gateway';
 
 const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'fails'] };
 const LOCKED = "⛔ 'notes_read' is locked: call 'notes_open' first.";
-const NO_ARGUMENTS = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} };
+// The SDK tags schemas with $schema; the loop strips it, since some upstreams reject it.
+const NO_ARGUMENTS = { type: 'object', properties: {} };
 
 describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai client', () => {
   const rig = mcpRig();

@@ -138,6 +138,14 @@ describe.each(expressVersions)('the loop under %s', (_name, express) => {
     expect(model.requests[0].body.tools).toHaveLength(5);
   });
 
+  it('sends no tools key at all when Trellis lists none of the binding\'s tools', async () => {
+    model.setScript([{ content: 'no tools here' }]);
+    const { app } = gateway({ bindings: [{ ...binding, hierarchy: ['ghost'] }] });
+    const res = await request(app).post('/v1/chat/completions').send(ask()).expect(200);
+    expect(res.body.choices[0].message.content).toBe('no tools here');
+    expect(model.requests[0].body).not.toHaveProperty('tools');
+  });
+
   it('applies settings changed at run time', async () => {
     model.setScript(() => ({ toolCalls: [{ name: 'notes_open' }, { name: 'notes_open' }] }));
     const { app, loop } = gateway();
