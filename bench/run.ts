@@ -10,7 +10,7 @@ import { aggregate, printReport, writeResults } from './lib/report';
 import type { SystemSpec } from './lib/systems';
 import { SYSTEMS } from './lib/systems';
 
-/** `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-keep-alive]`: every system against the same scripted upstream. */
+/** `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-keep-alive] [--cpu-prof]`: every system against the same scripted upstream. */
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
   const valueOf = (flag: string) => {
@@ -24,17 +24,21 @@ function parseArgs(argv: string[]) {
   const plan: Plan = { ...PLANS[quick ? 'quick' : 'full'] };
   const runs = valueOf('--runs');
   if (runs) plan.runs = Math.max(1, Math.min(10, Number(runs) || 1));
+  if (argv.includes('--cpu-prof')) cpuProfileDir = path.join(os.tmpdir(), `agent-loop-bench-profiles-${Date.now()}`);
   const proxyKeepAlive = argv.includes('--proxy-keep-alive');
   if (proxyKeepAlive) process.env.BENCH_PROXY_KEEP_ALIVE = '1';
   return { quick, plan, proxyKeepAlive, systems: SYSTEMS.filter((system) => !only || only.includes(system.name)) };
 }
 
 const log = (line: string) => console.log(line);
+/** `--cpu-prof`: every gateway process writes a V8 CPU profile here when it stops */
+let cpuProfileDir: string | undefined;
 
 /** Starts the system's gateway process, runs `body` against it, stops it. A gateway that does not start throws `LoadError`. */
 class LoadError extends Error {}
 async function withGateway<T>(system: SystemSpec, upstream: Child, origin: string, body: (target: Target) => Promise<T>): Promise<T> {
-  const gateway = new Child(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin });
+  const profile = cpuProfileDir ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${system.name}.${Date.now()}.cpuprofile`] : [];
+  const gateway = new Child(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin }, 60_000, profile);
   let port: number;
   try {
     port = Number((await gateway.ready).port);
@@ -77,7 +81,8 @@ async function main(): Promise<void> {
   const { quick, plan, proxyKeepAlive, systems } = parseArgs(process.argv.slice(2));
   const loadBefore = os.loadavg()[0];
   log(`bench: ${quick ? 'quick' : 'full'}, ${plan.runs} run(s), systems: ${systems.map((s) => s.name).join(', ')}` +
-    `${proxyKeepAlive ? ', proxies with a keep-alive agent' : ''}; load average ${loadBefore.toFixed(2)}`);
+    `${proxyKeepAlive ? ', proxies with a keep-alive agent' : ''}; load average ${loadBefore.toFixed(2)}` +
+    `${cpuProfileDir ? `; CPU profiles of the gateways in ${cpuProfileDir}` : ''}`);
   const upstream = new Child(path.join(__dirname, 'upstream.ts'));
   const { origin } = (await upstream.ready) as { origin: string };
   const results = new Map<string, SystemResult>(systems.map((s) => [s.name, { ...s, runs: [] }]));

@@ -20,9 +20,10 @@ export class Child {
     readonly file: string,
     env: Record<string, string> = {},
     readyTimeoutMs = 60_000,
+    extraExecArgv: string[] = [],
   ) {
     const proc: ChildProcess = fork(file, [], {
-      execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc'],
+      execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc', ...extraExecArgv],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
