@@ -38,6 +38,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     onClientDisconnect: valid.onClientDisconnect,
   };
 
+  let warnedNoBody = false;
+  function warnOnceNoBody(): void {
+    if (warnedNoBody) return;
+    warnedNoBody = true;
+    logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
+  }
+
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
     if (result.kind !== 'fallthrough') return;
@@ -51,12 +58,14 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (verdict === 'internal') return next();
     if (verdict === 'forged') logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify', { ip: req.ip, path: req.originalUrl });
     const body: unknown = req.body;
+    if (body === undefined) warnOnceNoBody();
     if (!isChatRequest(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
     loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
+      else if (!res.writableEnded) res.end();
     });
   } as AgentLoopMiddleware;
 

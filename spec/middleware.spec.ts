@@ -1,4 +1,6 @@
+import express from 'express';
 import request from 'supertest';
+import { agentLoop } from '../lib';
 import { signMarker } from '../lib/internal';
 import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
@@ -85,6 +87,17 @@ describe('agentLoop as middleware', () => {
     const { app } = buildGateway(model.url, { trellis, bindings });
     const res = await request(app).post('/v1/chat/completions').set('content-type', 'application/json').send('{"model":');
     expect(res.status).toBe(400);
+  });
+
+  it('warns once, and passes requests on, when no body parser ran before it', async () => {
+    const { logger, lines } = memoryLogger('warn');
+    const app = express();
+    app.use(agentLoop({ trellis, bindings, logger }));
+    app.post('/v1/chat/completions', (_req, res) => void res.json({ passed: true }));
+    await request(app).post('/v1/chat/completions').send(body).expect(200, { passed: true });
+    await request(app).post('/v1/chat/completions').send(body).expect(200, { passed: true });
+    expect(lines).toEqual([expect.objectContaining({ message: 'agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then' })]);
+    expect(model.requests).toHaveLength(0);
   });
 
   it('matches bindings by header and by function, first match first', async () => {
