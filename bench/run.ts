@@ -10,7 +10,7 @@ import { aggregate, printReport, writeResults } from './lib/report';
 import type { SystemSpec } from './lib/systems';
 import { SYSTEMS } from './lib/systems';
 
-/** `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-keep-alive] [--cpu-prof]`: every system against the same scripted upstream. */
+/** `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-connection-close] [--cpu-prof]`: every system against the same scripted upstream. */
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
   const valueOf = (flag: string) => {
@@ -25,9 +25,9 @@ function parseArgs(argv: string[]) {
   const runs = valueOf('--runs');
   if (runs) plan.runs = Math.max(1, Math.min(10, Number(runs) || 1));
   if (argv.includes('--cpu-prof')) cpuProfileDir = path.join(os.tmpdir(), `agent-loop-bench-profiles-${Date.now()}`);
-  const proxyKeepAlive = argv.includes('--proxy-keep-alive');
-  if (proxyKeepAlive) process.env.BENCH_PROXY_KEEP_ALIVE = '1';
-  return { quick, plan, proxyKeepAlive, systems: SYSTEMS.filter((system) => !only || only.includes(system.name)) };
+  const proxyConnectionClose = argv.includes('--proxy-connection-close');
+  if (proxyConnectionClose) process.env.BENCH_PROXY_CONNECTION_CLOSE = '1';
+  return { quick, plan, proxyConnectionClose, systems: SYSTEMS.filter((system) => !only || only.includes(system.name)) };
 }
 
 const log = (line: string) => console.log(line);
@@ -78,10 +78,10 @@ async function runSystem(system: SystemSpec, upstream: Child, origin: string, pl
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { quick, plan, proxyKeepAlive, systems } = parseArgs(process.argv.slice(2));
+  const { quick, plan, proxyConnectionClose, systems } = parseArgs(process.argv.slice(2));
   const loadBefore = os.loadavg()[0];
   log(`bench: ${quick ? 'quick' : 'full'}, ${plan.runs} run(s), systems: ${systems.map((s) => s.name).join(', ')}` +
-    `${proxyKeepAlive ? ', proxies with a keep-alive agent' : ''}; load average ${loadBefore.toFixed(2)}` +
+    `${proxyConnectionClose ? ', proxies without an agent (a connection per request)' : ''}; load average ${loadBefore.toFixed(2)}` +
     `${cpuProfileDir ? `; CPU profiles of the gateways in ${cpuProfileDir}` : ''}`);
   const upstream = new Child(path.join(__dirname, 'upstream.ts'));
   const { origin } = (await upstream.ready) as { origin: string };
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const summary = aggregate([...results.values()]);
   printReport(summary, log);
   const seconds = (Date.now() - started) / 1000;
-  const meta = { quick, plan, proxyKeepAlive, subset: systems.length < SYSTEMS.length, seconds, loadAverage: [loadBefore, os.loadavg()[0]] };
+  const meta = { quick, plan, proxyConnectionClose, subset: systems.length < SYSTEMS.length, seconds, loadAverage: [loadBefore, os.loadavg()[0]] };
   await writeResults(summary, meta, log);
 }
 

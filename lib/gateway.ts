@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
 import express, { type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
@@ -55,6 +56,8 @@ export function createGateway(config: GatewayConfig): Express {
     createProxyMiddleware({
       target: upstream.url,
       changeOrigin: true,
+      // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
+      agent: upstream.url.startsWith('https:') ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true }),
       on: {
         proxyReq(proxyReq, req, res) {
           if (apiKey) proxyReq.setHeader('authorization', `Bearer ${apiKey}`);

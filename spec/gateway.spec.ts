@@ -46,6 +46,14 @@ describe('createGateway', () => {
     expect(model.requests[2].body.tools).toBeUndefined();
   });
 
+  it("reuses its upstream connections: a loop's turns do not pay a connect each", async () => {
+    const client = await listen({ upstream: { url: model.url }, trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], logger: quiet });
+    await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] });
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive']);
+    expect(model.requests[1].remotePort).toBe(model.requests[0].remotePort);
+  });
+
   it('answers /healthz and maps an unreachable upstream to a 502 JSON error', async () => {
     const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
     await request(app).get('/healthz').expect(200, { ok: true });

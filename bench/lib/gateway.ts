@@ -30,9 +30,9 @@ export function upstreamOrigin(): string {
 }
 
 /**
- * Extra http-proxy-middleware options. By default none: http-proxy then opens a new upstream connection per request
- * (`agent: false`, `connection: close`). `npm run bench -- --proxy-keep-alive` gives every proxy a keep-alive agent.
+ * The `agent` of every http-proxy-middleware in the bench: keep-alive, as the peers' HTTP clients are. Without one,
+ * http-proxy opens a new upstream connection per request (`connection: close`); `--proxy-connection-close` shows that.
  */
-export function proxyAgent(): { agent?: http.Agent } {
-  return process.env.BENCH_PROXY_KEEP_ALIVE === '1' ? { agent: new http.Agent({ keepAlive: true }) } : {};
+export function upstreamAgent(): http.Agent | undefined {
+  return process.env.BENCH_PROXY_CONNECTION_CLOSE === '1' ? undefined : new http.Agent({ keepAlive: true });
 }

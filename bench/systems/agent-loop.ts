@@ -2,7 +2,7 @@ import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import { agentLoop, localTrellis } from '../../lib';
 import { echo, echoDescription, echoSchema } from '../lib/echo';
-import { proxyAgent, serve, upstreamOrigin } from '../lib/gateway';
+import { serve, upstreamAgent, upstreamOrigin } from '../lib/gateway';
 
 /** This package: agentLoop with one binding and an in-process Trellis, the proxy as the normal handler. */
 const silentLogger = { error() {}, warn() {}, info() {}, debug() {} };
@@ -18,5 +18,6 @@ app.use(
     logger: silentLogger,
   }),
 );
-app.post('/v1/chat/completions', createProxyMiddleware({ target: upstreamOrigin(), changeOrigin: true, ...proxyAgent(), on: { proxyReq: fixRequestBody } }));
+// The user's normal handler, as the README's "Use it" shows it: with a keep-alive agent.
+app.post('/v1/chat/completions', createProxyMiddleware({ target: upstreamOrigin(), changeOrigin: true, agent: upstreamAgent(), on: { proxyReq: fixRequestBody } }));
 serve(app);

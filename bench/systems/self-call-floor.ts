@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Readable } from 'node:stream';
-import { proxyAgent, serve, upstreamOrigin } from '../lib/gateway';
+import { serve, upstreamAgent, upstreamOrigin } from '../lib/gateway';
 import type { ChatReply, Transport } from '../lib/handloop';
 import { handLoopHandler } from '../lib/handloop';
 
@@ -18,6 +18,6 @@ const transport: Transport = {
 };
 
 const app = express();
-app.use('/upstream', createProxyMiddleware({ target: `${upstreamOrigin()}/v1`, changeOrigin: true, ...proxyAgent() }));
+app.use('/upstream', createProxyMiddleware({ target: `${upstreamOrigin()}/v1`, changeOrigin: true, agent: upstreamAgent() }));
 app.post('/v1/chat/completions', express.json({ limit: '1mb' }), handLoopHandler(transport));
 serve(app);
