@@ -47,6 +47,14 @@ const ignoreText = () => undefined;
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The JSON error body of a failed streaming request, if it is one. */
 async function errorBody(stream: Readable): Promise<unknown> {
   let text = '';
@@ -55,10 +63,10 @@ async function errorBody(stream: Readable): Promise<unknown> {
       text += String(part);
       if (text.length > MAX_ERROR_BODY_BYTES) break;
     }
-    return JSON.parse(text);
   } catch {
     return undefined;
   }
+  return parsedOrUndefined(text);
 }
 
 function upstreamReason(status: number, data: unknown): string {
@@ -76,8 +84,9 @@ export class SelfCaller {
     private readonly forwardHeaders: string[],
     private readonly selfUrl?: string,
   ) {
-    // maxRedirects 0 also keeps axios from wrapping every request in follow-redirects.
-    this.http = axios.create({ ...this.agents, maxRedirects: 0, validateStatus: null, proxy: false });
+    // maxRedirects 0 also keeps axios from wrapping every request in follow-redirects. No transforms: the body is
+    // already the JSON string (axios would parse it again to check it) and the reply is parsed once, here.
+    this.http = axios.create({ ...this.agents, maxRedirects: 0, validateStatus: null, proxy: false, transformRequest: [], transformResponse: [] });
   }
 
   /**
@@ -87,19 +96,19 @@ export class SelfCaller {
   async complete(req: Request, body: Record<string, unknown>, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
     const streaming = body.stream === true;
     const response = await this.http
-      .post(call.url, JSON.stringify(body), { headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'json' })
+      .post(call.url, JSON.stringify(body), { headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
       .catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
     if (response.status < 200 || response.status > 299) {
-      throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : response.data));
+      throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
       return streamedCompletion(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
     }
-    const completion = response.data as ChatCompletion;
+    const completion = parsedOrUndefined(response.data) as ChatCompletion | undefined;
     if (typeof completion !== 'object' || completion === null || !completion.choices?.[0]?.message) {
       throw new SelfCallError('the reply is not a chat completion');
     }
