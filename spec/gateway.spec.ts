@@ -46,9 +46,10 @@ describe('createGateway', () => {
     expect(model.requests[2].body.tools).toBeUndefined();
   });
 
-  it("reuses its upstream connections: a loop's turns do not pay a connect each", async () => {
+  it.each([false, true])("reuses its upstream connections: a loop's turns do not pay a connect each (stream: %s)", async (stream) => {
     const client = await listen({ upstream: { url: model.url }, trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], logger: quiet });
-    await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] });
+    const answer = await client.chat.completions.create({ model: 'agent', stream, messages: [{ role: 'user', content: 'time?' }] });
+    if (stream) for await (const _chunk of answer as AsyncIterable<unknown>);
     expect(model.requests).toHaveLength(2);
     expect(model.requests.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive']);
     expect(model.requests[1].remotePort).toBe(model.requests[0].remotePort);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { TLSSocket } from 'node:tls';
 import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
@@ -44,6 +45,30 @@ function untilAborted(stream: Readable, signal: AbortSignal): Readable {
 }
 
 const ignoreText = () => undefined;
+
+// After `[DONE]` the end of the response is a packet away. Reading it, rather than destroying the stream, puts the
+// connection back in the keep-alive pool for the next turn, and lets the front door's own upstream call finish.
+const DRAIN_GRACE_MS = 1_000;
+
+async function drain(stream: Readable): Promise<void> {
+  if (stream.readableEnded || stream.destroyed) return;
+  const cutOff = setTimeout(() => stream.destroy(), DRAIN_GRACE_MS);
+  stream.resume();
+  await finished(stream).catch(ignoreText);
+  clearTimeout(cutOff);
+}
+
+/** A streamed turn read as it arrives; the stream is destroyed only when the turn fails. */
+async function streamedTurn(stream: Readable, onText: (delta: string) => void): Promise<ChatCompletion> {
+  try {
+    const completion = await streamedCompletion({ [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) }, onText);
+    await drain(stream);
+    return completion;
+  } catch (error) {
+    stream.destroy();
+    throw error;
+  }
+}
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
@@ -104,7 +129,7 @@ export class SelfCaller {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
-      return streamedCompletion(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
+      return streamedTurn(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
     }
