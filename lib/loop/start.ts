@@ -8,6 +8,7 @@ import { Deadline } from './budget';
 import type { JudgeRunner } from '../judge/runner';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import { JsonReply } from './json-reply';
+import { linkedController } from './linked-signal';
 import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
@@ -79,15 +80,16 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const url = deps.caller.urlFor(req);
   const settings = deps.settings();
   const deadline = new Deadline(settings.totalBudgetSec);
-  const disconnect = new AbortController();
+  // The loop's signal: aborted by the deadline, or by a client that went away.
+  const { controller: cancel, unlink } = linkedController(deadline.signal);
   let clientGone = false;
   const onClose = () => {
     if (res.writableEnded) return;
     clientGone = true;
-    if (deps.onClientDisconnect === 'abort') disconnect.abort(new Error('client disconnected'));
+    if (deps.onClientDisconnect === 'abort') cancel.abort(new Error('client disconnected'));
   };
   res.once('close', onClose);
-  const signal = AbortSignal.any([deadline.signal, disconnect.signal]);
+  const { signal } = cancel;
   const id = randomBytes(8).toString('hex');
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
@@ -121,6 +123,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     return deliver(result, reply, clientGone, deps.logger, { loopId: id, binding: binding.name, ...stats });
   } finally {
     deadline.clear();
+    unlink();
     res.removeListener('close', onClose);
     reply.dispose();
   }

@@ -4,6 +4,7 @@ import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
 import { blockedText, type JudgeDecision } from '../judge/runner';
 import type { Loop } from './context';
+import { linkedController } from './linked-signal';
 
 export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
 
@@ -16,15 +17,16 @@ class Timeout extends Error {}
 
 /** Runs `work` under the tool's own timeout and the loop's signal; a tool that ignores its signal still ends. */
 async function withinTimeout<T>(loop: Loop, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
+  const { controller, unlink } = linkedController(loop.signal);
+  const { signal } = controller;
   const timer = setTimeout(() => controller.abort(new Timeout()), loop.binding.toolTimeoutSec * 1000);
-  const signal = AbortSignal.any([controller.signal, loop.signal]);
   try {
     // A loop cancelled while the judge reviewed this call must not reach Trellis at all.
     signal.throwIfAborted();
     return await abortable(work(signal), signal);
   } finally {
     clearTimeout(timer);
+    unlink();
   }
 }
 
