@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import express, { type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
+import { skipWhenInternal } from './internal';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
 import { optionError } from './option-error';
 import type { AgentLoopOptions } from './options';
@@ -38,7 +39,7 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
   res.end(JSON.stringify({ error: { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' } }));
 }
 
-/** A ready gateway: express.json(), the agent loop, and a proxy to the upstream as the normal handler. */
+/** A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as the normal handler. */
 export function createGateway(config: GatewayConfig): Express {
   const { error } = gatewaySchema.validate(config, { abortEarly: true, convert: false });
   if (error) throw optionError(error, gatewaySchema, hints, 'createGateway');
@@ -49,7 +50,10 @@ export function createGateway(config: GatewayConfig): Express {
   app.disable('x-powered-by');
   app.locals.agentLoop = loop;
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
-  app.use(express.json({ limit: bodyLimit }));
+  // The loop's own turns need no parsed body (the loop and every injector pass them on): unparsed, their raw body
+  // streams through the proxy as the loop serialised it, with no JSON.parse here and no re-serialisation in
+  // fixRequestBody. Only a verified marker skips it; a forged one gets the whole pipeline.
+  app.use(skipWhenInternal(express.json({ limit: bodyLimit })));
   app.use(loop);
   app.use(
     '/v1',

@@ -55,6 +55,28 @@ describe('createGateway', () => {
     expect(model.requests[1].remotePort).toBe(model.requests[0].remotePort);
   });
 
+  it("lets the loop's own turns skip its body parser: their raw body streams to the upstream, past bodyLimit too", async () => {
+    const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
+    const client = await listen({ upstream: { url: model.url }, trellis, bindings, bodyLimit: '150b', logger: quiet });
+    const { data, response } = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe('It is 08:00.');
+    expect(response.headers.get('x-agent-loop-stop')).toBe('final');
+    // each self-call is over the limit (tools, then the tool turn): express.json() would have refused it with a 413
+    expect(model.requests.map((r) => Buffer.byteLength(JSON.stringify(r.body)) > 150)).toEqual([true, true]);
+    expect(model.requests.every((r) => r.headers['x-mcp-internal'] === undefined)).toBe(true);
+
+    // a client's request still meets the limit, and a forged marker still gets the whole pipeline: parsed, looped
+    const url = `${client.baseURL}/chat/completions`;
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    expect((await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] })).status).toBe(413);
+    model.requests.length = 0;
+    const forged = await post({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }, { 'x-mcp-internal': `v1.loop.1.${Date.now() + 60_000}.${'A'.repeat(43)}` });
+    expect(forged.status).toBe(200);
+    expect(forged.headers.get('x-agent-loop-turns')).toBe('2');
+    expect(model.requests).toHaveLength(2);
+  });
+
   it('answers /healthz and maps an unreachable upstream to a 502 JSON error', async () => {
     const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
     await request(app).get('/healthz').expect(200, { ok: true });

@@ -1,6 +1,6 @@
 import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
-import { agentLoop, localTrellis } from '../../lib';
+import { agentLoop, localTrellis, skipWhenInternal } from '../../lib';
 import { echo, echoDescription, echoSchema } from '../lib/echo';
 import { serve, upstreamAgent, upstreamOrigin } from '../lib/gateway';
 
@@ -8,7 +8,8 @@ import { serve, upstreamAgent, upstreamOrigin } from '../lib/gateway';
 const silentLogger = { error() {}, warn() {}, info() {}, debug() {} };
 
 const app = express();
-app.use(express.json({ limit: '1mb' }));
+// As the README's "Use it" sets it up: the loop's own turns skip the parser and stream through the proxy unparsed.
+app.use(skipWhenInternal(express.json({ limit: '1mb' })));
 app.use(
   agentLoop({
     trellis: localTrellis([
