@@ -111,7 +111,22 @@ export class SelfCaller {
   ) {
     // maxRedirects 0 also keeps axios from wrapping every request in follow-redirects. No transforms: the body is
     // already the JSON string (axios would parse it again to check it) and the reply is parsed once, here.
-    this.http = axios.create({ ...this.agents, maxRedirects: 0, validateStatus: null, proxy: false, transformRequest: [], transformResponse: [] });
+    this.http = axios.create({
+      ...this.agents,
+      adapter: 'http',
+      maxRedirects: 0,
+      validateStatus: null,
+      proxy: false,
+      responseType: 'text',
+      transformRequest: [],
+      transformResponse: [],
+    });
+    // axios merges its instance defaults into every request's config: keep only what this client uses. No default
+    // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
+    // per request; the adapter falls back to the same defaults), nothing for browsers (xsrf) or data: URLs (env).
+    const defaults = this.http.defaults as unknown as Record<string, unknown>;
+    defaults.headers = {};
+    for (const unused of ['transitional', 'xsrfCookieName', 'xsrfHeaderName', 'env']) delete defaults[unused];
   }
 
   /**
@@ -121,7 +136,7 @@ export class SelfCaller {
   async complete(req: Request, body: Record<string, unknown>, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
     const streaming = body.stream === true;
     const response = await this.http
-      .post(call.url, JSON.stringify(body), { headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
+      .post(call.url, JSON.stringify(body), streaming ? { headers: this.headersFor(req, call, true), signal: call.signal, responseType: 'stream' } : { headers: this.headersFor(req, call, false), signal: call.signal })
       .catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
