@@ -13,7 +13,7 @@ export interface GatewayConfig extends AgentLoopOptions {
   host?: string;
   port?: number;
   upstream: { url: string; apiKeyEnv?: string };
-  /** largest request body accepted; every turn carries the whole conversation */
+  /** largest request body accepted from a client (the loop's own turns skip the parser, so it does not bound them) */
   bodyLimit?: string;
 }
 
