@@ -1,13 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import type { TLSSocket } from 'node:tls';
 import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import type { ChatCompletion } from '../types';
-import { streamedCompletion } from './chunks';
+import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 
 export class SelfCallError extends Error {
   override readonly name = 'SelfCallError';
@@ -33,65 +31,6 @@ function frontDoor(req: Request): string {
 
 function reasonOf(error: Error, signal: AbortSignal): string {
   return signal.aborted ? String(signal.reason?.message ?? 'aborted') : error.message;
-}
-
-/** The reply stream, destroyed with the signal's reason as soon as it aborts, so reading it stops at once. */
-function untilAborted(stream: Readable, signal: AbortSignal): Readable {
-  const stop = () => stream.destroy(signal.reason);
-  if (signal.aborted) stop();
-  signal.addEventListener('abort', stop, { once: true });
-  stream.once('close', () => signal.removeEventListener('abort', stop));
-  return stream;
-}
-
-const ignoreText = () => undefined;
-
-// After `[DONE]` the end of the response is a packet away. Reading it, rather than destroying the stream, puts the
-// connection back in the keep-alive pool for the next turn, and lets the front door's own upstream call finish.
-const DRAIN_GRACE_MS = 1_000;
-
-async function drain(stream: Readable): Promise<void> {
-  if (stream.readableEnded || stream.destroyed) return;
-  const cutOff = setTimeout(() => stream.destroy(), DRAIN_GRACE_MS);
-  stream.resume();
-  await finished(stream).catch(ignoreText);
-  clearTimeout(cutOff);
-}
-
-/** A streamed turn read as it arrives; the stream is destroyed only when the turn fails. */
-async function streamedTurn(stream: Readable, onText: (delta: string) => void): Promise<ChatCompletion> {
-  try {
-    const completion = await streamedCompletion({ [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) }, onText);
-    await drain(stream);
-    return completion;
-  } catch (error) {
-    stream.destroy();
-    throw error;
-  }
-}
-
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-function parsedOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The JSON error body of a failed streaming request, if it is one. */
-async function errorBody(stream: Readable): Promise<unknown> {
-  let text = '';
-  try {
-    for await (const part of stream) {
-      text += String(part);
-      if (text.length > MAX_ERROR_BODY_BYTES) break;
-    }
-  } catch {
-    return undefined;
-  }
-  return parsedOrUndefined(text);
 }
 
 function upstreamReason(status: number, data: unknown): string {

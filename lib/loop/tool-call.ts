@@ -1,8 +1,8 @@
+import { blockedText, type JudgeDecision } from '../judge/runner';
 import { abortable } from '../trellis/abortable';
 import { resultText } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
-import { blockedText, type JudgeDecision } from '../judge/runner';
 import type { Loop } from './context';
 import { linkedController } from './linked-signal';
 
