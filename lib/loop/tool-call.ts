@@ -1,33 +1,15 @@
 import { blockedText, type JudgeDecision } from '../judge/runner';
-import { abortable } from '../trellis/abortable';
+import { TimedOut, withinTimeout } from '../signals';
 import { resultText } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
 import type { Loop } from './context';
-import { linkedController } from './linked-signal';
 
 export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
 
 export interface ToolOutcome {
   kind: ToolOutcomeKind;
   text: string;
-}
-
-class Timeout extends Error {}
-
-/** Runs `work` under the tool's own timeout and the loop's signal; a tool that ignores its signal still ends. */
-async function withinTimeout<T>(loop: Loop, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const { controller, unlink } = linkedController(loop.signal);
-  const { signal } = controller;
-  const timer = setTimeout(() => controller.abort(new Timeout()), loop.binding.toolTimeoutSec * 1000);
-  try {
-    // A loop cancelled while the judge reviewed this call must not reach Trellis at all.
-    signal.throwIfAborted();
-    return await abortable(work(signal), signal);
-  } finally {
-    clearTimeout(timer);
-    unlink();
-  }
 }
 
 async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, result?: string): Promise<JudgeDecision> {
@@ -63,9 +45,9 @@ export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutco
 
   let result: CallToolResult;
   try {
-    result = await withinTimeout(loop, (signal) => trellis.callTool(tool, args, { signal }));
+    result = await withinTimeout(loop.signal, toolTimeoutSec, (signal) => trellis.callTool(tool, args, { signal }));
   } catch (error) {
-    if (error instanceof Timeout) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
+    if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
     return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };
   }
   const text = resultText(result, loop.maxToolResultBytes);

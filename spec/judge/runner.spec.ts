@@ -50,20 +50,23 @@ describe('createJudgeRunner, enforcing', () => {
     ]);
   });
 
-  it('hands the judge the loop\'s request and self-call, under a signal of its own', async () => {
+  it('hands the judge the loop\'s request and self-call, under a signal of its own that the loop aborts', async () => {
     const loop = new AbortController();
     const req = { url: '/v1/chat/completions' } as Request;
     const context = judgeContext({ signal: loop.signal, req });
     const seen: JudgeContext[] = [];
-    const { runner } = runnerFor(async (_input, judgeCtx) => {
+    const { runner } = runnerFor((_input, judgeCtx) => {
       seen.push(judgeCtx);
-      return { action: 'allow' };
+      return new Promise(() => undefined);
     });
-    await runner.review(toolCall('fs_read', {}), context);
+    const review = runner.review(toolCall('fs_read', {}), context);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(seen[0]).toMatchObject({ req, complete: context.complete, loopId: 'loop-1' });
     expect(seen[0].signal).not.toBe(loop.signal);
+    expect(seen[0].signal.aborted).toBe(false);
     loop.abort();
     expect(seen[0].signal.aborted).toBe(true);
+    await expect(review).resolves.toEqual({ blocked: true, reason: 'judge failed: aborted' });
   });
 });
 
