@@ -25,7 +25,7 @@ function parseChunk(data: string): Chunk {
   try {
     chunk = JSON.parse(data);
   } catch {
-    throw new Error(`the model stream sent a malformed frame: ${excerpt(data)}`);
+    chunk = undefined;
   }
   if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) throw new Error(`the model stream sent a malformed frame: ${excerpt(data)}`);
   const { error } = chunk as Chunk;
