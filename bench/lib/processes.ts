@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
+import { javascriptOf } from './javascript';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -7,7 +8,7 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-/** A forked TypeScript process (ts-node, transpile-only) that says `{ type: 'ready' }` and answers asks over IPC. */
+/** A forked TypeScript file, run as its transpiled JavaScript, that says `{ type: 'ready' }` and answers asks over IPC. */
 export class Child {
   private readonly proc: ChildProcess;
   private stderrTail = '';
@@ -22,8 +23,8 @@ export class Child {
     readyTimeoutMs = 60_000,
     extraExecArgv: string[] = [],
   ) {
-    const proc: ChildProcess = fork(file, [], {
-      execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc', ...extraExecArgv],
+    const proc: ChildProcess = fork(javascriptOf(file), [], {
+      execArgv: ['--expose-gc', ...extraExecArgv],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
