@@ -4,6 +4,8 @@ import type { TLSSocket } from 'node:tls';
 import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
+import type { Agents } from './front-door-adapter';
+import { frontDoorAdapter } from './front-door-adapter';
 import type { ChatCompletion } from '../types';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 
@@ -41,28 +43,19 @@ function upstreamReason(status: number, data: unknown): string {
 /** Every turn re-enters the app through its own front door, marked internal so no injector (nor the loop) reruns. */
 export class SelfCaller {
   private readonly http: AxiosInstance;
-  private readonly agents = { httpAgent: new http.Agent({ keepAlive: true }), httpsAgent: new https.Agent({ keepAlive: true }) };
+  private readonly agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   constructor(
     private readonly key: Buffer,
     private readonly forwardHeaders: string[],
     private readonly selfUrl?: string,
   ) {
-    // maxRedirects 0 also keeps axios from wrapping every request in follow-redirects. No transforms: the body is
-    // already the JSON string (axios would parse it again to check it) and the reply is parsed once, here.
-    this.http = axios.create({
-      ...this.agents,
-      adapter: 'http',
-      maxRedirects: 0,
-      validateStatus: null,
-      proxy: false,
-      responseType: 'text',
-      transformRequest: [],
-      transformResponse: [],
-    });
+    // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
+    // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
+    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [] });
     // axios merges its instance defaults into every request's config: keep only what this client uses. No default
     // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
-    // per request; the adapter falls back to the same defaults), nothing for browsers (xsrf) or data: URLs (env).
+    // per request), nothing for browsers (xsrf) or data: URLs (env).
     const defaults = this.http.defaults as unknown as Record<string, unknown>;
     defaults.headers = {};
     for (const unused of ['transitional', 'xsrfCookieName', 'xsrfHeaderName', 'env']) delete defaults[unused];
@@ -115,7 +108,7 @@ export class SelfCaller {
   }
 
   close(): void {
-    this.agents.httpAgent.destroy();
-    this.agents.httpsAgent.destroy();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }
