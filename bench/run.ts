@@ -69,6 +69,7 @@ async function runSystem(system: SystemSpec, upstream: Child, origin: string, pl
     parked: parked.parked,
     rssPerLoopKiB: parked.rssPerLoopKiB,
     heapPerLoopKiB: parked.heapPerLoopKiB,
+    firstWaveRssPerLoopKiB: parked.firstWaveRssPerLoopKiB,
     loops: atZero.loops + parked.samples.length,
     failures: atZero.failures + failed.length,
     errors: [...atZero.errors, ...errors].slice(0, 3),

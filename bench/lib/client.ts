@@ -25,7 +25,7 @@ export class Client {
   constructor(
     origin: string,
     readonly kind: Kind,
-    connections = 1100,
+    connections = 2_200, // two waves of 1,000 parked loops at once
   ) {
     this.pool = new Pool(origin, { connections, keepAliveTimeout: 60_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
   }

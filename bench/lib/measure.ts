@@ -59,6 +59,7 @@ export interface Figures {
   parked?: number;
   rssPerLoopKiB?: number;
   heapPerLoopKiB?: number;
+  firstWaveRssPerLoopKiB?: number;
 }
 
 const okMs = (samples: Sample[], pick: (sample: Sample) => number | undefined = (sample) => sample.ms) =>
@@ -113,7 +114,8 @@ export async function measure(target: Target, plan: Plan, latency: Latency, tag:
 
 /**
  * RSS per parked loop, in a fresh gateway process (a process that has already run the load phases keeps its grown
- * heap, so parked loops would fill pages it already holds): a short warm-up, then `parkLoops` loops parked on the tool.
+ * heap, so parked loops would fill pages it already holds): a short warm-up, then two waves of `parkLoops` loops
+ * parked on the tool.
  */
 export async function measureParked(target: Target, plan: Plan, tag: string, log: (line: string) => void) {
   await target.upstream.ask('latency', 0);
@@ -122,8 +124,9 @@ export async function measureParked(target: Target, plan: Plan, tag: string, log
   const parked = await park(target, `${tag}.park`, plan.parkLoops, plan.parkTimeoutMs);
   const failed = parked.samples.filter((sample) => !sample.ok);
   log(
-    `  ${target.name} parked ${parked.parked}/${plan.parkLoops}: ${parked.rssPerLoopKiB.toFixed(1)} KiB RSS, ` +
-      `${parked.heapPerLoopKiB.toFixed(1)} KiB heap+external per loop` +
+    `  ${target.name} parked ${parked.parked}/${2 * plan.parkLoops}: ${parked.rssPerLoopKiB.toFixed(1)} KiB RSS, ` +
+      `${parked.heapPerLoopKiB.toFixed(1)} KiB heap+external per loop of the second wave; ` +
+      `${parked.firstWaveRssPerLoopKiB.toFixed(1)} KiB RSS per loop of the first` +
       (failed.length ? `, ${failed.length} FAILED: ${failed[0].error?.slice(0, 240)}` : ''),
   );
   return { parked, failed, errors: distinctErrors(parked.samples) };

@@ -78,29 +78,46 @@ export function distinctErrors(samples: Sample[]): string[] {
 
 export interface ParkResult {
   parked: number;
+  /** the second wave's RSS growth per loop, with the first wave still parked */
   rssPerLoopKiB: number;
   heapPerLoopKiB: number;
+  /** the first wave's: it also holds the process's one-off growth from idle to `count` loops in flight */
+  firstWaveRssPerLoopKiB: number;
   samples: Sample[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `count` loops parked on a closed tool gate: gateway memory before and while they wait, then the gate opens. */
+/** Parks `count` more loops on the closed tool gate; resolves with how many are parked in all and the memory then. */
+async function parkWave(target: Target, tag: string, count: number, deadline: number, pending: Promise<Sample>[]) {
+  const goal = pending.length + count;
+  for (let i = 0; i < count; i++) pending.push(target.client.loop(nextId(tag), false));
+  let parked = 0;
+  while ((parked = await target.gateway.ask<number>('parked')) < goal && performance.now() < deadline) await sleep(50);
+  return { parked, memory: await target.gateway.ask<NodeJS.MemoryUsage>('memory') };
+}
+
+/**
+ * Two waves of `count` loops parked on a closed tool gate, the gateway's memory measured before and after each,
+ * then the gate opens. Per loop is the second wave's growth: a process going from idle to `count` loops in flight
+ * also grows once (V8's young generation, its compiled code, the allocator's arenas), which the first wave holds.
+ */
 export async function park(target: Target, tag: string, count: number, timeoutMs: number): Promise<ParkResult> {
   await target.gateway.ask('gate', { closed: true });
   const before = await target.gateway.ask<NodeJS.MemoryUsage>('memory');
-  const pending = Array.from({ length: count }, () => target.client.loop(nextId(tag), false));
   const deadline = performance.now() + timeoutMs;
-  let parked = 0;
-  while ((parked = await target.gateway.ask<number>('parked')) < count && performance.now() < deadline) await sleep(50);
-  const during = await target.gateway.ask<NodeJS.MemoryUsage>('memory');
+  const pending: Promise<Sample>[] = [];
+  const first = await parkWave(target, tag, count, deadline, pending);
+  const second = await parkWave(target, tag, count, deadline, pending);
   await target.gateway.ask('gate', { closed: false });
   const samples = await verified(target, await Promise.all(pending));
-  const per = (bytes: number) => bytes / Math.max(parked, 1) / 1024;
+  const secondWave = Math.max(second.parked - first.parked, 1);
+  const heap = (memory: NodeJS.MemoryUsage) => memory.heapUsed + memory.external;
   return {
-    parked,
-    rssPerLoopKiB: per(during.rss - before.rss),
-    heapPerLoopKiB: per(during.heapUsed + during.external - before.heapUsed - before.external),
+    parked: second.parked,
+    rssPerLoopKiB: (second.memory.rss - first.memory.rss) / secondWave / 1024,
+    heapPerLoopKiB: (heap(second.memory) - heap(first.memory)) / secondWave / 1024,
+    firstWaveRssPerLoopKiB: (first.memory.rss - before.rss) / Math.max(first.parked, 1) / 1024,
     samples,
   };
 }

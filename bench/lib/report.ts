@@ -46,14 +46,14 @@ const cell = (value: number | undefined, digits = 0) => (value === undefined || 
 export function table(summary: Summary[], latency: Latency): string {
   const rss = latency === 0;
   const head = ['system', 'verified loops', 'p50 ms', 'p99 ms', 'overhead/turn µs', 'CPU/turn µs', 'loops/s @64', 'CPU/turn @64 µs', 'TTFB final p50 ms'];
-  if (rss) head.push('RSS/parked loop KiB');
+  if (rss) head.push('RSS/parked loop KiB', 'RSS/loop, first 1,000 KiB');
   const rows = summary.map((system) => {
     const name = system.kind === 'single' ? `${system.name} (1 turn)` : system.name;
     const f = system.median?.[latency];
     if (!f) return [name, `not run: ${(system.loadError ?? system.runError ?? '?').replace(/\|/g, '/')}`, ...head.slice(2).map(() => '–')];
     const verified = f.failures ? `**WRONG: ${f.failures}/${f.loops} failed**` : `${f.loops}/${f.loops}`;
     const row = [name, verified, cell(f.p50Ms, 2), cell(f.p99Ms, 2), cell(f.overheadPerTurnUs), cell(f.cpuPerTurnUs), cell(f.loopsPerSec), cell(f.loadCpuPerTurnUs), cell(f.ttfbP50Ms, 2)];
-    if (rss) row.push(system.kind === 'single' ? 'n/a (no tool)' : cell(f.rssPerLoopKiB, 1));
+    if (rss) row.push(...(system.kind === 'single' ? ['n/a (no tool)', 'n/a'] : [cell(f.rssPerLoopKiB, 1), cell(f.firstWaveRssPerLoopKiB, 1)]));
     return row;
   });
   return [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');

@@ -56,8 +56,9 @@ export function targets(summary: Summary[]): TargetRow[] {
     }),
     overhead(0),
     overhead(20),
-    compare('RSS per parked loop < 64 KiB (1,000 loops parked on the tool)', 0, undefined, (ours) => [
-      `${n(ours.rssPerLoopKiB, 1)} KiB (heap+external ${n(ours.heapPerLoopKiB, 1)} KiB), ${n(ours.parked)} parked`,
+    compare('RSS per parked loop < 64 KiB (1,000 more loops parked on the tool, 1,000 already parked)', 0, undefined, (ours) => [
+      `${n(ours.rssPerLoopKiB, 1)} KiB (heap+external ${n(ours.heapPerLoopKiB, 1)} KiB), ${n(ours.parked)} parked; ` +
+        `the first 1,000, with the process's one-off growth: ${n(ours.firstWaveRssPerLoopKiB, 1)} KiB`,
       (ours.rssPerLoopKiB ?? Infinity) < 64,
     ]),
     ttfb(0),
