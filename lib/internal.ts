@@ -26,22 +26,42 @@ function signature(key: Buffer, payload: string): string {
   return createHmac('sha256', key).update(payload).digest('base64url');
 }
 
-/** `v1.<loop id>.<turn>.<expiry ms>.<hmac>`: unforgeable without the key, useless after the loop's deadline. */
-export function signMarker(key: Buffer, loopId: string, turn: number, expiresAt: number): string {
-  const payload = `v1.${loopId}.${turn}.${expiresAt}`;
+/** `v1.<loop id>.<expiry ms>.<hmac>`: unforgeable without the key, useless after the loop's deadline. */
+export function signMarker(key: Buffer, loopId: string, expiresAt: number): string {
+  const payload = `v1.${loopId}.${expiresAt}`;
   return `${payload}.${signature(key, payload)}`;
+}
+
+// Every turn of a loop carries the loop's marker, so it is verified once: later turns find it here until it expires.
+// Only a marker that verified is ever stored, so a lookup can only succeed for a string that would verify anyway.
+const MAX_VERIFIED = 4_096;
+const verified = new Map<string, number>();
+
+function remember(marker: string, expiresAt: number): void {
+  const now = Date.now();
+  for (const [oldest, expiry] of verified) {
+    if (expiry > now && verified.size < MAX_VERIFIED) break;
+    verified.delete(oldest);
+  }
+  verified.set(marker, expiresAt);
 }
 
 function verifies(value: unknown): boolean {
   if (typeof value !== 'string' || value.length > 200) return false;
+  const known = verified.get(value);
+  if (known !== undefined) return known > Date.now();
   const cut = value.lastIndexOf('.');
   const payload = value.slice(0, cut);
   const given = Buffer.from(value.slice(cut + 1));
   const fields = payload.split('.');
-  if (cut < 0 || given.length !== SIGNATURE_LENGTH || fields.length !== 4 || fields[0] !== 'v1') return false;
-  if (!(Number(fields[3]) > Date.now())) return false;
+  const expiresAt = Number(fields[2]);
+  if (cut < 0 || given.length !== SIGNATURE_LENGTH || fields.length !== 3 || fields[0] !== 'v1') return false;
+  if (!(expiresAt > Date.now())) return false;
   for (const key of keys) {
-    if (timingSafeEqual(given, Buffer.from(signature(key, payload)))) return true;
+    if (timingSafeEqual(given, Buffer.from(signature(key, payload)))) {
+      remember(value, expiresAt);
+      return true;
+    }
   }
   return false;
 }

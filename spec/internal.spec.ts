@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isInternalRequest, markerKey, signMarker, skipWhenInternal } from '../lib/internal';
@@ -8,30 +9,49 @@ const requestWith = (marker?: string | string[]) => ({ headers: marker === undef
 
 describe('the X-MCP-Internal marker', () => {
   it('verifies a marker signed under a registered secret and removes the header', () => {
-    const req = requestWith(signMarker(key, 'abc', 2, Date.now() + 10_000));
+    const req = requestWith(signMarker(key, 'abc', Date.now() + 10_000));
     expect(isInternalRequest(req)).toBe(true);
     expect(req.headers['x-mcp-internal']).toBeUndefined();
     expect(isInternalRequest(req)).toBe(true);
   });
 
   it.each([
-    ['expired', signMarker(key, 'abc', 1, Date.now() - 1)],
-    ['tampered turn', signMarker(key, 'abc', 1, Date.now() + 10_000).replace('.1.', '.9.')],
-    ['wrong version', signMarker(key, 'abc', 1, Date.now() + 10_000).replace('v1.', 'v2.')],
+    ['expired', signMarker(key, 'abc', Date.now() - 1)],
+    ['tampered', signMarker(key, 'abc', Date.now() + 10_000).replace('v1.abc.', 'v1.abd.')],
+    ['wrong version', signMarker(key, 'abc', Date.now() + 10_000).replace('v1.', 'v2.')],
     ['empty', ''],
     ['oversized', 'v1.' + 'x'.repeat(500)],
-    ['under a secret nobody registered', signMarker(Buffer.from('x'.repeat(40)), 'abc', 1, Date.now() + 10_000)],
+    ['under a secret nobody registered', signMarker(Buffer.from('x'.repeat(40)), 'abc', Date.now() + 10_000)],
   ])('rejects a marker that is %s', (_case, marker) => {
     const req = requestWith(marker);
     expect(isInternalRequest(req)).toBe(false);
     expect(req.headers['x-mcp-internal']).toBeUndefined();
   });
 
+  it("verifies a loop's marker once: its later turns are recognised without another HMAC, until it expires", () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      const marker = signMarker(key, 'turns', Date.now() + 10_000);
+      const hmacs = jest.spyOn(crypto, 'createHmac');
+      expect(isInternalRequest(requestWith(marker))).toBe(true);
+      const firstTurn = hmacs.mock.calls.length;
+      const laterTurns = [2, 3, 4].map(() => isInternalRequest(requestWith(marker)));
+      expect(laterTurns).toEqual([true, true, true]);
+      expect(firstTurn).toBeGreaterThan(0);
+      expect(hmacs).toHaveBeenCalledTimes(firstTurn);
+      jest.setSystemTime(Date.now() + 10_000);
+      expect(isInternalRequest(requestWith(marker))).toBe(false);
+      hmacs.mockRestore();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('lets skipWhenInternal run the wrapped injector only for outside requests', () => {
     const injector = jest.fn((_req: Request, _res: Response, next: NextFunction) => next());
     const wrapped = skipWhenInternal(injector);
     const next = jest.fn();
-    wrapped(requestWith(signMarker(key, 'l', 1, Date.now() + 10_000)) as Request, {} as Response, next);
+    wrapped(requestWith(signMarker(key, 'l', Date.now() + 10_000)) as Request, {} as Response, next);
     wrapped(requestWith('forged') as Request, {} as Response, next);
     wrapped(requestWith() as Request, {} as Response, next);
     expect(injector).toHaveBeenCalledTimes(2);

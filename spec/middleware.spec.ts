@@ -33,7 +33,7 @@ describe('agentLoop as middleware', () => {
     }
   });
 
-  const foreign = signMarker(Buffer.from('another gateway secret, 32+ chars long'), 'loop', 1, Date.now() + 60_000);
+  const foreign = signMarker(Buffer.from('another gateway secret, 32+ chars long'), 'loop', Date.now() + 60_000);
   it.each([
     ['random junk', 'let-me-in'],
     ['signed under another secret', foreign],

@@ -16,9 +16,8 @@ export class SelfCallError extends Error {
 export interface SelfCall {
   /** the front door's URL, taken when the loop starts: a socket that closed no longer knows its address */
   url: string;
-  loopId: string;
-  turn: number;
-  expiresAt: number;
+  /** the loop's signed marker, the same on every turn (see `marker()`) */
+  marker: string;
   signal: AbortSignal;
 }
 
@@ -93,13 +92,18 @@ export class SelfCaller {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: streaming ? 'text/event-stream' : 'application/json',
-      [INTERNAL_HEADER]: signMarker(this.key, call.loopId, call.turn, call.expiresAt),
+      [INTERNAL_HEADER]: call.marker,
     };
     for (const name of this.forwardHeaders) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
     return headers;
+  }
+
+  /** The marker of every self-call of one loop, valid until `expiresAt` (ms). */
+  marker(loopId: string, expiresAt: number): string {
+    return signMarker(this.key, loopId, expiresAt);
   }
 
   /** The URL of the front door that took `req`. */

@@ -92,6 +92,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const { signal } = cancel;
   const id = randomBytes(8).toString('hex');
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
+  const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
   const loop: Loop = {
     id,
@@ -107,7 +108,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     maxToolResultBytes: deps.maxToolResultBytes,
     judge: deps.judge,
     complete: (turn, turnSignal, onText) =>
-      deps.caller.complete(req, turn, { url, loopId: id, turn: stats.turns, expiresAt: deadline.expiresAt + MARKER_GRACE_MS, signal: turnSignal }, onText),
+      deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),
   };
   try {
     const own = await binding.catalog.tools(signal);
