@@ -66,8 +66,9 @@ export class SelfCaller {
    */
   async complete(req: Request, body: Record<string, unknown>, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
     const streaming = body.stream === true;
+    // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
     const response = await this.http
-      .post(call.url, JSON.stringify(body), streaming ? { headers: this.headersFor(req, call, true), signal: call.signal, responseType: 'stream' } : { headers: this.headersFor(req, call, false), signal: call.signal })
+      .request({ method: 'post', url: call.url, data: JSON.stringify(body), headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
       .catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
 import { logs } from '../logger';
@@ -90,7 +90,8 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   };
   res.once('close', onClose);
   const { signal } = cancel;
-  const id = randomBytes(8).toString('hex');
+  // randomUUID draws on a cached entropy pool; randomBytes asked OpenSSL on every loop.
+  const id = randomUUID().replace(/-/g, '').slice(0, 16);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
