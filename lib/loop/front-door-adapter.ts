@@ -8,6 +8,17 @@ export interface Agents {
   https: https.Agent;
 }
 
+interface Target {
+  secure: boolean;
+  options: http.RequestOptions;
+}
+
+function targetOf(url: string): Target {
+  const parsed = new URL(url);
+  const secure = parsed.protocol === 'https:';
+  return { secure, options: { hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port || (secure ? 443 : 80), path: parsed.pathname + parsed.search } };
+}
+
 function collected(response: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -17,27 +28,33 @@ function collected(response: http.IncomingMessage): Promise<string> {
   });
 }
 
+/** Destroys `request` when `signal` aborts, until the request closes (after its response's end, or on an error). */
+function cancelOnAbort(request: http.ClientRequest, signal: AbortSignal): void {
+  const onAbort = () => request.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason }));
+  signal.addEventListener('abort', onAbort, { once: true });
+  request.once('close', () => signal.removeEventListener('abort', onAbort));
+}
+
 /**
  * The self-call's axios adapter: one request on a keep-alive agent, its reply as text, or as the stream itself for
  * `responseType: 'stream'`; every status resolves. axios' own `http` adapter does much more per request than a call
  * to the app's own front door needs (redirects, proxies, decompression, progress, size limits, keep-alive set on
- * the socket again): about a third of the self-call's client-side CPU.
+ * the socket again): about a third of the self-call's client-side CPU. The front door's URL is parsed once, and
+ * the signal is watched here: `http.request`'s own `signal` option ties a stream-lifetime watcher to every request.
  */
 export function frontDoorAdapter(agents: Agents): AxiosAdapter {
+  let last: { url: string; target: Target } | undefined;
   return (config: InternalAxiosRequestConfig) =>
     new Promise<AxiosResponse>((resolve, reject) => {
-      const url = new URL(config.url as string);
-      const secure = url.protocol === 'https:';
+      const url = config.url as string;
+      if (last?.url !== url) last = { url, target: targetOf(url) };
+      const { secure, options } = last.target;
       const body = typeof config.data === 'string' ? config.data : '';
       const headers = { ...config.headers.toJSON(), 'content-length': Buffer.byteLength(body) } as http.OutgoingHttpHeaders;
-      const request = (secure ? https : http).request(url, {
-        method: (config.method ?? 'get').toUpperCase(),
-        agent: secure ? agents.https : agents.http,
-        headers,
-        signal: config.signal as AbortSignal | undefined,
-      });
+      const request = (secure ? https : http).request({ ...options, method: (config.method ?? 'get').toUpperCase(), agent: secure ? agents.https : agents.http, headers });
       const fail = (error: Error & { code?: string }) => reject(AxiosError.from(error, error.code, config, request));
       request.once('error', fail);
+      if (config.signal) cancelOnAbort(request, config.signal as AbortSignal);
       request.once('response', (response) => {
         const answer = (data: unknown): AxiosResponse => ({ data, status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, config, request });
         if (config.responseType === 'stream') resolve(answer(response));

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -16,7 +17,7 @@ interface Seen {
 }
 
 /** A loopback server (plain or TLS) that records each request and answers with `reply`. */
-async function frontDoor(reply: (res: http.ServerResponse) => void, secure = false) {
+async function frontDoor(reply: (res: http.ServerResponse) => void, secure = false, host = '127.0.0.1') {
   const seen: Seen[] = [];
   const listener: http.RequestListener = (req, res) => {
     let body = '';
@@ -28,8 +29,8 @@ async function frontDoor(reply: (res: http.ServerResponse) => void, secure = fal
     });
   };
   const server = secure ? https.createServer({ key: tls('key.pem'), cert: tls('cert.pem') }, listener) : http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `${secure ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));
+  const origin = `${secure ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
   return { seen, origin, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
@@ -104,5 +105,40 @@ describe('frontDoorAdapter', () => {
     await serverSawClose;
     await door.close();
     expect(axios.isCancel(failure)).toBe(true);
+  });
+  it('reaches an IPv6 front door', async () => {
+    const door = await frontDoor((res) => res.end('over v6'), false, '::1').catch((error: NodeJS.ErrnoException) => error);
+    // the one reason to leave it untested: a machine without an IPv6 loopback
+    if (door instanceof Error) return expect(['EADDRNOTAVAIL', 'EAFNOSUPPORT']).toContain(door.code);
+    const response = await client.post(`${door.origin}/v1/chat/completions?x=1`, '{}');
+    await door.close();
+    expect(response.data).toBe('over v6');
+  });
+
+  it('cuts a streamed reply when the signal aborts mid-stream', async () => {
+    const door = await frontDoor((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n'); // and never ends
+    });
+    const controller = new AbortController();
+    const response = await client.post<Readable>(door.origin, '{}', { responseType: 'stream', signal: controller.signal });
+    const parts: string[] = [];
+    const reading = (async () => {
+      for await (const part of response.data) {
+        parts.push(String(part));
+        controller.abort(new Error('client went away'));
+      }
+    })();
+    await expect(reading).rejects.toThrow();
+    await door.close();
+    expect(parts).toEqual(['data: one\n\n']);
+  });
+
+  it("leaves no listener on a loop's signal once its requests are done", async () => {
+    const door = await frontDoor((res) => res.end('ok'));
+    const controller = new AbortController();
+    for (let turn = 0; turn < 3; turn++) await client.post(door.origin, '{}', { signal: controller.signal });
+    await door.close();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
