@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
+import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
 export interface ActiveBinding {
@@ -34,5 +35,5 @@ export interface Loop {
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
   judge?: JudgeRunner;
-  complete(body: Record<string, unknown>, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
+  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
 }

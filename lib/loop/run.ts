@@ -3,12 +3,13 @@ import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
 import { runToolCalls } from './turn';
+import type { TurnBody } from './turn-body';
 
 export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
 
 export interface LoopPlan {
   /** the client's request as every turn sends it: the loop's tools in, `messages` replaced each turn */
-  body: Record<string, unknown>;
+  body: TurnBody;
   clientTools: ReadonlySet<string>;
   maxTurns: number;
   deadline: Deadline;
@@ -46,7 +47,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     let reply: ChatCompletion;
     try {
       loop.stats.turns = turn;
-      reply = await loop.complete({ ...plan.body, messages: loop.messages }, loop.signal, (delta) => text.append(delta));
+      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta));
     } catch (error) {
       const reason = (error as Error).message;
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });

@@ -8,6 +8,7 @@ import type { Agents } from './front-door-adapter';
 import { frontDoorAdapter } from './front-door-adapter';
 import type { ChatCompletion } from '../types';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
+import type { TurnRequest } from './turn-body';
 
 export class SelfCallError extends Error {
   override readonly name = 'SelfCallError';
@@ -62,13 +63,13 @@ export class SelfCaller {
 
   /**
    * One chat completion through the front door. `onText` gets the reply's text: delta by delta as it arrives when
-   * `body.stream` is true (the reply is then read as an SSE stream), else all at once.
+   * `request.stream` is true (the reply is then read as an SSE stream), else all at once.
    */
-  async complete(req: Request, body: Record<string, unknown>, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
-    const streaming = body.stream === true;
+  async complete(req: Request, request: TurnRequest, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
+    const streaming = request.stream;
     // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
     const response = await this.http
-      .request({ method: 'post', url: call.url, data: JSON.stringify(body), headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
+      .request({ method: 'post', url: call.url, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
       .catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });

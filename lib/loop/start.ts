@@ -13,6 +13,7 @@ import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { StreamReply } from './stream-writer';
+import { TurnBody } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
@@ -116,7 +117,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     const result = await runLoop(loop, {
-      body: turnBody(body, [...own, ...theirs], reply.streams),
+      body: new TurnBody(turnBody(body, [...own, ...theirs], reply.streams)),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       deadline,

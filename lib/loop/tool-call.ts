@@ -4,6 +4,7 @@ import { resultText } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
 import type { Loop } from './context';
+import { turnRequest } from './turn-body';
 
 export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
 
@@ -16,7 +17,7 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
     { surface, binding: loop.binding.name, tool, arguments: args, ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
-    { signal: loop.signal, req: loop.req, loopId: loop.id, complete: loop.complete },
+    { signal: loop.signal, req: loop.req, loopId: loop.id, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;

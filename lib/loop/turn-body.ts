@@ -1,0 +1,35 @@
+import type { ChatMessage } from '../types';
+
+/** A chat completion request as the front door receives it. */
+export interface TurnRequest {
+  json: string;
+  stream: boolean;
+}
+
+export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({ json: JSON.stringify(body), stream: body.stream === true });
+
+/**
+ * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)
+ * once per loop, each message once, when it joins. A turn only joins the pieces, so a long history or a large tool
+ * list is serialised once per loop rather than once per turn. The loop only ever appends to its messages.
+ */
+export class TurnBody {
+  private readonly head: string;
+  private readonly stream: boolean;
+  private messages = '';
+  private serialised = 0;
+
+  constructor(body: Record<string, unknown>) {
+    const { messages: _joinedPerTurn, ...rest } = body;
+    const json = JSON.stringify(rest);
+    this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
+    this.stream = body.stream === true;
+  }
+
+  request(messages: readonly ChatMessage[]): TurnRequest {
+    for (; this.serialised < messages.length; this.serialised++) {
+      this.messages += `${this.serialised === 0 ? '' : ','}${JSON.stringify(messages[this.serialised]) ?? 'null'}`;
+    }
+    return { json: `${this.head}"messages":[${this.messages}]}`, stream: this.stream };
+  }
+}

@@ -1,0 +1,51 @@
+import { TurnBody, turnRequest } from '../../lib/loop/turn-body';
+import type { ChatMessage } from '../../lib/types';
+
+/** A value whose serialisations are counted (JSON.stringify calls toJSON once per serialisation). */
+function counted<T extends object>(value: T): T & { serialisations: number } {
+  const tracked = { ...value, serialisations: 0 };
+  Object.defineProperty(tracked, 'toJSON', { enumerable: false, value: () => (tracked.serialisations++, value) });
+  return tracked;
+}
+
+describe('TurnBody', () => {
+  const tool = counted({ type: 'function', function: { name: 'echo', parameters: { type: 'object' } } });
+  const request = { model: 'demo', tools: [tool], temperature: 0, stream: false, messages: [{ role: 'user', content: 'the client message' }] };
+
+  it("is every turn's request with the loop's messages, as JSON", () => {
+    const body = new TurnBody(request);
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi "there"\n' }];
+    const turns = [body.request(messages)];
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{}' } }] });
+    messages.push({ role: 'tool', tool_call_id: 'c1', content: 'ünïcode ✓' });
+    turns.push(body.request(messages));
+    expect(turns.map((turn) => JSON.parse(turn.json))).toEqual([
+      { ...JSON.parse(JSON.stringify(request)), messages: messages.slice(0, 1) },
+      { ...JSON.parse(JSON.stringify(request)), messages },
+    ]);
+    expect(turns.map((turn) => turn.stream)).toEqual([false, false]);
+  });
+
+  it('serialises the request once per loop and each message once, however many turns', () => {
+    tool.serialisations = 0;
+    const body = new TurnBody(request);
+    const messages = [counted({ role: 'user', content: 'first' })] as unknown as ChatMessage[];
+    body.request(messages);
+    messages.push(counted({ role: 'assistant', content: 'second' }) as unknown as ChatMessage);
+    body.request(messages);
+    body.request(messages);
+    expect(tool.serialisations).toBe(1);
+    expect(messages.map((message) => (message as unknown as { serialisations: number }).serialisations)).toEqual([1, 1]);
+  });
+
+  it('makes valid JSON of a request with nothing but messages, and of a hole in them', () => {
+    const messages = [undefined, { role: 'user', content: 'x' }] as unknown as ChatMessage[];
+    const turn = new TurnBody({ stream: true }).request(messages);
+    expect(JSON.parse(new TurnBody({}).request(messages).json)).toEqual({ messages: [null, { role: 'user', content: 'x' }] });
+    expect(turn.stream).toBe(true);
+  });
+
+  it('turnRequest serialises a whole body (the judge asks the model with one)', () => {
+    expect(turnRequest({ model: 'judge', stream: true })).toEqual({ json: '{"model":"judge","stream":true}', stream: true });
+  });
+});
