@@ -30,6 +30,7 @@ describe('agentLoop as middleware', () => {
     for (const turn of model.requests) {
       expect(turn.headers['x-mcp-internal']).toBeUndefined();
       expect(turn.headers.authorization).toBe('Bearer user-key');
+      expect(turn.headers['accept-encoding']).toBe('identity');
     }
   });
 

@@ -93,6 +93,8 @@ export class SelfCaller {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: streaming ? 'text/event-stream' : 'application/json',
+      // Without this header any coding is acceptable (RFC 9110), and the reply is read as it comes, uncompressed.
+      'accept-encoding': 'identity',
       [INTERNAL_HEADER]: call.marker,
     };
     for (const name of this.forwardHeaders) {
