@@ -51,7 +51,7 @@ function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: An
  * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
  * none: some upstreams reject an empty list); a streaming client's turns stream too.
  */
-function turnBody(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
+function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
   const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
   const withTools = tools.length > 0 ? { ...rest, tools } : rest;
   if (!streams) return { ...withTools, stream: false };
@@ -117,7 +117,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     const result = await runLoop(loop, {
-      body: new TurnBody(turnBody(body, [...own, ...theirs], reply.streams)),
+      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams)),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       deadline,
