@@ -26,7 +26,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const logger = valid.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
-  const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
+  const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall);
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
   const deps: LoopDeps = {
     caller,

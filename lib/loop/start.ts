@@ -79,6 +79,7 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
  */
 export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
+  const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
   const deadline = new Deadline(settings.totalBudgetSec);
   // The loop's signal: aborted by the deadline, or by a client that went away.
@@ -110,7 +111,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     maxToolResultBytes: deps.maxToolResultBytes,
     judge: deps.judge,
     complete: (turn, turnSignal, onText) =>
-      deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),
+      deps.caller.complete(req, turn, { url, agent, marker, signal: turnSignal }, onText),
   };
   try {
     const own = await binding.catalog.tools(signal);
