@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import { agentLoop, localTrellis, skipWhenInternal, type AgentLoopOptions } from '../../lib';

@@ -5,6 +5,7 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { abortAtFirstPart } from '../helpers/streams';
 import axios from 'axios';
 import type { Request } from 'express';
 import request from 'supertest';
@@ -194,14 +195,8 @@ describe('the in-process transport', () => {
     });
     const controller = new AbortController();
     const response = await client.post<Readable>(door.url, '{}', { httpAgent: door.agent, responseType: 'stream', signal: controller.signal });
-    const parts: string[] = [];
-    const reading = (async () => {
-      for await (const part of response.data) {
-        parts.push(String(part));
-        controller.abort(new Error('client went away'));
-      }
-    })();
-    await expect(reading).rejects.toThrow();
+    const { parts, error } = await abortAtFirstPart(response.data, controller);
+    expect(error?.message).toBe('aborted');
     await closed;
     await door.close();
     expect(parts).toEqual(['data: one\n\n']);
