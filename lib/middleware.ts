@@ -6,12 +6,18 @@ import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
+import { Telemetry } from './telemetry/loop-telemetry';
+import type { MetricsEndpoint } from './telemetry/metrics';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
 import type { Trellis } from './types';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   settings: { get(): Settings; update(partial: Partial<Settings>): Settings };
   close(): Promise<void>;
+  /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
+  ready(signal?: AbortSignal): Promise<Record<string, string>>;
+  /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
+  metrics?: MetricsEndpoint;
 }
 
 function isChatRequest(body: unknown): body is ChatRequest {
@@ -26,6 +32,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const logger = valid.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
+  const telemetry = Telemetry.create(valid);
   const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
   const deps: LoopDeps = {
@@ -33,9 +40,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
-    judge: valid.judge && createJudgeRunner(valid.judge, logger),
+    judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
+    telemetry,
   };
 
   let warnedNoBody = false;
@@ -47,9 +55,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
 
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
-    if (result.kind !== 'fallthrough') return;
-    logger.info('agent-loop fell through to the normal handler', { binding: binding.name, reason: result.reason });
-    next();
+    if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
@@ -75,6 +81,17 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       settings = validate<Settings>(settingsSchema, { ...settings, ...partial });
       return { ...settings };
     },
+  };
+  middleware.metrics = telemetry?.metrics?.registry;
+  middleware.ready = async function ready(signal) {
+    const down: Record<string, string> = {};
+    await Promise.all(
+      bindings.all.map(async function listedOnce({ name, catalog }) {
+        if (catalog.unlisted !== undefined) await catalog.tools(signal);
+        if (catalog.unlisted !== undefined) down[`trellis ${name}`] = catalog.unlisted;
+      }),
+    );
+    return down;
   };
   middleware.close = async function close() {
     caller.close();

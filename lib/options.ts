@@ -4,6 +4,8 @@ import type { LlmJudgeOptions } from './judge/llm';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { optionError } from './option-error';
+import type { MetricsOption } from './telemetry/metrics';
+import type { TelemetryOption } from './telemetry/tracing';
 import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
 import type { Binding, Judge, Logger, TrellisOption } from './types';
@@ -19,6 +21,10 @@ const hints = new Map<string, string>([
   ['webSearch', "it must be { searxngUrl: 'http://127.0.0.1:8888', always?: boolean, maxResults?: 1 to 20 }"],
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
+  ['metrics', "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }"],
+  ['registry', 'it must be a prom-client Registry, e.g. new Registry() or register'],
+  ['prefix', "it must be a Prometheus metric name prefix such as 'agent_loop_' (letters, digits, _ and :)"],
+  ['telemetry', 'it must be { tracing?: boolean, captureContent?: boolean }'],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it)"],
 ]);
 
@@ -29,6 +35,9 @@ const range = (name: string, min: number, max: number, fallback: number) => {
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
+
+const isRegistry = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).getSingleMetric === 'function';
 
 const listTtlSec = Joi.number().integer().min(0).max(86400);
 
@@ -80,12 +89,17 @@ export const optionsSchema = settingsSchema.keys({
   bindings: Joi.array().items(bindingSchema).unique('name').default([]),
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
-  forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
+  forwardHeaders: Joi.array().items(Joi.string()).default(['authorization', 'traceparent', 'tracestate', 'x-request-id']),
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
+  metrics: Joi.alternatives(
+    Joi.boolean().valid(false),
+    Joi.object({ registry: Joi.any().custom((value, helpers) => (isRegistry(value) ? value : helpers.error('any.invalid'))), prefix: Joi.string().pattern(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/) }),
+  ),
+  telemetry: Joi.object({ tracing: Joi.boolean(), captureContent: Joi.boolean() }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
     .unknown(),
 });
@@ -110,6 +124,8 @@ export interface ValidOptions extends Settings {
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;
+  metrics?: MetricsOption | false;
+  telemetry?: TelemetryOption;
 }
 
 export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & Partial<JudgeSettings>;

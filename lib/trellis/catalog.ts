@@ -21,6 +21,7 @@ export class ToolCatalog {
   private listed?: Tool[];
   private offered: { hierarchy: Hierarchy; tools: ChatTool[] };
   private warned = '[]';
+  private failure?: string;
 
   constructor(
     private readonly trellis: Trellis,
@@ -42,11 +43,17 @@ export class ToolCatalog {
       const listed = await this.trellis.listTools(signal);
       if (listed !== this.listed) this.rebuild(listed);
     } catch (error) {
+      this.failure = (error as Error).message;
       if (!signal?.aborted) {
         this.logger.warn('agent-loop trellis listing failed; offering the last known tools', { binding: this.binding, reason: (error as Error).message });
       }
     }
     return this.offered.tools;
+  }
+
+  /** undefined once Trellis listed the tools at least once; until then, why it has not */
+  get unlisted(): string | undefined {
+    return this.listed ? undefined : (this.failure ?? 'not listed yet');
   }
 
   private rebuild(listed: Tool[]): void {
