@@ -1,0 +1,101 @@
+import { Registry } from 'prom-client';
+import { agentLoop } from '../../lib';
+import { AgentLoopError } from '../../lib/errors';
+import { ask, mcpRig } from '../e2e/mcp-gateway';
+import { memoryLogger } from '../helpers/gateway';
+
+const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'] };
+
+async function scrape(baseURL: string): Promise<{ status: number; type: string | null; text: string }> {
+  const reply = await fetch(new URL('/metrics', baseURL));
+  return { status: reply.status, type: reply.headers.get('content-type'), text: await reply.text() };
+}
+
+/** the exposition's sample lines, without the histograms' buckets */
+const samples = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#') && !line.includes('_bucket{'));
+
+describe('metrics: prom-client, served at /metrics by createGateway', () => {
+  const rig = mcpRig();
+
+  it('counts loops by stop reason, turns, tool calls by outcome, judge verdicts, and times turns and tool calls', async () => {
+    const registry = new Registry();
+    const judge = { evaluate: async () => ({ action: 'allow' as const }) };
+    const script = [
+      { toolCalls: [{ id: 'c1', name: 'notes_read', arguments: { id: 'welcome' } }, { id: 'c2', name: 'clock_now' }, { id: 'c3', name: 'rm_rf' }] },
+      { content: 'It is noon.' },
+    ];
+    const { client } = await rig.gateway(script, { bindings: [notes], metrics: { registry }, judge });
+    await client.chat.completions.create(ask());
+    rig.model.setScript([{ status: 500 }]);
+    await expect(client.chat.completions.create(ask())).rejects.toThrow('500');
+
+    const { status, type, text } = await scrape(client.baseURL);
+    expect(status).toBe(200);
+    expect(type).toBe(registry.contentType);
+    expect(text).toContain('# HELP agent_loop_loops_total Loops ended, by binding and stop reason.');
+    // the tool calls run in parallel: their series come in the order they ended
+    const lines = samples(text).map((line) => line.replace(/_sum(\{[^}]*\}) [0-9.e-]+$/, '_sum$1 <seconds>'));
+    expect(lines.sort()).toEqual(
+      [
+      'agent_loop_loops_total{binding="notes",stop="final"} 1',
+      'agent_loop_loops_total{binding="notes",stop="fallthrough"} 1',
+      'agent_loop_loops_in_flight{binding="notes"} 0',
+      'agent_loop_turns_per_loop_sum{binding="notes"} <seconds>',
+      'agent_loop_turns_per_loop_count{binding="notes"} 2',
+      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="ok"} <seconds>',
+      'agent_loop_turn_duration_seconds_count{binding="notes",outcome="ok"} 2',
+      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="error"} <seconds>',
+      'agent_loop_turn_duration_seconds_count{binding="notes",outcome="error"} 1',
+      'agent_loop_tool_calls_total{binding="notes",tool="notes_read",outcome="refused"} 1',
+      'agent_loop_tool_calls_total{binding="notes",tool="clock_now",outcome="ok"} 1',
+      'agent_loop_tool_calls_total{binding="notes",tool="_unknown",outcome="invalid"} 1',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="notes_read",outcome="refused"} <seconds>',
+      'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="notes_read",outcome="refused"} 1',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="clock_now",outcome="ok"} <seconds>',
+      'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="clock_now",outcome="ok"} 1',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="_unknown",outcome="invalid"} <seconds>',
+      'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="_unknown",outcome="invalid"} 1',
+      'agent_loop_judge_verdicts_total{binding="notes",surface="tool_call",action="allow"} 1',
+      'agent_loop_judge_verdicts_total{binding="notes",surface="context",action="allow"} 1',
+      ].sort(),
+    );
+    expect(samples(text)).toContain('agent_loop_turns_per_loop_sum{binding="notes"} 3');
+  });
+
+  it("counts a judge that failed as action 'error', under a prefix of the app's choosing", async () => {
+    const registry = new Registry();
+    const judge = { evaluate: () => Promise.reject(new Error('policy store offline')) };
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'Blocked.' }], { bindings: [notes], metrics: { registry, prefix: 'gw_' }, judge });
+    await client.chat.completions.create(ask());
+    const { text } = await scrape(client.baseURL);
+    expect(samples(text)).toContain('gw_judge_verdicts_total{binding="notes",surface="tool_call",action="error"} 1');
+    expect(samples(text)).toContain('gw_tool_calls_total{binding="notes",tool="clock_now",outcome="blocked"} 1');
+  });
+
+  it("is on by default in createGateway (prom-client's global registry) and off with metrics: false", async () => {
+    const on = await rig.gateway([{ content: 'hi' }], { bindings: [notes] });
+    await on.client.chat.completions.create(ask());
+    expect(samples((await scrape(on.client.baseURL)).text)).toContain('agent_loop_loops_total{binding="notes",stop="final"} 1');
+    const off = await rig.gateway([{ content: 'hi' }], { bindings: [notes], metrics: false });
+    expect((await scrape(off.client.baseURL)).status).toBe(404);
+  });
+
+  it('lets two middlewares share one registry', () => {
+    const registry = new Registry();
+    const options = { bindings: [{ ...notes, trellis: { listTools: async () => [], callTool: async () => ({ content: [] }) } }], metrics: { registry }, logger: memoryLogger('error').logger };
+    const first = agentLoop(options);
+    const second = agentLoop(options);
+    expect(first.metrics).toBe(registry);
+    expect(second.metrics).toBe(registry);
+    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(7);
+  });
+
+  it.each([
+    [{ prefix: 'agent-loop' }, "agentLoop: option 'metrics.prefix' is \"agent-loop\"; it must be a Prometheus metric name prefix"],
+    [{ registry: {} }, "agentLoop: option 'metrics.registry' is {}; it must be a prom-client Registry"],
+    [true, "agentLoop: option 'metrics' is true; it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }"],
+  ])('refuses metrics: %j with a coded error', (metrics, message) => {
+    expect(() => agentLoop({ metrics } as never)).toThrow(AgentLoopError);
+    expect(() => agentLoop({ metrics } as never)).toThrow(message);
+  });
+});
