@@ -27,6 +27,9 @@ const range = (name: string, min: number, max: number, fallback: number) => {
   return Joi.number().integer().min(min).max(max).default(fallback);
 };
 
+const MAX_TOKENS = 1_000_000_000;
+hints.set('maxTokensPerLoop', `it must be a whole number from 1 to ${MAX_TOKENS}, or left out for no limit, e.g. maxTokensPerLoop: 50000`);
+
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
 
@@ -73,6 +76,7 @@ export const settingsSchema = Joi.object({
   totalBudgetSec: range('totalBudgetSec', 1, 3600, 120),
   defaultMaxTurns: range('defaultMaxTurns', 1, 50, 6),
   maxToolCallsPerTurn: range('maxToolCallsPerTurn', 1, 64, 8),
+  maxTokensPerLoop: Joi.number().integer().min(1).max(MAX_TOKENS),
 });
 
 export const optionsSchema = settingsSchema.keys({
@@ -84,6 +88,7 @@ export const optionsSchema = settingsSchema.keys({
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
+  maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
@@ -94,6 +99,8 @@ export interface Settings {
   totalBudgetSec: number;
   defaultMaxTurns: number;
   maxToolCallsPerTurn: number;
+  /** undefined: no token budget */
+  maxTokensPerLoop?: number;
 }
 
 export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: HierarchySource; trellis?: TrellisOption };
@@ -107,6 +114,7 @@ export interface ValidOptions extends Settings {
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   maxToolResultBytes: number;
+  maxRepeatedCalls: number;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;
