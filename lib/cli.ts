@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { AgentLoopError } from './errors';
@@ -39,11 +40,13 @@ export function main(argv = process.argv.slice(2)): void {
     if (error instanceof AgentLoopError) return fail(`${error.code}: ${error.message}`);
     throw error;
   }
-  const server = app.listen(port, host, () => {
+  // Not app.listen(): Express 5 calls its callback with the error too (EADDRINUSE), Express 4 only on success.
+  const server = http.createServer(app);
+  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+  server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host}:${address.port}`);
   });
-  server.on('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
 }
 
 if (require.main === module) main();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -90,6 +91,19 @@ describe('agent-loop-gateway (the CLI)', () => {
     expect(await running.exited).toBe(2);
     expect(running.stderr).toMatch(/^agent-loop-gateway: Unknown option '--confg'.*\nusage: /);
     expect(running.stderr.endsWith(`${USAGE}\n`)).toBe(true);
+  });
+
+  it('exits 2 with the reason when the port is taken (Express 5 calls back with the error)', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', String(port));
+      expect(await running.exited).toBe(2);
+      expect(running.stderr).toBe(`agent-loop-gateway: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('exits 2 naming a config file that is not JSON', async () => {
