@@ -21,6 +21,12 @@ function readConfig(file: string): GatewayConfig {
   }
 }
 
+/** A port given as text: digits become a number, anything else stays text for createGateway to refuse by name. */
+function portOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return (/^\d+$/.test(text) ? Number(text) : text) as number;
+}
+
 /** `agent-loop-gateway --config FILE [--port N]`: bad arguments or config exit 2 with the coded message, no stack. */
 export function main(argv = process.argv.slice(2)): void {
   let values: { config?: string; port?: string; host?: string };
@@ -31,7 +37,7 @@ export function main(argv = process.argv.slice(2)): void {
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
-  const port = Number(values.port ?? config.port ?? process.env.PORT ?? 3000);
+  const port = portOf(values.port) ?? config.port ?? portOf(process.env.PORT) ?? 3000;
   const host = values.host ?? config.host ?? '127.0.0.1';
   let app;
   try {

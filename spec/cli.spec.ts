@@ -78,6 +78,11 @@ describe('agent-loop-gateway (the CLI)', () => {
       () => ['--config', configFile({})],
       "ERR_AGENT_LOOP_INVALID_OPTION: createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }.\n",
     ],
+    [
+      'a port that is not a number',
+      () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', 'abc'],
+      'ERR_AGENT_LOOP_OUT_OF_RANGE: createGateway: option \'port\' is "abc"; it must be a port number from 0 to 65535, e.g. 3000.\n',
+    ],
     ['no --config', () => ['--port', '0'], `agent-loop-gateway: --config is required\n${USAGE}\n`],
   ])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
     running = cli(...args());
