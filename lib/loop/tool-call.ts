@@ -32,9 +32,7 @@ export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutco
   const { catalog, trellis, toolTimeoutSec } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.function?.name;
-  if (!hierarchy.has(tool)) {
-    return { kind: 'invalid', text: `tool error: unknown tool '${tool}'; valid tools: ${hierarchy.tools.join(', ')}` };
-  }
+  if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
   const parsed = parseArguments(tool, call.function.arguments);
   if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
   const refusal = hierarchy.gate(tool, loop.succeeded);
