@@ -34,12 +34,14 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
   const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
-  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
+  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
+    maxRepeatedCalls: valid.maxRepeatedCalls,
+    maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,

@@ -9,18 +9,23 @@ import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
+import { ContextBudget } from './context-budget';
 import { JsonReply } from './json-reply';
+import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { StreamReply } from './stream-writer';
-import { TurnBody } from './turn-body';
+import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
+  maxRepeatedCalls: number;
+  /** undefined: no limit */
+  maxContextBytes?: number;
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
@@ -51,13 +56,21 @@ function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: An
 
 /**
  * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
- * none: some upstreams reject an empty list); a streaming client's turns stream too.
+ * none: some upstreams reject an empty list); a streaming client's turns stream too, and report their usage when
+ * a token budget counts it.
  */
-function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
+function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean, countsTokens: boolean): Record<string, unknown> {
   const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
   const withTools = tools.length > 0 ? { ...rest, tools } : rest;
   if (!streams) return { ...withTools, stream: false };
-  return { ...withTools, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
+  const options = countsTokens ? { ...(streamOptions as object | undefined), include_usage: true } : streamOptions;
+  return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
+}
+
+/** The turn body, behind the context budget when there is one (the client's messages are never elided). */
+function turnSource(deps: LoopDeps, loop: Loop, body: TurnBody): TurnSource {
+  if (deps.maxContextBytes === undefined) return body;
+  return new ContextBudget(body, deps.maxContextBytes, loop.messages.length, loop.stats, { logger: loop.logger, loopId: loop.id });
 }
 
 /** How a loop ended, for metrics and its span: the answer's stop reason, `fallthrough` or `client_gone`. */
@@ -109,7 +122,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const logger = typeof requestId === 'string' ? withFields(deps.logger, { requestId }) : deps.logger;
   const model = typeof body.model === 'string' ? body.model : '';
   const telemetry = deps.telemetry?.loop(req, binding.name, model, id);
-  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
+  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model });
   const loop: Loop = {
@@ -124,6 +137,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
+    repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
     telemetry,
     complete: (turn, turnSignal, onText, trace) =>
@@ -135,9 +149,10 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     result = await runLoop(loop, {
-      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams)),
+      body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
+      maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
     });
