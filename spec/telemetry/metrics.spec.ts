@@ -91,11 +91,16 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
   });
 
   it.each([
-    [{ prefix: 'agent-loop' }, "agentLoop: option 'metrics.prefix' is \"agent-loop\"; it must be a Prometheus metric name prefix"],
-    [{ registry: {} }, "agentLoop: option 'metrics.registry' is {}; it must be a prom-client Registry"],
-    [true, "agentLoop: option 'metrics' is true; it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }"],
-  ])('refuses metrics: %j with a coded error', (metrics, message) => {
-    expect(() => agentLoop({ metrics } as never)).toThrow(AgentLoopError);
-    expect(() => agentLoop({ metrics } as never)).toThrow(message);
+    [
+      { prefix: 'agent-loop' },
+      "agentLoop: option 'metrics.prefix' is \"agent-loop\"; with value \"agent-loop\" fails to match the Prometheus metric name pattern; it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'.",
+    ],
+    [{ registry: {} }, "agentLoop: option 'metrics.registry' is {}; it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')."],
+    [true, "agentLoop: option 'metrics' is true; it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }."],
+    [{ tracing: 'yes' }, "agentLoop: option 'telemetry.tracing' is \"yes\"; must be a boolean; it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }."],
+  ])('refuses %j with a coded error', (value, message) => {
+    const options = typeof value === 'object' && 'tracing' in value ? { telemetry: value } : { metrics: value };
+    expect(() => agentLoop(options as never)).toThrow(AgentLoopError);
+    expect(() => agentLoop(options as never)).toThrow(message);
   });
 });
