@@ -29,12 +29,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(valid, logger, owned);
   const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   const inFlight = new InFlightLoops();
-  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
+  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
+    maxRepeatedCalls: valid.maxRepeatedCalls,
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,

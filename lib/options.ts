@@ -43,6 +43,9 @@ const range = (name: string, min: number, max: number, fallback: number) => {
   return Joi.number().integer().min(min).max(max).default(fallback);
 };
 
+const MAX_TOKENS = 1_000_000_000;
+hints.set('maxTokensPerLoop', `it must be a whole number from 1 to ${MAX_TOKENS}, or left out for no limit, e.g. maxTokensPerLoop: 50000`);
+
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
 
@@ -98,6 +101,7 @@ export const settingsSchema = Joi.object({
   totalBudgetSec: range('totalBudgetSec', 1, 3600, 120),
   defaultMaxTurns: range('defaultMaxTurns', 1, 50, 6),
   maxToolCallsPerTurn: range('maxToolCallsPerTurn', 1, 64, 8),
+  maxTokensPerLoop: Joi.number().integer().min(1).max(MAX_TOKENS),
 });
 
 export const optionsSchema = settingsSchema.keys({
@@ -111,6 +115,7 @@ export const optionsSchema = settingsSchema.keys({
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   maxConcurrentLoops: Joi.number().integer().min(1),
   shutdownDrainSec: range('shutdownDrainSec', 0, 3600, 10),
+  maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
@@ -121,6 +126,8 @@ export interface Settings {
   totalBudgetSec: number;
   defaultMaxTurns: number;
   maxToolCallsPerTurn: number;
+  /** undefined: no token budget */
+  maxTokensPerLoop?: number;
 }
 
 export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: HierarchySource; trellis?: TrellisOption };
@@ -138,6 +145,7 @@ export interface ValidOptions extends Settings {
   maxConcurrentLoops?: number;
   /** how long `close()` waits for in-flight loops before ending them with the shutdown note */
   shutdownDrainSec: number;
+  maxRepeatedCalls: number;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;

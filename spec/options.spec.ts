@@ -38,6 +38,9 @@ describe('agentLoop options', () => {
     [{ keepAliveSec: 301 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'keepAliveSec' is 301; it must be a whole number from 1 to 300 (default 10), e.g. keepAliveSec: 10."],
     [{ onClientDisconnect: 'cancel' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'onClientDisconnect' is \"cancel\"; it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish'"],
     [{ maxToolResultBytes: 1023 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolResultBytes' is 1023; it must be a whole number from 1024 to 10485760 (default 65536), e.g. maxToolResultBytes: 65536."],
+    [{ maxRepeatedCalls: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxRepeatedCalls' is 0; it must be a whole number from 1 to 100 (default 3), e.g. maxRepeatedCalls: 3."],
+    [{ maxTokensPerLoop: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is 0; it must be a whole number from 1 to 1000000000, or left out for no limit, e.g. maxTokensPerLoop: 50000."],
+    [{ maxTokensPerLoop: '5k' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is \"5k\"; it must be a whole number from 1 to 1000000000"],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
   ])('rejects %j at start-up with %s', (options, code, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
@@ -87,6 +90,7 @@ describe('agentLoop options', () => {
   it('validates run-time settings like the options, keeping the old ones on a bad update', () => {
     const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
     expect(() => loop.settings.update({ totalBudgetSec: 0 })).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_OUT_OF_RANGE' }));
+    expect(() => loop.settings.update({ maxTokensPerLoop: 1.5 })).toThrow("agentLoop: option 'maxTokensPerLoop' is 1.5; it must be a whole number from 1 to 1000000000");
     expect(() => loop.settings.update({ maxTurns: 3 } as never)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION' }));
     expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({ totalBudgetSec: 30, defaultMaxTurns: 6, maxToolCallsPerTurn: 8 });
     expect(loop.settings.get().totalBudgetSec).toBe(30);

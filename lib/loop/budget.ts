@@ -1,4 +1,4 @@
-export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'shutdown';
+export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'shutdown';
 
 /**
  * One wall-clock deadline over every turn of a loop; its signal cuts a running self-call or tool call short.
@@ -41,7 +41,7 @@ export class Deadline {
 }
 
 /** The short note appended to the last answer when the loop stops before a final one. */
-export function budgetNote(stop: Exclude<StopReason, 'final'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number }): string {
+export function budgetNote(stop: Exclude<StopReason, 'final'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number; maxTokensPerLoop?: number; tokens?: number }): string {
   switch (stop) {
     case 'max_turns':
       return `[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = ${detail.maxTurns}).`;
@@ -49,6 +49,8 @@ export function budgetNote(stop: Exclude<StopReason, 'final'>, detail: { maxTurn
       return `[agent-loop] Stopped before a final answer: the total time budget ran out (totalBudgetSec = ${detail.totalBudgetSec}s).`;
     case 'upstream_error':
       return `[agent-loop] Stopped before a final answer: the model call of turn ${detail.turn} failed (${detail.reason}).`;
+    case 'tokens':
+      return `[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = ${detail.maxTokensPerLoop}, ${detail.tokens} used).`;
     case 'shutdown':
       return '[agent-loop] Stopped before a final answer: the gateway is shutting down.';
   }

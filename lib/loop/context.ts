@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
+import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
@@ -18,6 +19,8 @@ export interface LoopStats {
   turns: number;
   toolCalls: number;
   blocked: number;
+  /** calls refused as repeats of the same tool with the same arguments */
+  repeated: number;
 }
 
 /** Everything one loop (one client request) carries from turn to turn. */
@@ -34,6 +37,7 @@ export interface Loop {
   stats: LoopStats;
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
+  repeats: RepeatedCalls;
   judge?: JudgeRunner;
   complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
 }

@@ -12,6 +12,8 @@ export interface LoopPlan {
   body: TurnBody;
   clientTools: ReadonlySet<string>;
   maxTurns: number;
+  /** undefined: no token budget */
+  maxTokens?: number;
   deadline: Deadline;
   reply: Reply;
 }
@@ -35,7 +37,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
   const answer = (stop: StopReason, message: ChatMessage, finishReason: string): LoopResult => ({ kind: 'answer', answer: { stop, message, finishReason, usage, last } });
   const stopWith = (stop: Exclude<StopReason, 'final'>, reason?: string): LoopResult => {
     text.newParagraph();
-    text.append(budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns }));
+    text.append(budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: plan.maxTokens, tokens: usage?.total_tokens }));
     return answer(stop, { role: 'assistant', content: text.value }, 'stop');
   };
 
@@ -71,6 +73,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     if (calls.length === 0) return answer('final', withText(message, text.value), reply.choices[0].finish_reason ?? 'stop');
     const forClient = calls.filter((call) => plan.clientTools.has(call.function?.name));
     if (forClient.length > 0) return answer('final', { ...withText(message, text.value), tool_calls: forClient }, 'tool_calls');
+    if (plan.maxTokens !== undefined && (usage?.total_tokens ?? 0) >= plan.maxTokens) return stopWith('tokens');
     if (turn === plan.maxTurns) break;
     plan.reply.toolsRunning();
     await runToolCalls(loop, message, turn);

@@ -9,6 +9,7 @@ import type { JudgeRunner } from '../judge/runner';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import { JsonReply } from './json-reply';
+import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
@@ -20,6 +21,7 @@ export interface LoopDeps {
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
+  maxRepeatedCalls: number;
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
@@ -51,13 +53,15 @@ function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: An
 
 /**
  * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
- * none: some upstreams reject an empty list); a streaming client's turns stream too.
+ * none: some upstreams reject an empty list); a streaming client's turns stream too, and report their usage when
+ * a token budget counts it.
  */
-function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
+function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean, countsTokens: boolean): Record<string, unknown> {
   const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
   const withTools = tools.length > 0 ? { ...rest, tools } : rest;
   if (!streams) return { ...withTools, stream: false };
-  return { ...withTools, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
+  const options = countsTokens ? { ...(streamOptions as object | undefined), include_usage: true } : streamOptions;
+  return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
@@ -95,7 +99,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const { signal } = cancel;
   // randomUUID draws on a cached entropy pool; randomBytes asked OpenSSL on every loop.
   const id = randomUUID().replace(/-/g, '').slice(0, 16);
-  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
+  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
   const loop: Loop = {
@@ -110,6 +114,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
+    repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
     complete: (turn, turnSignal, onText) =>
       deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),
@@ -119,9 +124,10 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     const result = await runLoop(loop, {
-      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams)),
+      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined)),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
+      maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
     });
