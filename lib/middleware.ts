@@ -36,6 +36,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
     maxRepeatedCalls: valid.maxRepeatedCalls,
+    maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,

@@ -43,8 +43,11 @@ const range = (name: string, min: number, max: number, fallback: number) => {
   return Joi.number().integer().min(min).max(max).default(fallback);
 };
 
-const MAX_TOKENS = 1_000_000_000;
-hints.set('maxTokensPerLoop', `it must be a whole number from 1 to ${MAX_TOKENS}, or left out for no limit, e.g. maxTokensPerLoop: 50000`);
+/** A cap that is off unless it is set. */
+const limit = (name: string, min: number, max: number, example: number) => {
+  hints.set(name, `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`);
+  return Joi.number().integer().min(min).max(max);
+};
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
@@ -101,7 +104,7 @@ export const settingsSchema = Joi.object({
   totalBudgetSec: range('totalBudgetSec', 1, 3600, 120),
   defaultMaxTurns: range('defaultMaxTurns', 1, 50, 6),
   maxToolCallsPerTurn: range('maxToolCallsPerTurn', 1, 64, 8),
-  maxTokensPerLoop: Joi.number().integer().min(1).max(MAX_TOKENS),
+  maxTokensPerLoop: limit('maxTokensPerLoop', 1, 1_000_000_000, 50_000),
 });
 
 export const optionsSchema = settingsSchema.keys({
@@ -116,6 +119,7 @@ export const optionsSchema = settingsSchema.keys({
   maxConcurrentLoops: Joi.number().integer().min(1),
   shutdownDrainSec: range('shutdownDrainSec', 0, 3600, 10),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
+  maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
@@ -146,6 +150,7 @@ export interface ValidOptions extends Settings {
   /** how long `close()` waits for in-flight loops before ending them with the shutdown note */
   shutdownDrainSec: number;
   maxRepeatedCalls: number;
+  maxContextBytes?: number;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;

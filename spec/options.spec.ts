@@ -40,6 +40,7 @@ describe('agentLoop options', () => {
     [{ maxToolResultBytes: 1023 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolResultBytes' is 1023; it must be a whole number from 1024 to 10485760 (default 65536), e.g. maxToolResultBytes: 65536."],
     [{ maxRepeatedCalls: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxRepeatedCalls' is 0; it must be a whole number from 1 to 100 (default 3), e.g. maxRepeatedCalls: 3."],
     [{ maxTokensPerLoop: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is 0; it must be a whole number from 1 to 1000000000, or left out for no limit, e.g. maxTokensPerLoop: 50000."],
+    [{ maxContextBytes: 1000 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxContextBytes' is 1000; it must be a whole number from 1024 to 1073741824, or left out for no limit, e.g. maxContextBytes: 200000."],
     [{ maxTokensPerLoop: '5k' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is \"5k\"; it must be a whole number from 1 to 1000000000"],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
   ])('rejects %j at start-up with %s', (options, code, message) => {

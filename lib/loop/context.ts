@@ -21,6 +21,8 @@ export interface LoopStats {
   blocked: number;
   /** calls refused as repeats of the same tool with the same arguments */
   repeated: number;
+  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
+  elided: number;
 }
 
 /** Everything one loop (one client request) carries from turn to turn. */

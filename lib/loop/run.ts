@@ -3,13 +3,13 @@ import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
 import { runToolCalls } from './turn';
-import type { TurnBody } from './turn-body';
+import type { TurnSource } from './turn-body';
 
 export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
 
 export interface LoopPlan {
   /** the client's request as every turn sends it: the loop's tools in, `messages` replaced each turn */
-  body: TurnBody;
+  body: TurnSource;
   clientTools: ReadonlySet<string>;
   maxTurns: number;
   /** undefined: no token budget */

@@ -8,13 +8,14 @@ import type { ChatMessage, ChatTool, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
+import { ContextBudget } from './context-budget';
 import { JsonReply } from './json-reply';
 import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { StreamReply } from './stream-writer';
-import { TurnBody } from './turn-body';
+import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
@@ -22,6 +23,8 @@ export interface LoopDeps {
   settings: () => Settings;
   maxToolResultBytes: number;
   maxRepeatedCalls: number;
+  /** undefined: no limit */
+  maxContextBytes?: number;
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
@@ -64,6 +67,12 @@ function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean, coun
   return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
 }
 
+/** The turn body, behind the context budget when there is one (the client's messages are never elided). */
+function turnSource(deps: LoopDeps, loop: Loop, body: TurnBody): TurnSource {
+  if (deps.maxContextBytes === undefined) return body;
+  return new ContextBudget(body, deps.maxContextBytes, loop.messages.length, loop.stats, { logger: loop.logger, loopId: loop.id });
+}
+
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
 function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: Logger, outcome: { loopId: string; binding: string } & LoopStats): LoopResult {
   if (clientGone || result.kind === 'abandoned') {
@@ -99,7 +108,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const { signal } = cancel;
   // randomUUID draws on a cached entropy pool; randomBytes asked OpenSSL on every loop.
   const id = randomUUID().replace(/-/g, '').slice(0, 16);
-  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0 };
+  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
   const loop: Loop = {
@@ -124,7 +133,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     const result = await runLoop(loop, {
-      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined)),
+      body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       maxTokens: settings.maxTokensPerLoop,
