@@ -58,6 +58,11 @@ export class LoopMetrics {
     this.turnsPerLoop.observe({ binding }, turns);
   }
 
+  /** a request the loop did not take (`overloaded`, `shutdown`): counted among the loops, never in flight */
+  loopNotStarted(binding: string, stop: string): void {
+    this.loops.inc({ binding, stop });
+  }
+
   turn(binding: string, outcome: 'ok' | 'error', seconds: number): void {
     this.turnSeconds.observe({ binding, outcome }, seconds);
   }

@@ -1,8 +1,12 @@
 import { Registry } from 'prom-client';
 import { agentLoop } from '../../lib';
 import { AgentLoopError } from '../../lib/errors';
+import { startModelServer, type ModelServer } from '../../fixtures/model-server';
+import { localTrellis } from '../../lib/trellis/local';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { memoryLogger } from '../helpers/gateway';
+import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { listen, type Listening } from '../helpers/listen';
+import { eventually } from '../trellis/helpers';
 
 const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'] };
 
@@ -102,5 +106,46 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     const options = typeof value === 'object' && 'tracing' in value ? { telemetry: value } : { metrics: value };
     expect(() => agentLoop(options as never)).toThrow(AgentLoopError);
     expect(() => agentLoop(options as never)).toThrow(message);
+  });
+});
+
+describe('metrics of requests the loop did not take', () => {
+  let model: ModelServer;
+  let server: Listening | undefined;
+  let release: () => void = () => undefined;
+  const trellis = localTrellis([{ name: 'clock_now', handler: () => 'noon' }]);
+  const body = { model: 'agent', messages: [{ role: 'user' as const, content: 'time?' }] };
+
+  beforeEach(async () => {
+    model = await startModelServer((sent) => (sent.tools ? new Promise((resolve) => (release = () => resolve({ content: 'noon' }))) : { content: 'plain' }));
+  });
+  afterEach(async () => {
+    release();
+    await server?.close();
+    await model.close();
+  });
+
+  it('counts overloaded and shutdown among the loops, shows the parked loop in flight, and is not ready while closing', async () => {
+    const registry = new Registry();
+    const { app, loop } = buildGateway(model.url, { trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], maxConcurrentLoops: 1, metrics: { registry } });
+    server = await listen(app);
+    const parked = server.client.chat.completions.create(body);
+    await eventually(() => expect(model.requests).toHaveLength(1));
+    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock"} 1');
+    await server.client.chat.completions.create(body);
+
+    const closing = loop.close();
+    await server.client.chat.completions.create(body);
+    await expect(loop.ready()).resolves.toEqual({ 'agent-loop': 'shutting down' });
+    release();
+    await parked;
+    await closing;
+    const lines = samples(await registry.metrics());
+    expect(lines.filter((line) => line.startsWith('agent_loop_loops_'))).toEqual([
+      'agent_loop_loops_total{binding="clock",stop="overloaded"} 1',
+      'agent_loop_loops_total{binding="clock",stop="shutdown"} 1',
+      'agent_loop_loops_total{binding="clock",stop="final"} 1',
+      'agent_loop_loops_in_flight{binding="clock"} 0',
+    ]);
   });
 });
