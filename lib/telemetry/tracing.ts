@@ -4,15 +4,9 @@ import type { Request } from 'express';
 import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
 import { inputMessages, outputMessages } from './content';
 import { optionalPeer } from './optional-peer';
+import type { TelemetryOption } from './options';
 
 type Api = typeof OtelApi;
-
-export interface TelemetryOption {
-  /** false: no spans even when @opentelemetry/api and an SDK are there (default true) */
-  tracing?: boolean;
-  /** record message contents, tool arguments and results on spans (default false: they may hold personal data) */
-  captureContent?: boolean;
-}
 
 const TRACER = 'express-agent-loop';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
