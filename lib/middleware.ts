@@ -4,6 +4,7 @@ import { markerKey, markerVerdict } from './internal';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
+import { restoreWork } from './loop/continuation';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
@@ -26,10 +27,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const logger = valid.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
-  const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
+  const key = markerKey(valid.internalSecret);
+  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
+    continuationKey: key,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
@@ -47,6 +50,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
   }
 
+  /** A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike. */
+  function withRestoredWork(req: Request, body: ChatRequest): ChatRequest {
+    const restored = restoreWork(key, body.messages);
+    if (!restored) return body;
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, forged: restored.forged });
+    req.body = { ...body, messages: restored.messages };
+    return req.body;
+  }
+
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
     if (result.kind !== 'fallthrough') return;
@@ -62,9 +74,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!isChatRequest(body)) return next();
-    const binding = bindings.resolve(req, body);
+    const chat = withRestoredWork(req, body);
+    const binding = bindings.resolve(req, chat);
     if (!binding) return next();
-    loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
+    loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
