@@ -5,6 +5,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { restoreWork } from './loop/continuation';
+import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
@@ -29,6 +30,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(valid, logger, owned);
   const key = markerKey(valid.internalSecret);
   const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
+  const inFlight = new InFlightLoops();
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
@@ -41,7 +43,17 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
+    shutdown: inFlight.shutdownSignal,
   };
+
+  const maxConcurrentLoops = valid.maxConcurrentLoops ?? Infinity;
+
+  /** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
+  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: Record<string, unknown>): void {
+    res.setHeader('x-agent-loop-stop', stop);
+    logger.warn(message, meta);
+    next();
+  }
 
   let warnedNoBody = false;
   function warnOnceNoBody(): void {
@@ -77,11 +89,16 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const chat = withRestoredWork(req, body);
     const binding = bindings.resolve(req, chat);
     if (!binding) return next();
-    loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
+    if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
+    if (inFlight.size >= maxConcurrentLoops) {
+      return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
+    }
+    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
     });
+    inFlight.track(run);
   } as AgentLoopMiddleware;
 
   middleware.settings = {
@@ -92,6 +109,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     },
   };
   middleware.close = async function close() {
+    if (inFlight.size > 0) logger.info('agent-loop draining: waiting for in-flight loops', { inFlight: inFlight.size, shutdownDrainSec: valid.shutdownDrainSec });
+    const ended = await inFlight.drain(valid.shutdownDrainSec);
+    if (ended > 0) logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', { ended, shutdownDrainSec: valid.shutdownDrainSec });
     caller.close();
     await Promise.all(owned.map((trellis) => trellis.close?.()));
   };

@@ -23,7 +23,7 @@ const hints = new Map<string, string>([
   ['webSearch', "it must be { searxngUrl, always?: boolean, maxResults?: 1 to 20 }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }"],
   ['maxResults', 'it must be a whole number from 1 to 20 (default 5), e.g. maxResults: 5'],
   ['judge', "it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }"],
-  ['rules', "rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^(?!/srv/docs/)' }, action: 'block', reason: 'outside /srv/docs' }]"],
+  ['rules', "rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]"],
   ['surface', "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'"],
   ['action', "it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'"],
   ['tool', "it must be a tool name glob, e.g. tool: 'files_*'"],
@@ -33,6 +33,7 @@ const hints = new Map<string, string>([
   ['timeoutSec', 'it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10'],
   ['onError', "it must be 'block' (a failing judge blocks) or 'allow', e.g. onError: 'block'"],
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
+  ['maxConcurrentLoops', 'it must be a whole number of 1 or more (default: no limit), e.g. maxConcurrentLoops: 500'],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'"],
 ]);
@@ -115,6 +116,8 @@ export const optionsSchema = settingsSchema.keys({
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
+  maxConcurrentLoops: Joi.number().integer().min(1),
+  shutdownDrainSec: range('shutdownDrainSec', 0, 3600, 10),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
@@ -142,6 +145,10 @@ export interface ValidOptions extends Settings {
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   maxToolResultBytes: number;
+  /** past it, a request falls through to the normal handler with `x-agent-loop-stop: overloaded`; none: no limit */
+  maxConcurrentLoops?: number;
+  /** how long `close()` waits for in-flight loops before ending them with the shutdown note */
+  shutdownDrainSec: number;
   maxRepeatedCalls: number;
   maxContextBytes?: number;
   judge?: JudgeOption;

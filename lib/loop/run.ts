@@ -44,7 +44,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
   };
 
   for (let turn = 1; turn <= plan.maxTurns; turn++) {
-    if (plan.deadline.expired) return produced() ? stopWith('deadline') : { kind: 'fallthrough', reason: 'deadline' };
+    if (plan.deadline.expired) return produced() ? stopWith(plan.deadline.stop) : { kind: 'fallthrough', reason: plan.deadline.stop };
     if (loop.signal.aborted) return { kind: 'abandoned' };
     const started = performance.now();
     text.newParagraph();
@@ -57,7 +57,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });
       if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
-      return plan.deadline.expired ? stopWith('deadline') : stopWith('upstream_error', reason);
+      return plan.deadline.expired ? stopWith(plan.deadline.stop) : stopWith('upstream_error', reason);
     }
     last = reply;
     usage = addUsage(usage, reply.usage);

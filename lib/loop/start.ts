@@ -31,6 +31,8 @@ export interface LoopDeps {
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  /** aborted when a shutdown's drain runs out */
+  shutdown: AbortSignal;
 }
 
 export interface ChatRequest {
@@ -96,7 +98,7 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
 export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
   const settings = deps.settings();
-  const deadline = new Deadline(settings.totalBudgetSec);
+  const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
   const { controller: cancel, unlink } = linkedController(deadline.signal);
   let clientGone = false;
