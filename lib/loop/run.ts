@@ -49,16 +49,19 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     const started = performance.now();
     text.newParagraph();
     let reply: ChatCompletion;
+    const watch = loop.telemetry?.turn(loop.messages);
     try {
       loop.stats.turns = turn;
-      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta));
+      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta), watch?.headers);
     } catch (error) {
       const reason = (error as Error).message;
+      watch?.failed(plan.deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });
       if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
       return plan.deadline.expired ? stopWith(plan.deadline.stop) : stopWith('upstream_error', reason);
     }
+    watch?.succeeded(reply);
     last = reply;
     usage = addUsage(usage, reply.usage);
     const message = reply.choices[0].message;
