@@ -4,6 +4,7 @@ import { markerKey, markerVerdict } from './internal';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
+import { restoreWork } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
@@ -34,11 +35,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
-  const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
+  const key = markerKey(valid.internalSecret);
+  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   const inFlight = new InFlightLoops();
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
+    continuationKey: key,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
@@ -68,6 +71,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
   }
 
+  /** A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike. */
+  function withRestoredWork(req: Request, body: ChatRequest): ChatRequest {
+    const restored = restoreWork(key, body.messages);
+    if (!restored) return body;
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, forged: restored.forged });
+    req.body = { ...body, messages: restored.messages };
+    return req.body;
+  }
+
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
     if (result.kind === 'fallthrough') next();
@@ -81,13 +93,14 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!isChatRequest(body)) return next();
-    const binding = bindings.resolve(req, body);
+    const chat = withRestoredWork(req, body);
+    const binding = bindings.resolve(req, chat);
     if (!binding) return next();
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
