@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
+import type { LoopTelemetry } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
@@ -41,5 +42,8 @@ export interface Loop {
   maxToolResultBytes: number;
   repeats: RepeatedCalls;
   judge?: JudgeRunner;
-  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
+  /** spans and metrics; undefined when neither is on */
+  telemetry?: LoopTelemetry;
+  /** `trace`: the turn span's trace context, sent in place of the client's */
+  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void, trace?: Record<string, string>): Promise<ChatCompletion>;
 }
