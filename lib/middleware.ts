@@ -10,7 +10,7 @@ import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { Telemetry } from './telemetry/loop-telemetry';
-import type { MetricsEndpoint } from './telemetry/metrics';
+import type { MetricsEndpoint } from './telemetry/options';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
 import type { Trellis } from './types';
 

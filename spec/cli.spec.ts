@@ -50,7 +50,7 @@ describe('agent-loop-gateway (the CLI)', () => {
     running = undefined;
   });
 
-  it('starts from a config file, prints where it listens, and serves the loop', async () => {
+  it('starts from a config file, prints where it listens, and serves the loop, /metrics and /readyz', async () => {
     const mcp: McpFixtureServer = await startMcpServer();
     const model: ModelServer = await startModelServer([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is noon.' }]);
     try {
@@ -62,6 +62,9 @@ describe('agent-loop-gateway (the CLI)', () => {
       expect(data.choices[0].message.content).toBe('It is noon.');
       expect(response.headers.get('x-agent-loop-turns')).toBe('2');
       expect(mcp.calls).toEqual([{ name: 'clock_now', args: {} }]);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('agent_loop_loops_total{binding="clock",stop="final"} 1\n');
+      expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ ok: true, down: {} });
     } finally {
       await Promise.all([mcp.close(), model.close()]);
     }

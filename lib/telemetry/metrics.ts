@@ -2,21 +2,9 @@ import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AgentLoopError } from '../errors';
 import { optionalPeer } from './optional-peer';
+import type { MetricsOption } from './options';
 
 type Prom = typeof PromClient;
-
-export interface MetricsOption {
-  /** where the metrics register (default: prom-client's global registry) */
-  registry?: Registry;
-  /** the metric names' prefix (default `agent_loop_`) */
-  prefix?: string;
-}
-
-/** What `/metrics` serves: the registry's text exposition. */
-export interface MetricsEndpoint {
-  contentType: string;
-  metrics(): Promise<string>;
-}
 
 const TURN_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 const TOOL_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -34,7 +22,7 @@ export class LoopMetrics {
   private readonly verdicts: Counter<'binding' | 'surface' | 'action'>;
 
   constructor(prom: Prom, option: MetricsOption) {
-    const registry = (this.registry = option.registry ?? prom.register);
+    const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
     const prefix = option.prefix ?? 'agent_loop_';
     function metric<T>(name: string, make: (config: { name: string; help: string; registers: Registry[] }) => T, help: string): T {
       return (registry.getSingleMetric(prefix + name) as T | undefined) ?? make({ name: prefix + name, help, registers: [registry] });

@@ -4,15 +4,9 @@ import type { Request } from 'express';
 import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
 import { inputMessages, outputMessages } from './content';
 import { optionalPeer } from './optional-peer';
+import type { TelemetryOption } from './options';
 
 type Api = typeof OtelApi;
-
-export interface TelemetryOption {
-  /** false: no spans even when @opentelemetry/api and an SDK are there (default true) */
-  tracing?: boolean;
-  /** record message contents, tool arguments and results on spans (default false: they may hold personal data) */
-  captureContent?: boolean;
-}
 
 const TRACER = 'express-agent-loop';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -127,16 +121,21 @@ export class LoopSpan {
 /** Spans through the host app's @opentelemetry/api, when it has one; each loop continues the client's trace. */
 export class Tracing {
   private readonly tracer: Tracer;
+  /** what the global provider delegates to while no SDK is registered */
+  private readonly noSdk: unknown;
 
   constructor(
     private readonly api: Api,
     private readonly captureContent: boolean,
   ) {
     this.tracer = api.trace.getTracer(TRACER);
+    this.noSdk = new api.ProxyTracerProvider().getDelegate();
   }
 
   /** The loop's span; undefined when nothing records it (no SDK registered, or sampled out): then turns make none. */
   startLoop(req: Request, agent: string, model: string, loopId: string): LoopSpan | undefined {
+    // Without an SDK, not even a non-recording span: two property reads per loop.
+    if ((this.api.trace.getTracerProvider() as OtelApi.ProxyTracerProvider).getDelegate?.() === this.noSdk) return undefined;
     const parent = this.parentOf(req);
     const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.request.model': model, 'agent_loop.id': loopId };
     const span = this.tracer.startSpan(`invoke_agent ${agent}`, { kind: INTERNAL, attributes }, parent);

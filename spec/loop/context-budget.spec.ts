@@ -1,4 +1,5 @@
 import { ask, mcpRig } from '../e2e/mcp-gateway';
+import { memoryLogger } from '../helpers/gateway';
 
 const big = { name: 'big', match: { model: 'agent-*' }, hierarchy: ['big'] };
 const KB60 = 60_000;
@@ -38,6 +39,17 @@ describe('the context budget (maxContextBytes), over a real MCP Trellis whose to
     expect(response.headers.get('x-agent-loop-elided')).toBe('0');
     expect(sizes(rig.toolTexts(1))).toEqual([30_000, KB60]);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop context passes maxContextBytes with every earlier result elided', maxContextBytes: 50_000 }));
+  });
+
+  it("elides for a streamed answer too, counted in the loop's log line", async () => {
+    const { logger, lines } = memoryLogger('info');
+    const { client } = await rig.gateway([fetch('b1', KB60), fetch('b2', KB60 + 1), fetch('b3', KB60 + 2), { content: 'Done.' }], { bindings: [big], maxContextBytes: 150_000, logger });
+    const stream = await client.chat.completions.create({ ...ask(), stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Done.');
+    expect(sizes(rig.toolTexts(3))).toEqual([elided(KB60), KB60 + 1, KB60 + 2]);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop answered', stream: true, elided: 1 }));
   });
 
   it('changes nothing when it is not set', async () => {

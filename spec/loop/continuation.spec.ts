@@ -68,6 +68,18 @@ describe('a hand-back keeps the loop’s work (signed continuation in the call i
     expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open', 'notes_read']);
   });
 
+  it('restores the work for the normal handler too, when the follow-up falls through', async () => {
+    const steps = [...script.slice(0, 2), { status: 500 }, { content: 'Plain answer.' }];
+    const { client } = await rig.gateway(() => steps[rig.model.requests.length - 1], { bindings: [notes] });
+    const handed = await handBack(client);
+    const id = handed.tool_calls![0].id;
+    const answer = await client.chat.completions.create({ model: 'agent-1', messages: [question, handed, { role: 'tool', tool_call_id: id, content: 'Berlin' }], tools: [getLocation] });
+
+    expect(answer.choices[0].message.content).toBe('Plain answer.');
+    expect(rig.model.requests[3].headers['x-mcp-internal']).toBeUndefined();
+    expect(rig.model.requests[3].body.messages).toEqual(followUpTurn);
+  });
+
   it('hands the token back in a streamed answer too', async () => {
     const { client } = await rig.gateway(script, { bindings: [notes] });
     const stream = await client.chat.completions.create({ model: 'agent-1', messages: [question], tools: [getLocation], stream: true });

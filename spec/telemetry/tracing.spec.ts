@@ -1,7 +1,7 @@
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import express from 'express';
 import { createGateway } from '../../lib/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
@@ -38,7 +38,7 @@ async function spans(count: number): Promise<ReadableSpan[]> {
 
 const byName = (all: ReadableSpan[], name: string) => all.filter((span) => span.name === name);
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
-const traceparentOf = (span: ReadableSpan) => `00-${TRACE_ID}-${span.spanContext().spanId}-01`;
+const traceparentOf = (span: ReadableSpan) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
 
 describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () => {
   const rig = mcpRig();
@@ -147,6 +147,32 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
       [TRACEPARENT, 'k=v'],
     ]);
     expect(rig.mcp.calls.map((call) => call.meta)).toEqual([undefined]);
+  });
+
+  it('makes no span for a loop the sampler leaves out, and forwards the client trace as it came', async () => {
+    const sampledOut = new BasicTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.disable();
+    trace.setGlobalTracerProvider(sampledOut);
+    try {
+      const { client } = await rig.gateway([{ content: 'hi' }], { bindings: [notes], metrics: false });
+      await client.chat.completions.create(ask(), { headers: { traceparent: TRACEPARENT } });
+    } finally {
+      trace.disable();
+      trace.setGlobalTracerProvider(provider);
+    }
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(rig.model.requests[0].headers.traceparent).toBe(TRACEPARENT);
+  });
+
+  it('traces streamed turns the same way', async () => {
+    const { client } = await rig.gateway(script, { bindings: [notes], metrics: false });
+    const stream = await client.chat.completions.create({ ...ask(), stream: true });
+    for await (const _chunk of stream);
+    const all = await spans(5);
+    const turns = byName(all, 'chat agent-1');
+    expect(turns.map((span) => span.attributes['gen_ai.response.finish_reasons'])).toEqual([['tool_calls'], ['stop']]);
+    expect(turns.map((span) => span.attributes['gen_ai.response.id'])).toEqual([expect.stringMatching(/^chatcmpl-\d+$/), expect.stringMatching(/^chatcmpl-\d+$/)]);
+    expect(rig.model.requests.map((req) => req.headers.traceparent)).toEqual(turns.map(traceparentOf));
   });
 
   it('continues the trace through a registered propagator, tracestate included', async () => {
