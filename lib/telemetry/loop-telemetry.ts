@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
 import { createMetrics, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';
-import { createTracing, type LoopSpan, type ToolSpan, type Tracing, type TurnSpan } from './tracing';
+import type { LoopSpan, ToolSpan, TurnSpan } from './spans';
+import { createTracing, type Tracing } from './tracing';
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
