@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Registry } from 'prom-client';
 import { agentLoop } from '../../lib';
 import { AgentLoopError } from '../../lib/errors';
@@ -123,6 +124,19 @@ describe('metrics of requests the loop did not take', () => {
     release();
     await server?.close();
     await model.close();
+  });
+
+  it('counts a loop whose client went away as client_gone', async () => {
+    const registry = new Registry();
+    const { app } = buildGateway(model.url, { trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], metrics: { registry } });
+    server = await listen(app);
+    const req = http.request(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify(body));
+    await eventually(() => expect(model.requests).toHaveLength(1));
+    req.destroy();
+    await eventually(async () => expect(samples(await registry.metrics())).toContain('agent_loop_loops_total{binding="clock",stop="client_gone"} 1'));
+    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock"} 0');
   });
 
   it('counts overloaded and shutdown among the loops, shows the parked loop in flight, and is not ready while closing', async () => {
