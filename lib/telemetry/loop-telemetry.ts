@@ -17,7 +17,7 @@ export class TurnWatch {
     private readonly span: TurnSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
   ) {
-    this.headers = span?.headers;
+    this.headers = span?.carrier;
   }
 
   /** the self-call, with the turn span active */
@@ -48,7 +48,7 @@ export class ToolWatch {
     private readonly span: ToolSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
   ) {
-    this.meta = span?.meta;
+    this.meta = span?.carrier;
   }
 
   /** the Trellis call, with the tool span active */

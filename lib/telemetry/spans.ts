@@ -30,21 +30,25 @@ function usageAttributes(usage: ChatUsage | undefined): Attributes {
   return { 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens };
 }
 
-/** A `chat {model}` span: one turn, one model call. */
-export class TurnSpan {
-  readonly headers: Record<string, string>;
+/** A span under the loop's: the trace context its call carries, and that call run with it active. */
+abstract class CallSpan {
+  readonly carrier: Record<string, string>;
 
   constructor(
-    private readonly span: Span,
-    private readonly captureContent: boolean,
+    protected readonly span: Span,
+    protected readonly captureContent: boolean,
     private readonly active: Within,
   ) {
-    this.headers = traceContext(span);
+    this.carrier = traceContext(span);
   }
 
   within<T>(work: () => T): T {
     return this.active(this.span, work);
   }
+}
+
+/** A `chat {model}` span: one turn, one model call; the self-call carries it as headers. */
+export class TurnSpan extends CallSpan {
 
   succeeded(reply: ChatCompletion): void {
     const [choice] = reply.choices;
@@ -64,21 +68,8 @@ export class TurnSpan {
   }
 }
 
-/** An `execute_tool {tool}` span: one tool call, from the model's request to the text the model reads. */
-export class ToolSpan {
-  readonly meta: Record<string, string>;
-
-  constructor(
-    private readonly span: Span,
-    private readonly captureContent: boolean,
-    private readonly active: Within,
-  ) {
-    this.meta = traceContext(span);
-  }
-
-  within<T>(work: () => T): T {
-    return this.active(this.span, work);
-  }
+/** An `execute_tool {tool}` span: one tool call, from the model's request to the text the model reads; an MCP call carries it in `params._meta`. */
+export class ToolSpan extends CallSpan {
 
   /** The call went out to Trellis: on an MCP Trellis it is a `tools/call` in the session named. */
   reached(trellis: Trellis): void {
