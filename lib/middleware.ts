@@ -4,6 +4,7 @@ import { markerKey, markerVerdict } from './internal';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
+import { refuseClusterWithoutSecret } from './cluster';
 import { restoreWork } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -31,6 +32,7 @@ function isChatRequest(body: unknown): body is ChatRequest {
 /** The agent loop as Express middleware: `app.use(express.json()); app.use(agentLoop(options))`. */
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const valid = validate<ValidOptions>(optionsSchema, options);
+  refuseClusterWithoutSecret(valid.internalSecret);
   const logger = valid.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
@@ -89,7 +91,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
     const verdict = markerVerdict(req);
     if (verdict === 'internal') return next();
-    if (verdict === 'forged') logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify', { ip: req.ip, path: req.originalUrl });
+    // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
+    // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.
+    if (verdict === 'forged') {
+      logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      return next();
+    }
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!isChatRequest(body)) return next();
