@@ -145,8 +145,10 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
     telemetry,
-    complete: (turn, turnSignal, onText, trace) =>
-      deps.caller.complete(req, turn, { url, marker, signal: turnSignal, trace }, onText),
+    complete(turn, turnSignal, onText, watch) {
+      const call = () => deps.caller.complete(req, turn, { url, marker, signal: turnSignal, trace: watch?.headers }, onText);
+      return watch ? watch.within(call) : call();
+    },
   };
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   try {

@@ -52,7 +52,8 @@ export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch)
   let result: CallToolResult;
   try {
     watch?.reached(trellis);
-    result = await withinTimeout(loop.signal, toolTimeoutSec, (signal) => trellis.callTool(tool, args, watch?.meta ? { signal, meta: watch.meta } : { signal }));
+    const call = (signal: AbortSignal) => trellis.callTool(tool, args, watch?.meta ? { signal, meta: watch.meta } : { signal });
+    result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal) => watch.within(() => call(signal)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
     return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };

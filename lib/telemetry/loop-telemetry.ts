@@ -19,6 +19,11 @@ export class TurnWatch {
     this.headers = span?.headers;
   }
 
+  /** the self-call, with the turn span active */
+  within<T>(work: () => T): T {
+    return this.span ? this.span.within(work) : work();
+  }
+
   succeeded(reply: ChatCompletion): void {
     this.span?.succeeded(reply);
     this.metrics?.turn(this.binding, 'ok', seconds(this.started));
@@ -43,6 +48,11 @@ export class ToolWatch {
     private readonly metrics: LoopMetrics | undefined,
   ) {
     this.meta = span?.meta;
+  }
+
+  /** the Trellis call, with the tool span active */
+  within<T>(work: () => T): T {
+    return this.span ? this.span.within(work) : work();
   }
 
   reached(trellis: Trellis): void {

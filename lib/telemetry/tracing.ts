@@ -24,6 +24,9 @@ function traceContext(span: Span): Record<string, string> {
   return carrier;
 }
 
+/** Runs `work` with `span` as the active span, so instrumented HTTP clients underneath (http, undici) are its children. */
+type Within = <T>(span: Span, work: () => T) => T;
+
 function failed(span: Span, type: string): void {
   span.setAttribute('error.type', type);
   span.setStatus({ code: ERROR });
@@ -41,8 +44,13 @@ export class TurnSpan {
   constructor(
     private readonly span: Span,
     private readonly captureContent: boolean,
+    private readonly active: Within,
   ) {
     this.headers = traceContext(span);
+  }
+
+  within<T>(work: () => T): T {
+    return this.active(this.span, work);
   }
 
   succeeded(reply: ChatCompletion): void {
@@ -70,8 +78,13 @@ export class ToolSpan {
   constructor(
     private readonly span: Span,
     private readonly captureContent: boolean,
+    private readonly active: Within,
   ) {
     this.meta = traceContext(span);
+  }
+
+  within<T>(work: () => T): T {
+    return this.active(this.span, work);
   }
 
   /** The call went out to Trellis: on an MCP Trellis it is a `tools/call` in the session named. */
@@ -90,24 +103,29 @@ export class ToolSpan {
 
 /** The `invoke_agent {binding}` span of one loop, and the turns and tool calls under it. */
 export class LoopSpan {
+  private readonly active: Within;
+
   constructor(
+    api: Api,
     private readonly tracer: Tracer,
     private readonly span: Span,
     private readonly context: Context,
     private readonly captureContent: boolean,
-  ) {}
+  ) {
+    this.active = (child, work) => api.context.with(api.trace.setSpan(context, child), work);
+  }
 
   turn(model: string, messages: ChatMessage[]): TurnSpan {
     const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model };
     if (this.captureContent) attributes['gen_ai.input.messages'] = inputMessages(messages);
-    return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${model}`, { kind: CLIENT, attributes }, this.context), this.captureContent);
+    return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${model}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
   }
 
   tool(call: ToolCall): ToolSpan {
     const name = String(call.function?.name);
     const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function' };
     if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = String(call.function?.arguments);
-    return new ToolSpan(this.tracer.startSpan(`execute_tool ${name}`, { kind: INTERNAL, attributes }, this.context), this.captureContent);
+    return new ToolSpan(this.tracer.startSpan(`execute_tool ${name}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
   }
 
   /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */
@@ -140,7 +158,7 @@ export class Tracing {
     const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.request.model': model, 'agent_loop.id': loopId };
     const span = this.tracer.startSpan(`invoke_agent ${agent}`, { kind: INTERNAL, attributes }, parent);
     if (!span.isRecording()) return undefined;
-    return new LoopSpan(this.tracer, span, this.api.trace.setSpan(parent, span), this.captureContent);
+    return new LoopSpan(this.api, this.tracer, span, this.api.trace.setSpan(parent, span), this.captureContent);
   }
 
   /**
