@@ -54,6 +54,9 @@ const limit = (name: string, min: number, max: number, example: number) => {
   return Joi.number().integer().min(min).max(max);
 };
 
+/** the default of `shutdownDrainSec`: the CLI gives a request still running after the drain as long again */
+export const SHUTDOWN_DRAIN_SEC = 10;
+
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
 
@@ -125,7 +128,7 @@ export const optionsSchema = settingsSchema.keys({
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   maxConcurrentLoops: Joi.number().integer().min(1),
-  shutdownDrainSec: range('shutdownDrainSec', 0, 3600, 10),
+  shutdownDrainSec: range('shutdownDrainSec', 0, 3600, SHUTDOWN_DRAIN_SEC),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
