@@ -88,7 +88,7 @@ export class LoopTelemetry {
 
   ended(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
     this.span?.end(stop, stats, usage);
-    this.metrics?.loopEnded(this.binding, stop, stats.turns);
+    this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
   }
 }
 
