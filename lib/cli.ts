@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { AgentLoopError } from './errors';
 import { createGateway, type GatewayConfig } from './gateway';
+import type { AgentLoopMiddleware } from './middleware';
+import { SHUTDOWN_DRAIN_SEC } from './options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
 
@@ -20,6 +23,12 @@ function readConfig(file: string): GatewayConfig {
   }
 }
 
+/** A port given as text: digits become a number, anything else stays text for createGateway to refuse by name. */
+function portOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return (/^\d+$/.test(text) ? Number(text) : text) as number;
+}
+
 /** `agent-loop-gateway --config FILE [--port N]`: bad arguments or config exit 2 with the coded message, no stack. */
 export function main(argv = process.argv.slice(2)): void {
   let values: { config?: string; port?: string; host?: string };
@@ -30,7 +39,7 @@ export function main(argv = process.argv.slice(2)): void {
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
-  const port = Number(values.port ?? config.port ?? process.env.PORT ?? 3000);
+  const port = portOf(values.port) ?? config.port ?? portOf(process.env.PORT) ?? 3000;
   const host = values.host ?? config.host ?? '127.0.0.1';
   let app;
   try {
@@ -39,11 +48,32 @@ export function main(argv = process.argv.slice(2)): void {
     if (error instanceof AgentLoopError) return fail(`${error.code}: ${error.message}`);
     throw error;
   }
-  const server = app.listen(port, host, () => {
+  // Not app.listen(): Express 5 calls its callback with the error too (EADDRINUSE), Express 4 only on success.
+  const server = http.createServer(app);
+  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+  server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host}:${address.port}`);
   });
-  server.on('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+  const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, drainSec, signal));
+}
+
+let shuttingDown = false;
+
+/**
+ * Drains, then exits 0. The listener stays open while the loops drain: their own turns come in through it. New
+ * requests meanwhile get no loop (the normal handler answers them) and /readyz says 503. Then the server closes;
+ * a normal-handler request still running gets the drain's length again before its connection is cut.
+ */
+async function shutDown(server: http.Server, loop: AgentLoopMiddleware, drainSec: number, signal: NodeJS.Signals): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting`);
+  await loop.close();
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), drainSec * 1000).unref();
 }
 
 if (require.main === module) main();

@@ -1,7 +1,7 @@
 import type Joi from 'joi';
 import { AgentLoopError } from './errors';
 
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = row[0];
@@ -37,14 +37,43 @@ function pathOf(path: (string | number)[]): string {
   return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
 }
 
-function show(value: unknown): string {
+/** Options whose values are secrets: an error message (which lands in logs and CI output) never shows them. */
+const SECRET = new Set(['internalSecret', 'headers', 'env']);
+
+function hidingSecrets(key: string, value: unknown): unknown {
+  return SECRET.has(key) && value !== undefined ? '[not shown]' : value;
+}
+
+function show(value: unknown, name?: string): string {
   if (typeof value === 'function') return 'a function';
-  const text = JSON.stringify(value);
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (name !== undefined && SECRET.has(name) && value !== undefined) return typeof value === 'string' ? `a string of ${value.length} characters (not shown)` : `${Array.isArray(value) ? 'an array' : `a ${value === null ? 'null' : typeof value}`} (not shown)`;
+  const text = JSON.stringify(value, hidingSecrets);
   return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function valueAt(root: unknown, path: (string | number)[]): unknown {
   return path.reduce<unknown>((node, part) => (node as Record<string | number, unknown> | undefined)?.[part], root);
+}
+
+/** joi types whose message was written for this package: worth keeping beside the option's hint. */
+const CUSTOM_WORDS = /^(rule\.|regex\.|object\.(xor|missing)|string\.pattern|array\.unique)/;
+
+/**
+ * The fix: a custom check's own words, else the hint of the innermost option on the path that has one (keyed by
+ * `parent.name` or `name`; a field without its own, such as `webSearch.always`, gets its option's), with joi's words in front when the hint is
+ * not the option's own, so the message says both what is wrong and what is right.
+ */
+function hintFor(detail: Joi.ValidationErrorItem, path: (string | number)[], hints: ReadonlyMap<string, string>): string {
+  if (detail.type === 'any.custom') return (detail.context?.error as Error).message;
+  const names = path.filter((part): part is string => typeof part === 'string').reverse();
+  const keys = names.flatMap((name, i) => (i + 1 < names.length ? [`${names[i + 1]}.${name}`, name] : [name]));
+  const owner = keys.find((key) => hints.has(key));
+  const own = detail.message.replace(/^"[^"]*":? /, '');
+  if (owner === undefined) return own;
+  const ownHint = owner === names[0] || owner === keys[0];
+  if (detail.type === 'any.required' || (ownHint && !CUSTOM_WORDS.test(detail.type))) return hints.get(owner)!;
+  return `${own}; ${hints.get(owner)}`;
 }
 
 /** Turns joi's first complaint into a coded error naming the option, the bad value and the fix. */
@@ -61,11 +90,6 @@ export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hint
   }
   // An unknown key inside a union (e.g. a binding's `match`) is a bad value of the option that holds it.
   const path = unknownKey ? detail.path.slice(0, -1) : detail.path;
-  const name = String([...path].reverse().find((part) => typeof part === 'string'));
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
-  const hint =
-    detail.type === 'any.custom'
-      ? `it must be a tool tree: ${(detail.context?.error as Error).message}`
-      : (hints.get(name) ?? detail.message.replace(/^"[^"]*" /, ''));
-  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path))}; ${hint}.`);
+  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path), path.find((part): part is string => typeof part === 'string' && SECRET.has(part)))}; ${hintFor(detail, path, hints)}.`);
 }

@@ -1,7 +1,9 @@
 import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
+import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
+import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
@@ -18,6 +20,10 @@ export interface LoopStats {
   turns: number;
   toolCalls: number;
   blocked: number;
+  /** calls refused as repeats of the same tool with the same arguments */
+  repeated: number;
+  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
+  elided: number;
 }
 
 /** Everything one loop (one client request) carries from turn to turn. */
@@ -34,6 +40,10 @@ export interface Loop {
   stats: LoopStats;
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
+  repeats: RepeatedCalls;
   judge?: JudgeRunner;
-  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
+  /** spans and metrics; undefined when neither is on */
+  telemetry?: LoopTelemetry;
+  /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */
+  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void, watch?: TurnWatch): Promise<ChatCompletion>;
 }

@@ -22,6 +22,8 @@ export interface SelfCall {
   signal: AbortSignal;
   /** set when the turns go into the server that took the request in this process, without a socket */
   agent?: http.Agent;
+  /** the turn span's `traceparent` (and `tracestate`): replaces the client's */
+  trace?: Record<string, string>;
 }
 
 export type SelfCallTransport = 'in-process' | 'socket';
@@ -108,7 +110,7 @@ export class SelfCaller {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    return headers;
+    return call.trace ? Object.assign(headers, call.trace) : headers;
   }
 
   /** The marker of every self-call of one loop, valid until `expiresAt` (ms). */
