@@ -15,5 +15,5 @@ export const SYSTEMS: SystemSpec[] = [
   { name: 'openai-agents', kind: 'loop', what: '`@openai/agents` run() with OpenAIChatCompletionsModel, tracing disabled, maxTurns 4' },
   { name: 'agent-loop', kind: 'loop', what: 'this package as the README mounts it: agentLoop() with one binding and localTrellis, proxy as the normal handler; self-call in process' },
   { name: 'agent-loop-socket', kind: 'loop', what: "the same with selfCall: 'socket': each turn over loopback HTTP" },
-  { name: 'agent-loop-gateway', kind: 'loop', what: 'a fully mounted gateway: agent-loop with the judge rules on' },
+  { name: 'agent-loop-gateway', kind: 'loop', what: 'a fully mounted gateway: agent-loop with the judge rules, metrics and tracing (an OpenTelemetry SDK, every span sampled) on' },
 ];
