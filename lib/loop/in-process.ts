@@ -1,7 +1,7 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
-import tls from 'node:tls';
 import type { Request } from 'express';
 
 /** The socket fields middlewares read, as a loopback connection to the front door would show them. */
@@ -187,7 +187,8 @@ function loopbackFor(localAddress: string): { remoteAddress: string; remoteFamil
 export function frontDoorOf(req: Request): FrontDoor | undefined {
   const socket = req.socket as Socket & { server?: unknown; encrypted?: boolean };
   const server = socket?.server;
-  if (!(server instanceof http.Server || server instanceof tls.Server) || server.listenerCount('request') === 0) return undefined;
+  // Only Node's HTTP/1 servers: an HTTP/2 server (even with allowHTTP1) would take a new connection for an HTTP/2 session.
+  if (!(server instanceof http.Server || server instanceof https.Server) || server.listenerCount('request') === 0) return undefined;
   const localAddress = socket.localAddress ?? '127.0.0.1';
   return { server: server as http.Server, localAddress, localPort: socket.localPort ?? 0, encrypted: socket.encrypted === true, ...loopbackFor(localAddress) };
 }
