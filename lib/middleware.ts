@@ -33,6 +33,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
+    passImages: valid.passImages,
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,

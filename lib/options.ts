@@ -10,7 +10,7 @@ import type { Binding, Judge, Logger, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
-  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
+  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
   ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
   ['internalSecret', 'it must be a string of at least 32 characters; or leave it out and set MCP_INTERNAL_SECRET'],
   ['selfUrl', "it must be a base URL like 'http://127.0.0.1:3000'"],
@@ -34,7 +34,14 @@ const listTtlSec = Joi.number().integer().min(0).max(86400);
 
 const trellisSchema = Joi.alternatives()
   .try(
-    Joi.object({ mcp: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), headers: Joi.object().pattern(/./, Joi.string()), listTtlSec }).required() }),
+    Joi.object({
+      mcp: Joi.object({
+        url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+        headers: Joi.object().pattern(/./, Joi.string()),
+        forwardHeaders: Joi.array().items(Joi.string().pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)),
+        listTtlSec,
+      }).required(),
+    }),
     Joi.object({ mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()), env: Joi.object().pattern(/./, Joi.string()), listTtlSec }).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   );
@@ -66,6 +73,7 @@ const bindingSchema = Joi.object({
   hierarchy: hierarchySchema,
   maxTurns: range('maxTurns', 1, 50, 6),
   toolTimeoutSec: range('toolTimeoutSec', 1, 300, 30),
+  resetTimeoutOnProgress: Joi.boolean().default(false),
   trellis: trellisSchema,
 });
 
@@ -84,6 +92,7 @@ export const optionsSchema = settingsSchema.keys({
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
+  passImages: Joi.boolean().default(false),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
@@ -107,6 +116,7 @@ export interface ValidOptions extends Settings {
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   maxToolResultBytes: number;
+  passImages: boolean;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;

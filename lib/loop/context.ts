@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
-import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
+import type { ChatCompletion, ChatMessage, Logger, ToolProgress, Trellis } from '../types';
 import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
@@ -12,6 +12,8 @@ export interface ActiveBinding {
   /** undefined: the loop uses the run-time `defaultMaxTurns` */
   maxTurns?: number;
   toolTimeoutSec: number;
+  /** a tool's progress notification starts its timeout afresh (the total budget still bounds it) */
+  resetTimeoutOnProgress?: boolean;
 }
 
 export interface LoopStats {
@@ -34,6 +36,10 @@ export interface Loop {
   stats: LoopStats;
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
+  /** tools' images go to the next turn as image parts (vision models) */
+  passImages?: boolean;
+  /** a running tool reported progress (a streaming reply writes a keep-alive) */
+  onToolProgress?(tool: string, progress: ToolProgress): void;
   judge?: JudgeRunner;
   complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
 }

@@ -20,6 +20,7 @@ export interface LoopDeps {
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
+  passImages: boolean;
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
@@ -108,6 +109,8 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
+    passImages: deps.passImages,
+    onToolProgress: () => reply.toolProgress?.(),
     judge: deps.judge,
     complete: (turn, turnSignal, onText) =>
       deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),

@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from '../types';
 import { trellisError } from './mcp-errors';
 
@@ -34,6 +33,8 @@ interface Attempt {
 
 const CLIENT_INFO = { name: 'express-agent-loop', version: '0.1.0' };
 const PROBE_TIMEOUT_MS = 5000;
+/** How long `connect()` waits for `server/discover` before taking a stdio server for a 2025-era one. */
+const DISCOVER_TIMEOUT_MS = 10_000;
 const TERMINATE_TIMEOUT_MS = 1000;
 const STREAM_DROPPED = /SSE stream|reconnection attempts/;
 
@@ -41,16 +42,30 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-function transportFor(address: McpServerAddress): Transport {
+/** Each line a stdio server writes to stderr becomes one structured log line, named after the Trellis. */
+function logStderr(stream: Readable | null, trellis: string, logger: Logger): void {
+  if (!stream) return;
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', function stderrLine(line) {
+    if (line.trim()) logger.info('trellis stderr', { trellis, line });
+  });
+}
+
+function transportFor(address: McpServerAddress, trellis: string, logger: Logger): Transport {
   if ('url' in address) {
     return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers } });
   }
-  return new StdioClientTransport({ command: address.command, args: address.args, env: address.env });
+  const transport = new StdioClientTransport({ command: address.command, args: address.args, env: address.env, stderr: 'pipe' });
+  logStderr(transport.stderr as Readable | null, trellis, logger);
+  return transport;
 }
 
-/** One MCP client session at a time, opened lazily and replaced when it is lost. */
+/**
+ * One MCP client session at a time, opened lazily and replaced when it is lost. The client negotiates the
+ * protocol era: 2026-07-28 with a server that answers `server/discover`, the 2025 `initialize` handshake otherwise.
+ */
 export function mcpConnection({ address, target, trellis, logger, onToolsChanged }: McpConnectionOptions): McpConnection {
   let current: Attempt | undefined;
+  let closed = false;
   const probing = new WeakSet<Client>();
 
   function forget(client: Client): void {
@@ -67,11 +82,12 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
    * server whether the session is still alive; if not, closing the client fails them with "connection lost".
    */
   function probe(client: Client): void {
-    if (probing.has(client)) return;
+    if (closed || probing.has(client)) return;
     probing.add(client);
     client.ping({ timeout: PROBE_TIMEOUT_MS }).then(
       () => probing.delete(client),
       function sessionGone(error: unknown) {
+        if (closed) return;
         logger.warn('trellis connection lost', { trellis, reason: trellisError(error, target).message });
         return discard(client);
       },
@@ -79,19 +95,23 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
   }
 
   async function connect(): Promise<Client> {
-    const client = new Client(CLIENT_INFO);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, onToolsChanged);
+    const client = new Client(CLIENT_INFO, {
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
+      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
+    });
     client.onclose = () => forget(client);
     client.onerror = (error) => {
+      if (closed) return;
       logger.debug('trellis transport error', { trellis, reason: error.message });
       if (STREAM_DROPPED.test(error.message)) probe(client);
     };
-    await client.connect(transportFor(address));
-    logger.debug('trellis connected', { trellis });
+    await client.connect(transportFor(address, trellis, logger));
+    logger.debug('trellis connected', { trellis, protocolVersion: client.getNegotiatedProtocolVersion() });
     return client;
   }
 
   function client(): Promise<Client> {
+    if (closed) return Promise.reject(new Error('this Trellis is closed'));
     if (!current) {
       const attempt: Attempt = { connecting: connect() };
       attempt.connecting.then(
@@ -104,6 +124,7 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
   }
 
   async function close(): Promise<void> {
+    closed = true;
     const closing = current;
     current = undefined;
     const connected = await closing?.connecting.catch(() => undefined);

@@ -185,7 +185,8 @@ describe('mcpTrellis', () => {
       await stranded.listTools();
       fixture.failWith(404);
       await expect(stranded.callTool('clock_now', {}, { signal: open() })).rejects.toThrow(`Trellis at ${fixture.url} answered HTTP 404 (failing on purpose)`);
-      expect(fixture.headers.filter((headers) => headers['mcp-session-id'] === undefined).length).toBe(2);
+      // two connects, each a `server/discover` probe and an `initialize`: the second one fails, and no third follows
+      expect(fixture.headers.filter((headers) => headers['mcp-session-id'] === undefined).length).toBe(4);
     });
 
     it('refuses a url that is not a URL', () => {
