@@ -8,6 +8,7 @@ import { listen } from '../helpers/listen';
 
 export interface McpGateway {
   client: OpenAI;
+  url: string;
   /** parsed log lines at warn and above */
   lines: Record<string, unknown>[];
 }
@@ -28,9 +29,9 @@ export function mcpRig() {
       const { logger, lines } = memoryLogger('warn');
       const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
       closers.push(() => (app.locals.agentLoop as AgentLoopMiddleware).close());
-      const { client, close } = await listen(app);
+      const { client, url, close } = await listen(app);
       closers.push(close);
-      return { client, lines };
+      return { client, url, lines };
     },
   };
   beforeEach(async () => {
