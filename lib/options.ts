@@ -19,6 +19,8 @@ const hints = new Map<string, string>([
   ['webSearch', "it must be { searxngUrl: 'http://127.0.0.1:8888', always?: boolean, maxResults?: 1 to 20 }"],
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
+  ['passImages', "it must be true (tools' images go to the next turn as image parts, for vision models) or false (default: a short description)"],
+  ['resetTimeoutOnProgress', 'it must be true (a progress notification starts the tool timeout afresh, up to totalBudgetSec) or false (default)'],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it)"],
 ]);
 

@@ -24,11 +24,14 @@ export class TimedOut extends Error {
 export async function withinTimeout<T>(parent: AbortSignal, seconds: number, work: (signal: AbortSignal, extend: () => void) => Promise<T>): Promise<T> {
   const { controller, unlink } = linkedController(parent);
   const timer = setTimeout(() => controller.abort(new TimedOut(`timed out after ${seconds}s`)), seconds * 1000);
-  const extend = () => void (controller.signal.aborted || timer.refresh());
+  let settled = false;
+  // refresh() would re-arm a timer already cleared
+  const extend = () => void (settled || controller.signal.aborted || timer.refresh());
   try {
     controller.signal.throwIfAborted();
     return await abortable(work(controller.signal, extend), controller.signal);
   } finally {
+    settled = true;
     clearTimeout(timer);
     unlink();
   }

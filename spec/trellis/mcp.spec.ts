@@ -215,6 +215,16 @@ describe('mcpTrellis', () => {
       expect(await pidOf()).not.toBe(first);
     });
 
+    it("logs each line the child writes to stderr as one structured line, named after the Trellis", async () => {
+      const child = trellis({ command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER], name: 'notes-stdio' });
+      await child.listTools();
+      await eventually(() =>
+        expect(logger.entries.filter((entry) => entry.message === 'trellis stderr')).toEqual([
+          { level: 'info', message: 'trellis stderr', meta: { trellis: 'notes-stdio', line: 'mcp-stdio-server: serving 5 tools' } },
+        ]),
+      );
+    });
+
     it('ends the child on close()', async () => {
       const child = stdio();
       const result = await child.callTool('pid', {}, { signal: open() });
