@@ -44,6 +44,8 @@ export interface ToolProgress {
 
 export interface CallToolOptions {
   signal: AbortSignal;
+  /** when tracing is on: the W3C trace context (`traceparent`, `tracestate`) for the request's `params._meta` */
+  meta?: Record<string, string>;
   /** the client request's headers, for a Trellis that forwards some of them (`trellis.mcp.forwardHeaders`) */
   headers?: IncomingHttpHeaders;
   /** called for each progress notification the tool sends while it runs */
@@ -55,6 +57,8 @@ export interface Trellis {
   listTools(signal?: AbortSignal): Promise<Tool[]>;
   callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<CallToolResult>;
   close?(): Promise<void>;
+  /** present on an MCP Trellis: the session id once known (Streamable HTTP), for the `mcp.session.id` span attribute */
+  mcpSession?(): string | undefined;
 }
 
 export type HierarchyNode = string | { tool: string; children?: HierarchyNode[] };

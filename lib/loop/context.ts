@@ -1,7 +1,9 @@
 import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
+import type { LoopTelemetry } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, ChatMessage, Logger, ToolProgress, Trellis } from '../types';
+import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
@@ -20,6 +22,10 @@ export interface LoopStats {
   turns: number;
   toolCalls: number;
   blocked: number;
+  /** calls refused as repeats of the same tool with the same arguments */
+  repeated: number;
+  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
+  elided: number;
 }
 
 /** Everything one loop (one client request) carries from turn to turn. */
@@ -38,8 +44,12 @@ export interface Loop {
   maxToolResultBytes: number;
   /** tools' images go to the next turn as image parts (vision models) */
   passImages?: boolean;
-  /** a running tool reported progress (a streaming reply writes a keep-alive) */
+  /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
   onToolProgress?(tool: string, progress: ToolProgress): void;
+  repeats: RepeatedCalls;
   judge?: JudgeRunner;
-  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
+  /** spans and metrics; undefined when neither is on */
+  telemetry?: LoopTelemetry;
+  /** `trace`: the turn span's trace context, sent in place of the client's */
+  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void, trace?: Record<string, string>): Promise<ChatCompletion>;
 }

@@ -1,29 +1,41 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
-import { logs } from '../logger';
+import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import type { Settings } from '../options';
 import type { ChatMessage, ChatTool, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
+import type { Telemetry } from '../telemetry/loop-telemetry';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
+import { ContextBudget } from './context-budget';
+import { carryWork } from './continuation';
 import { JsonReply } from './json-reply';
+import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { StreamReply } from './stream-writer';
-import { TurnBody } from './turn-body';
+import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
+  /** signs the record of a loop's work that a hand-back carries (the marker's key) */
+  continuationKey: Buffer;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
   passImages: boolean;
+  maxRepeatedCalls: number;
+  /** undefined: no limit */
+  maxContextBytes?: number;
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  telemetry?: Telemetry;
+  /** aborted when a shutdown's drain runs out */
+  shutdown: AbortSignal;
 }
 
 export interface ChatRequest {
@@ -50,13 +62,27 @@ function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: An
 
 /**
  * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
- * none: some upstreams reject an empty list); a streaming client's turns stream too.
+ * none: some upstreams reject an empty list); a streaming client's turns stream too, and report their usage when
+ * a token budget counts it.
  */
-function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
+function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean, countsTokens: boolean): Record<string, unknown> {
   const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
   const withTools = tools.length > 0 ? { ...rest, tools } : rest;
   if (!streams) return { ...withTools, stream: false };
-  return { ...withTools, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
+  const options = countsTokens ? { ...(streamOptions as object | undefined), include_usage: true } : streamOptions;
+  return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
+}
+
+/** The turn body, behind the context budget when there is one (the client's messages are never elided). */
+function turnSource(deps: LoopDeps, loop: Loop, body: TurnBody): TurnSource {
+  if (deps.maxContextBytes === undefined) return body;
+  return new ContextBudget(body, deps.maxContextBytes, loop.messages.length, loop.stats, { logger: loop.logger, loopId: loop.id });
+}
+
+/** How a loop ended, for metrics and its span: the answer's stop reason, `fallthrough` or `client_gone`. */
+function stopOf(result: LoopResult, clientGone: boolean): string {
+  if (clientGone || result.kind === 'abandoned') return 'client_gone';
+  return result.kind === 'answer' ? result.answer.stop : 'fallthrough';
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
@@ -69,6 +95,8 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
   if (result.kind === 'answer') {
     reply.send(result.answer, outcome);
     logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
+  } else {
+    logger.info('agent-loop fell through to the normal handler', { loopId: outcome.loopId, binding: outcome.binding, reason: result.reason });
   }
   return result;
 }
@@ -81,7 +109,7 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
 export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
   const settings = deps.settings();
-  const deadline = new Deadline(settings.totalBudgetSec);
+  const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
   const { controller: cancel, unlink } = linkedController(deadline.signal);
   let clientGone = false;
@@ -94,9 +122,15 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const { signal } = cancel;
   // randomUUID draws on a cached entropy pool; randomBytes asked OpenSSL on every loop.
   const id = randomUUID().replace(/-/g, '').slice(0, 16);
-  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
+  // Before the first byte, so streamed answers and fall-throughs carry it too.
+  res.setHeader('x-agent-loop-id', id);
+  const requestId = req.headers['x-request-id'];
+  const logger = typeof requestId === 'string' ? withFields(deps.logger, { requestId }) : deps.logger;
+  const model = typeof body.model === 'string' ? body.model : '';
+  const telemetry = deps.telemetry?.loop(req, binding.name, model, id);
+  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
+  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model });
   const loop: Loop = {
     id,
     req,
@@ -104,30 +138,36 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     messages: [...body.messages],
     succeeded: succeededInHistory(body.messages),
     signal,
-    logger: deps.logger,
-    verbose: logs(deps.logger, 'info'),
+    logger,
+    verbose: logs(logger, 'info'),
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
     passImages: deps.passImages,
-    onToolProgress: () => reply.toolProgress?.(),
+    onToolProgress: reply.streams ? () => reply.toolProgress?.() : undefined,
+    repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
-    complete: (turn, turnSignal, onText) =>
-      deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),
+    telemetry,
+    complete: (turn, turnSignal, onText, trace) =>
+      deps.caller.complete(req, turn, { url, marker, signal: turnSignal, trace }, onText),
   };
+  let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   try {
     const own = await binding.catalog.tools(signal);
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
-    const result = await runLoop(loop, {
-      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams)),
+    result = await runLoop(loop, {
+      body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
+      maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
+      handBack: (calls) => carryWork(deps.continuationKey, calls, loop.messages.slice(body.messages.length)),
     });
-    return deliver(result, reply, clientGone, deps.logger, { loopId: id, binding: binding.name, ...stats });
+    return deliver(result, reply, clientGone, logger, { loopId: id, binding: binding.name, ...stats });
   } finally {
+    telemetry?.ended(stopOf(result, clientGone), stats, result.kind === 'answer' ? result.answer.usage : undefined);
     deadline.clear();
     unlink();
     res.removeListener('close', onClose);

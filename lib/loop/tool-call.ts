@@ -3,10 +3,11 @@ import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall, ToolProgress } from '../types';
 import { parseArguments } from './arguments';
+import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
 
-export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
+export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked' | 'repeated';
 
 export interface ToolOutcome {
   kind: ToolOutcomeKind;
@@ -19,7 +20,7 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
     { surface, binding: loop.binding.name, tool, arguments: args, annotations: loop.binding.catalog.annotations(tool), ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
-    { signal: loop.signal, req: loop.req, loopId: loop.id, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
+    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;
@@ -27,20 +28,24 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
 
 /**
  * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
- * arguments, hierarchy gate) come before the judge, so the judge is never asked about a call that cannot run.
+ * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run.
  * Never throws: every failure is a readable result.
  */
-export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutcome> {
+export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.function?.name;
-  if (!hierarchy.has(tool)) {
-    return { kind: 'invalid', text: `tool error: unknown tool '${tool}'; valid tools: ${hierarchy.tools.join(', ')}` };
-  }
+  if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
   const parsed = parseArguments(tool, call.function.arguments);
   if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
   const refusal = hierarchy.gate(tool, loop.succeeded);
   if (refusal) return { kind: 'refused', text: refusal };
+  const repeated = loop.repeats.refusal(tool, parsed);
+  if (repeated) {
+    loop.stats.repeated++;
+    loop.logger.warn('agent-loop refused a repeated tool call', { loopId: loop.id, binding: loop.binding.name, tool });
+    return { kind: 'repeated', text: repeated };
+  }
 
   const before = await review(loop, 'tool_call', tool, parsed);
   if (before.blocked) return { kind: 'blocked', text: blockedText(before.reason) };
@@ -48,12 +53,15 @@ export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutco
 
   let result: CallToolResult;
   try {
+    watch?.reached(trellis);
     result = await withinTimeout(loop.signal, toolTimeoutSec, function callTrellis(signal, extend) {
+      // progress is asked of the server only when something uses it
+      const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
       function onProgress(progress: ToolProgress) {
         if (resetTimeoutOnProgress) extend();
         loop.onToolProgress?.(tool, progress);
       }
-      return trellis.callTool(tool, args, { signal, headers: loop.req.headers, onProgress });
+      return trellis.callTool(tool, args, { signal, headers: loop.req.headers, ...(listens ? { onProgress } : {}), ...(watch?.meta ? { meta: watch.meta } : {}) });
     });
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };

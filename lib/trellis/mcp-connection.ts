@@ -23,6 +23,8 @@ export interface McpConnection {
   client(): Promise<Client>;
   /** drops `client` (if it is still the current one) so that the next use connects afresh */
   discard(client: Client): Promise<void>;
+  /** the Streamable HTTP session's id, once connected; stdio has none */
+  sessionId(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -38,8 +40,36 @@ const DISCOVER_TIMEOUT_MS = 10_000;
 const TERMINATE_TIMEOUT_MS = 1000;
 const STREAM_DROPPED = /SSE stream|reconnection attempts/;
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * The SSE streams' reconnection timers. The transport keeps a handle on its last one only, so its close() misses the
+ * others, which then hold the process (1 s, 1.5 s...) after close: stop() cancels them all, and any later one.
+ */
+function reconnections() {
+  const pending = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  return {
+    schedule(reconnect: () => void, delayMs: number): () => void {
+      if (stopped) return () => undefined;
+      const timer = setTimeout(function reconnectStream() {
+        pending.delete(timer);
+        reconnect();
+      }, delayMs);
+      pending.add(timer);
+      return () => void (clearTimeout(timer), pending.delete(timer));
+    },
+    stop(): void {
+      stopped = true;
+      for (const timer of pending) clearTimeout(timer);
+      pending.clear();
+    },
+  };
+}
+
+/** `work`, given at most `ms`; the timer goes with it. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Each line a stdio server writes to stderr becomes one structured log line, named after the Trellis. */
@@ -50,9 +80,9 @@ function logStderr(stream: Readable | null, trellis: string, logger: Logger): vo
   });
 }
 
-function transportFor(address: McpServerAddress, trellis: string, logger: Logger): Transport {
+function transportFor(address: McpServerAddress, trellis: string, logger: Logger, reconnectionScheduler: (reconnect: () => void, delayMs: number) => () => void): Transport {
   if ('url' in address) {
-    return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers } });
+    return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers }, reconnectionScheduler });
   }
   const transport = new StdioClientTransport({ command: address.command, args: address.args, env: address.env, stderr: 'pipe' });
   logStderr(transport.stderr as Readable | null, trellis, logger);
@@ -67,6 +97,7 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
   let current: Attempt | undefined;
   let closed = false;
   const probing = new WeakSet<Client>();
+  const streams = reconnections();
 
   function forget(client: Client): void {
     if (current?.client === client) current = undefined;
@@ -105,7 +136,7 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
       logger.debug('trellis transport error', { trellis, reason: error.message });
       if (STREAM_DROPPED.test(error.message)) probe(client);
     };
-    await client.connect(transportFor(address, trellis, logger));
+    await client.connect(transportFor(address, trellis, logger, streams.schedule));
     logger.debug('trellis connected', { trellis, protocolVersion: client.getNegotiatedProtocolVersion() });
     return client;
   }
@@ -125,15 +156,21 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
 
   async function close(): Promise<void> {
     closed = true;
+    streams.stop();
     const closing = current;
     current = undefined;
     const connected = await closing?.connecting.catch(() => undefined);
     if (!connected) return;
     if (connected.transport instanceof StreamableHTTPClientTransport) {
-      await Promise.race([connected.transport.terminateSession().catch(() => undefined), delay(TERMINATE_TIMEOUT_MS)]);
+      await atMost(connected.transport.terminateSession().catch(() => undefined), TERMINATE_TIMEOUT_MS);
     }
     await connected.close();
   }
 
-  return { client, discard, close };
+  function sessionId(): string | undefined {
+    const transport = current?.client?.transport;
+    return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+  }
+
+  return { client, discard, sessionId, close };
 }

@@ -51,9 +51,10 @@ async function listAll(client: Client): Promise<Tool[]> {
   return (listed.tools as Tool[]).map(toTool);
 }
 
-function callOn(client: Client, name: string, args: Record<string, unknown>, { signal, onProgress }: CallToolOptions): Promise<CallToolResult> {
+function callOn(client: Client, name: string, args: Record<string, unknown>, { signal, meta, onProgress }: CallToolOptions): Promise<CallToolResult> {
   const onprogress = onProgress && (({ progress, total, message }: { progress: number; total?: number; message?: string }) => onProgress({ progress, total, message }));
-  return client.callTool({ name, arguments: args }, { signal, timeout: CALL_TIMEOUT_MS, ...(onprogress ? { onprogress } : {}) }) as Promise<CallToolResult>;
+  const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
+  return client.callTool(params, { signal, timeout: CALL_TIMEOUT_MS, ...(onprogress ? { onprogress } : {}) }) as Promise<CallToolResult>;
 }
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
@@ -128,6 +129,7 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
         lease.release();
       }
     },
+    mcpSession: () => shared.sessionId(),
     async close() {
       await Promise.all([shared.close(), pool.close()]);
     },

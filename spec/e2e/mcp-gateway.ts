@@ -11,6 +11,7 @@ export interface McpGateway {
   url: string;
   /** parsed log lines at warn and above */
   lines: Record<string, unknown>[];
+  loop: AgentLoopMiddleware;
 }
 
 /**
@@ -28,10 +29,11 @@ export function mcpRig() {
       rig.model.setScript(script);
       const { logger, lines } = memoryLogger('warn');
       const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
-      closers.push(() => (app.locals.agentLoop as AgentLoopMiddleware).close());
+      const loop = app.locals.agentLoop as AgentLoopMiddleware;
+      closers.push(() => loop.close());
       const { client, url, close } = await listen(app);
       closers.push(close);
-      return { client, url, lines };
+      return { client, url, lines, loop };
     },
   };
   beforeEach(async () => {

@@ -5,6 +5,7 @@ function fakeConnection(name: string, closed: string[]): McpConnection {
   return {
     client: () => Promise.reject(new Error('not used')),
     discard: async () => undefined,
+    sessionId: () => undefined,
     close: async () => void closed.push(name),
   };
 }
