@@ -35,7 +35,7 @@ export class ContextBudget implements TurnSource {
   constructor(
     private readonly body: TurnBody,
     private readonly maxBytes: number,
-    ownFrom: number,
+    private readonly ownFrom: number,
     private readonly stats: LoopStats,
     private readonly log: { logger: Logger; loopId: string },
   ) {
@@ -48,7 +48,7 @@ export class ContextBudget implements TurnSource {
     if (over <= 0) return request;
     let first: number | undefined;
     const latest = lastAssistant(messages);
-    const names = toolNames(messages, this.next);
+    const names = toolNames(messages, this.ownFrom);
     for (; this.next < latest && over > 0; this.next++) {
       const message = messages[this.next];
       if (message.role !== 'tool') continue;

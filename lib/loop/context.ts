@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
-import type { LoopTelemetry } from '../telemetry/loop-telemetry';
+import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, ChatMessage, Logger, ToolProgress, Trellis } from '../types';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
@@ -50,6 +50,6 @@ export interface Loop {
   judge?: JudgeRunner;
   /** spans and metrics; undefined when neither is on */
   telemetry?: LoopTelemetry;
-  /** `trace`: the turn span's trace context, sent in place of the client's */
-  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void, trace?: Record<string, string>): Promise<ChatCompletion>;
+  /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */
+  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void, watch?: TurnWatch): Promise<ChatCompletion>;
 }

@@ -76,7 +76,8 @@ export interface Continued {
  * message, and every call id restored to the model's own; `undefined` when no message carries one (the common case).
  */
 export function restoreWork(key: Buffer, messages: readonly ChatMessage[]): Continued | undefined {
-  if (!messages.some((message) => message.tool_calls?.some((call) => typeof call?.id === 'string' && call.id.includes(TAG)))) return undefined;
+  const carries = (message: ChatMessage) => Array.isArray(message.tool_calls) && message.tool_calls.some((call) => typeof call?.id === 'string' && call.id.includes(TAG));
+  if (!messages.some(carries)) return undefined;
   const ids = new Map<string, string>();
   const restored: ChatMessage[] = [];
   let forged = 0;

@@ -52,7 +52,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     const watch = loop.telemetry?.turn(loop.messages);
     try {
       loop.stats.turns = turn;
-      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta), watch?.headers);
+      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta), watch);
     } catch (error) {
       const reason = (error as Error).message;
       watch?.failed(plan.deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');

@@ -54,15 +54,16 @@ export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch)
   let result: CallToolResult;
   try {
     watch?.reached(trellis);
-    result = await withinTimeout(loop.signal, toolTimeoutSec, function callTrellis(signal, extend) {
-      // progress is asked of the server only when something uses it
-      const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
+    // progress is asked of the server only when something uses it
+    const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
+    const call = function callTrellis(signal: AbortSignal, extend: () => void) {
       function onProgress(progress: ToolProgress) {
         if (resetTimeoutOnProgress) extend();
         loop.onToolProgress?.(tool, progress);
       }
       return trellis.callTool(tool, args, { signal, headers: loop.req.headers, ...(listens ? { onProgress } : {}), ...(watch?.meta ? { meta: watch.meta } : {}) });
-    });
+    };
+    result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
     return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
 import { createMetrics, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';
-import { createTracing, type LoopSpan, type ToolSpan, type Tracing, type TurnSpan } from './tracing';
+import type { LoopSpan, ToolSpan, TurnSpan } from './spans';
+import { createTracing, type Tracing } from './tracing';
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
@@ -16,7 +17,12 @@ export class TurnWatch {
     private readonly span: TurnSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
   ) {
-    this.headers = span?.headers;
+    this.headers = span?.carrier;
+  }
+
+  /** the self-call, with the turn span active */
+  within<T>(work: () => T): T {
+    return this.span ? this.span.within(work) : work();
   }
 
   succeeded(reply: ChatCompletion): void {
@@ -42,7 +48,12 @@ export class ToolWatch {
     private readonly span: ToolSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
   ) {
-    this.meta = span?.meta;
+    this.meta = span?.carrier;
+  }
+
+  /** the Trellis call, with the tool span active */
+  within<T>(work: () => T): T {
+    return this.span ? this.span.within(work) : work();
   }
 
   reached(trellis: Trellis): void {
@@ -77,7 +88,7 @@ export class LoopTelemetry {
 
   ended(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
     this.span?.end(stop, stats, usage);
-    this.metrics?.loopEnded(this.binding, stop, stats.turns);
+    this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
   }
 }
 

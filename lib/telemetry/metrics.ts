@@ -1,6 +1,7 @@
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AgentLoopError } from '../errors';
+import type { ChatUsage } from '../types';
 import { optionalPeer } from './optional-peer';
 import type { MetricsOption } from './options';
 
@@ -20,6 +21,7 @@ export class LoopMetrics {
   private readonly toolCalls: Counter<'binding' | 'tool' | 'outcome'>;
   private readonly toolSeconds: Histogram<'binding' | 'tool' | 'outcome'>;
   private readonly verdicts: Counter<'binding' | 'surface' | 'action'>;
+  private readonly tokens: Counter<'binding' | 'type'>;
 
   constructor(prom: Prom, option: MetricsOption) {
     const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
@@ -33,6 +35,7 @@ export class LoopMetrics {
     this.turnSeconds = metric('turn_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'outcome'], buckets: TURN_BUCKETS }), 'One turn: the self-call to the model, until its reply was read.');
     this.toolCalls = metric('tool_calls_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'tool', 'outcome'] }), 'Tool calls, by outcome.');
     this.toolSeconds = metric('tool_call_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'tool', 'outcome'], buckets: TOOL_BUCKETS }), 'One tool call, checks and judge included.');
+    this.tokens = metric('tokens_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'type'] }), "Tokens the loops' turns used, as the upstream reported them (type: input, output).");
     this.verdicts = metric('judge_verdicts_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }), 'Judge verdicts, by surface and action (error: the judge failed).');
   }
 
@@ -40,10 +43,13 @@ export class LoopMetrics {
     this.inFlight.inc({ binding });
   }
 
-  loopEnded(binding: string, stop: string, turns: number): void {
+  loopEnded(binding: string, stop: string, turns: number, usage: ChatUsage | undefined): void {
     this.inFlight.dec({ binding });
     this.loops.inc({ binding, stop });
     this.turnsPerLoop.observe({ binding }, turns);
+    if (!usage) return;
+    this.tokens.inc({ binding, type: 'input' }, usage.prompt_tokens);
+    this.tokens.inc({ binding, type: 'output' }, usage.completion_tokens);
   }
 
   /** a request the loop did not take (`overloaded`, `shutdown`): counted among the loops, never in flight */

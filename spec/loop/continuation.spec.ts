@@ -4,6 +4,7 @@ import { generateText, jsonSchema, tool, type ModelMessage } from 'ai';
 import type OpenAI from 'openai';
 import { MAX_CONTINUATION_CHARS } from '../../lib/loop/continuation';
 import { mcpRig } from '../e2e/mcp-gateway';
+import { postRaw } from '../helpers/listen';
 
 const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'noise'] };
 const getLocation = { type: 'function' as const, function: { name: 'get_location', description: 'Where the user is.', parameters: { type: 'object', properties: {} } } };
@@ -99,6 +100,13 @@ describe('a hand-back keeps the loop’s work (signed continuation in the call i
 
     expect(rig.model.requests[2].body.messages).toEqual([followUpTurn[0], ...followUpTurn.slice(3)]);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop ignored a continuation that does not verify', forged: 1 }));
+  });
+
+  it.each([['a string', 'x.al1.y'], ['an object', { id: 'x.al1.y' }]])('passes a request whose tool_calls is %s on without a 500', async (_name, toolCalls) => {
+    const { client } = await rig.gateway([{ content: 'ok' }], { bindings: [notes] });
+    const messages = [question, { role: 'assistant', content: null, tool_calls: toolCalls }, { role: 'user', content: 'hm' }];
+    const res = await postRaw(client.baseURL.replace(/\/v1$/, ''), { model: 'agent-1', messages });
+    expect(res.status).toBe(200);
   });
 
   it('stays within its bound: the oldest results are elided until the token fits', async () => {

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Registry } from 'prom-client';
 import { agentLoop } from '../../lib';
 import { AgentLoopError } from '../../lib/errors';
@@ -37,32 +38,33 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     expect(status).toBe(200);
     expect(type).toBe(registry.contentType);
     expect(text).toContain('# HELP agent_loop_loops_total Loops ended, by binding and stop reason.');
-    // the tool calls run in parallel: their series come in the order they ended
-    const lines = samples(text).map((line) => line.replace(/_sum(\{[^}]*\}) [0-9.e-]+$/, '_sum$1 <seconds>'));
-    expect(lines.sort()).toEqual(
-      [
+    // timings vary: their sums are left out; the tool calls run in parallel, so their series come in any order
+    const lines = samples(text).map((line) => line.replace(/_sum(\{[^}]*\}) [0-9.e-]+$/, '_sum$1 <sum>'));
+    const expected = [
       'agent_loop_loops_total{binding="notes",stop="final"} 1',
       'agent_loop_loops_total{binding="notes",stop="fallthrough"} 1',
       'agent_loop_loops_in_flight{binding="notes"} 0',
-      'agent_loop_turns_per_loop_sum{binding="notes"} <seconds>',
+      'agent_loop_turns_per_loop_sum{binding="notes"} <sum>',
       'agent_loop_turns_per_loop_count{binding="notes"} 2',
-      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="ok"} <seconds>',
+      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="ok"} <sum>',
       'agent_loop_turn_duration_seconds_count{binding="notes",outcome="ok"} 2',
-      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="error"} <seconds>',
+      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="error"} <sum>',
       'agent_loop_turn_duration_seconds_count{binding="notes",outcome="error"} 1',
       'agent_loop_tool_calls_total{binding="notes",tool="notes_read",outcome="refused"} 1',
       'agent_loop_tool_calls_total{binding="notes",tool="clock_now",outcome="ok"} 1',
       'agent_loop_tool_calls_total{binding="notes",tool="_unknown",outcome="invalid"} 1',
-      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="notes_read",outcome="refused"} <seconds>',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="notes_read",outcome="refused"} <sum>',
       'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="notes_read",outcome="refused"} 1',
-      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="clock_now",outcome="ok"} <seconds>',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="clock_now",outcome="ok"} <sum>',
       'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="clock_now",outcome="ok"} 1',
-      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="_unknown",outcome="invalid"} <seconds>',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="_unknown",outcome="invalid"} <sum>',
       'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="_unknown",outcome="invalid"} 1',
       'agent_loop_judge_verdicts_total{binding="notes",surface="tool_call",action="allow"} 1',
       'agent_loop_judge_verdicts_total{binding="notes",surface="context",action="allow"} 1',
-      ].sort(),
-    );
+      'agent_loop_tokens_total{binding="notes",type="input"} 20',
+      'agent_loop_tokens_total{binding="notes",type="output"} 10',
+    ];
+    expect(lines.sort()).toEqual(expected.sort());
     expect(samples(text)).toContain('agent_loop_turns_per_loop_sum{binding="notes"} 3');
   });
 
@@ -91,7 +93,7 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     const second = agentLoop(options);
     expect(first.metrics).toBe(registry);
     expect(second.metrics).toBe(registry);
-    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(7);
+    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(8);
   });
 
   it.each([
@@ -123,6 +125,19 @@ describe('metrics of requests the loop did not take', () => {
     release();
     await server?.close();
     await model.close();
+  });
+
+  it('counts a loop whose client went away as client_gone', async () => {
+    const registry = new Registry();
+    const { app } = buildGateway(model.url, { trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], metrics: { registry } });
+    server = await listen(app);
+    const req = http.request(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify(body));
+    await eventually(() => expect(model.requests).toHaveLength(1));
+    req.destroy();
+    await eventually(async () => expect(samples(await registry.metrics())).toContain('agent_loop_loops_total{binding="clock",stop="client_gone"} 1'));
+    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock"} 0');
   });
 
   it('counts overloaded and shutdown among the loops, shows the parked loop in flight, and is not ready while closing', async () => {

@@ -1,3 +1,5 @@
+import diagnostics from 'node:diagnostics_channel';
+import type http from 'node:http';
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -216,6 +218,31 @@ describe('tracing under an HTTP instrumentation', () => {
       expect(parentOf(agent)).toBe(servers[0].spanContext().spanId);
       expect(servers).toHaveLength(2);
     } finally {
+      await close();
+      await (gateway.locals.agentLoop as AgentLoopMiddleware).close();
+    }
+  });
+
+  it('runs each self-call and each MCP call with its own span active, so instrumented HTTP clients nest under it', async () => {
+    rig.model.setScript([{ toolCalls: [{ id: 'c1', name: 'clock_now' }] }, { content: 'noon' }]);
+    const gateway = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, bindings: [notes], metrics: false, logger: memoryLogger('error').logger });
+    // What an HTTP client instrumentation sees when a request starts: the active span of the code that made it.
+    const selfCalls: (string | undefined)[] = [];
+    const mcpCalls: (string | undefined)[] = [];
+    const activeSpan = () => trace.getSpan(context.active())?.spanContext().spanId;
+    const onHttp = ({ request: outgoing }: { request: http.ClientRequest }) => outgoing.getHeader('x-mcp-internal') !== undefined && selfCalls.push(activeSpan());
+    const onFetch = ({ request: outgoing }: { request: { method: string; path: string } }) => outgoing.method === 'POST' && outgoing.path === '/mcp' && mcpCalls.push(activeSpan());
+    diagnostics.subscribe('http.client.request.start', onHttp as (message: unknown) => void);
+    diagnostics.subscribe('undici:request:create', onFetch as (message: unknown) => void);
+    const { client, close } = await listen(gateway);
+    try {
+      await client.chat.completions.create(ask());
+      const all = await spans(4);
+      expect(selfCalls).toEqual(byName(all, 'chat agent-1').map((span) => span.spanContext().spanId));
+      expect(mcpCalls).toContain(byName(all, 'execute_tool clock_now')[0].spanContext().spanId);
+    } finally {
+      diagnostics.unsubscribe('http.client.request.start', onHttp as (message: unknown) => void);
+      diagnostics.unsubscribe('undici:request:create', onFetch as (message: unknown) => void);
       await close();
       await (gateway.locals.agentLoop as AgentLoopMiddleware).close();
     }
