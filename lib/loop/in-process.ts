@@ -67,11 +67,15 @@ class ConnectionEnd extends Duplex {
     done(error);
   }
 
+  /** Hands what was written since the last tick to the peer as one chunk, as a socket's reader gets it in one read. */
   handOver(): void {
     const { peer, outbox } = this;
     this.outbox = [];
     if (peer.destroyed) return;
-    for (const chunk of outbox) if (!peer.push(chunk) && chunk !== null) this.full = true;
+    const ended = outbox[outbox.length - 1] === null;
+    const chunks = (ended ? outbox.slice(0, -1) : outbox) as Buffer[];
+    if (chunks.length > 0 && !peer.push(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))) this.full = true;
+    if (ended) peer.push(null);
   }
 
   private send(chunk: Buffer | null): void {
