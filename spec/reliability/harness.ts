@@ -45,6 +45,7 @@ export interface FixtureConfig {
   bigResultBytes?: number;
   slowToolMs?: number;
   maxTurns?: number;
+  mcpUrl?: string;
 }
 
 /** `fixtures/reliability-gateway.ts` in a child process: a crash ends it and fails the scenario that caused it. */
