@@ -29,7 +29,10 @@ export interface Memory {
 }
 
 export interface GatewayStats extends Memory {
+  /** the active resources keeping the event loop alive, by kind (`Timeout`, `TCPSocketWrap`, ...) */
   handles: Record<string, number>;
+  /** responses the gateway is writing, and requests it made that have not closed */
+  inFlight: { served: number; requested: number };
   trellisStarts: number;
   lastTrellisStart: number;
   trellisActive: number;
