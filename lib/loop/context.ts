@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
+import type { TextSink } from './reply';
 import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
@@ -35,5 +36,5 @@ export interface Loop {
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
   judge?: JudgeRunner;
-  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<ChatCompletion>;
+  complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink): Promise<ChatCompletion>;
 }

@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
 import type { ChatCompletion } from '../types';
+import type { TextSink } from './reply';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
@@ -64,7 +65,7 @@ export class SelfCaller {
    * One chat completion through the front door. `onText` gets the reply's text: delta by delta as it arrives when
    * `request.stream` is true (the reply is then read as an SSE stream), else all at once.
    */
-  async complete(req: Request, request: TurnRequest, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
+  async complete(req: Request, request: TurnRequest, call: SelfCall, onText: TextSink = ignoreText): Promise<ChatCompletion> {
     const streaming = request.stream;
     // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
     const response = await this.http
@@ -85,7 +86,7 @@ export class SelfCaller {
       throw new SelfCallError('the reply is not a chat completion');
     }
     const content = completion.choices[0].message.content;
-    if (typeof content === 'string' && content !== '') onText(content);
+    if (typeof content === 'string' && content !== '') await onText(content);
     return completion;
   }
 

@@ -41,10 +41,10 @@ function clientToolNames(tools: unknown): ChatTool[] {
   return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
 }
 
-function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity): Reply {
+function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity, signal: AbortSignal): Reply {
   if (body.stream !== true) return new JsonReply(res, identity, deps.judge !== undefined);
   const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage });
+  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage, signal });
 }
 
 /**
@@ -95,7 +95,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const id = randomUUID().replace(/-/g, '').slice(0, 16);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' });
+  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' }, signal);
   const loop: Loop = {
     id,
     req,
