@@ -14,19 +14,24 @@ export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({ js
  * list is serialised once per loop rather than once per turn. The loop only ever appends to its messages.
  */
 export class TurnBody {
-  private readonly head: string;
+  private head?: string;
+  private readonly rest: Record<string, unknown>;
   private readonly stream: boolean;
   private messages = '';
   private serialised = 0;
 
   constructor(body: Record<string, unknown>) {
     const { messages: _joinedPerTurn, ...rest } = body;
-    const json = JSON.stringify(rest);
-    this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
+    this.rest = rest;
     this.stream = body.stream === true;
   }
 
+  /** Throws (as the first turn, which then falls through) when the client's body cannot be serialised, e.g. nested too deep. */
   request(messages: readonly ChatMessage[]): TurnRequest {
+    if (this.head === undefined) {
+      const json = JSON.stringify(this.rest);
+      this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
+    }
     for (; this.serialised < messages.length; this.serialised++) {
       this.messages += `${this.serialised === 0 ? '' : ','}${JSON.stringify(messages[this.serialised]) ?? 'null'}`;
     }

@@ -25,7 +25,7 @@ async function fullStream() {
   const [client] = (await once(req, 'response')) as [http.IncomingMessage];
   client.pause();
   // Full once a wait for 'drain' outlasts what the kernel's socket buffers take in at once.
-  let waiting: Promise<void> | void;
+  let waiting: Promise<void> | void = undefined;
   for (let writes = 0; writes < 400; writes++) {
     const wait = reply.text(DELTA);
     if (!wait) continue;

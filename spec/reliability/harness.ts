@@ -38,6 +38,8 @@ export interface GatewayStats extends Memory {
   trellisActive: number;
   /** the most any response of the gateway held unsent since the last `resetPeaks` */
   peakUnsent: number;
+  prototypeKeys: number;
+  prototypeKeysAtStart: number;
   problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number };
 }
 
