@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { AgentLoopError } from './errors';
@@ -20,6 +21,12 @@ function readConfig(file: string): GatewayConfig {
   }
 }
 
+/** A port given as text: digits become a number, anything else stays text for createGateway to refuse by name. */
+function portOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return (/^\d+$/.test(text) ? Number(text) : text) as number;
+}
+
 /** `agent-loop-gateway --config FILE [--port N]`: bad arguments or config exit 2 with the coded message, no stack. */
 export function main(argv = process.argv.slice(2)): void {
   let values: { config?: string; port?: string; host?: string };
@@ -30,7 +37,7 @@ export function main(argv = process.argv.slice(2)): void {
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
-  const port = Number(values.port ?? config.port ?? process.env.PORT ?? 3000);
+  const port = portOf(values.port) ?? config.port ?? portOf(process.env.PORT) ?? 3000;
   const host = values.host ?? config.host ?? '127.0.0.1';
   let app;
   try {
@@ -39,11 +46,13 @@ export function main(argv = process.argv.slice(2)): void {
     if (error instanceof AgentLoopError) return fail(`${error.code}: ${error.message}`);
     throw error;
   }
-  const server = app.listen(port, host, () => {
+  // Not app.listen(): Express 5 calls its callback with the error too (EADDRINUSE), Express 4 only on success.
+  const server = http.createServer(app);
+  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+  server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host}:${address.port}`);
   });
-  server.on('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
 }
 
 if (require.main === module) main();

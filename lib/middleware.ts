@@ -4,6 +4,7 @@ import { markerKey, markerVerdict } from './internal';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
+import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
@@ -29,16 +30,29 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
   const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
-  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn };
+  const inFlight = new InFlightLoops();
+  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
+    maxRepeatedCalls: valid.maxRepeatedCalls,
+    maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
+    shutdown: inFlight.shutdownSignal,
   };
+
+  const maxConcurrentLoops = valid.maxConcurrentLoops ?? Infinity;
+
+  /** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
+  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: Record<string, unknown>): void {
+    res.setHeader('x-agent-loop-stop', stop);
+    logger.warn(message, meta);
+    next();
+  }
 
   let warnedNoBody = false;
   function warnOnceNoBody(): void {
@@ -64,11 +78,16 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!isChatRequest(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
+    if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
+    if (inFlight.size >= maxConcurrentLoops) {
+      return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
+    }
+    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
     });
+    inFlight.track(run);
   } as AgentLoopMiddleware;
 
   middleware.settings = {
@@ -79,6 +98,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     },
   };
   middleware.close = async function close() {
+    if (inFlight.size > 0) logger.info('agent-loop draining: waiting for in-flight loops', { inFlight: inFlight.size, shutdownDrainSec: valid.shutdownDrainSec });
+    const ended = await inFlight.drain(valid.shutdownDrainSec);
+    if (ended > 0) logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', { ended, shutdownDrainSec: valid.shutdownDrainSec });
     caller.close();
     await Promise.all(owned.map((trellis) => trellis.close?.()));
   };

@@ -1,7 +1,7 @@
 import type Joi from 'joi';
 import { AgentLoopError } from './errors';
 
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = row[0];
@@ -39,12 +39,33 @@ function pathOf(path: (string | number)[]): string {
 
 function show(value: unknown): string {
   if (typeof value === 'function') return 'a function';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function valueAt(root: unknown, path: (string | number)[]): unknown {
   return path.reduce<unknown>((node, part) => (node as Record<string | number, unknown> | undefined)?.[part], root);
+}
+
+/** joi types whose message was written for this package: worth keeping beside the option's hint. */
+const CUSTOM_WORDS = /^(rule\.|regex\.|object\.(xor|missing)|string\.pattern|array\.unique)/;
+
+/**
+ * The fix: a custom check's own words, else the hint of the innermost option on the path that has one (keyed by
+ * `parent.name` or `name`; a field without its own, such as `webSearch.always`, gets its option's), with joi's words in front when the hint is
+ * not the option's own, so the message says both what is wrong and what is right.
+ */
+function hintFor(detail: Joi.ValidationErrorItem, path: (string | number)[], hints: ReadonlyMap<string, string>): string {
+  if (detail.type === 'any.custom') return (detail.context?.error as Error).message;
+  const names = path.filter((part): part is string => typeof part === 'string').reverse();
+  const keys = names.flatMap((name, i) => (i + 1 < names.length ? [`${names[i + 1]}.${name}`, name] : [name]));
+  const owner = keys.find((key) => hints.has(key));
+  const own = detail.message.replace(/^"[^"]*":? /, '');
+  if (owner === undefined) return own;
+  const ownHint = owner === names[0] || owner === keys[0];
+  if (detail.type === 'any.required' || (ownHint && !CUSTOM_WORDS.test(detail.type))) return hints.get(owner)!;
+  return `${own}; ${hints.get(owner)}`;
 }
 
 /** Turns joi's first complaint into a coded error naming the option, the bad value and the fix. */
@@ -61,11 +82,6 @@ export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hint
   }
   // An unknown key inside a union (e.g. a binding's `match`) is a bad value of the option that holds it.
   const path = unknownKey ? detail.path.slice(0, -1) : detail.path;
-  const name = String([...path].reverse().find((part) => typeof part === 'string'));
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
-  const hint =
-    detail.type === 'any.custom'
-      ? `it must be a tool tree: ${(detail.context?.error as Error).message}`
-      : (hints.get(name) ?? detail.message.replace(/^"[^"]*" /, ''));
-  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path))}; ${hint}.`);
+  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path))}; ${hintFor(detail, path, hints)}.`);
 }

@@ -3,7 +3,7 @@ import { FROM_TRELLIS, Hierarchy } from './hierarchy';
 import type { LlmJudgeOptions } from './judge/llm';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
-import { optionError } from './option-error';
+import { distance, optionError } from './option-error';
 import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
 import type { Binding, Judge, Logger, TrellisOption } from './types';
@@ -11,20 +11,42 @@ import type { Binding, Judge, Logger, TrellisOption } from './types';
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
   ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
+  ['bindings', "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]"],
   ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
-  ['internalSecret', 'it must be a string of at least 32 characters; or leave it out and set MCP_INTERNAL_SECRET'],
+  ['match.model', "it must be a model name glob or a list of them, e.g. model: 'gpt-*' or model: ['gpt-4o', 'llama3*']"],
+  ['match.header', "it must map header names to value globs, e.g. header: { 'x-agent': 'repo*' }"],
+  ['hierarchy', "it must be a tool tree, e.g. hierarchy: 'clock_now', hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }], or hierarchy: 'from-trellis'"],
+  ['internalSecret', "it must be a string of at least 32 characters, e.g. the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET"],
   ['selfUrl', "it must be a base URL like 'http://127.0.0.1:3000'"],
-  ['logger', 'it must be a winston-compatible logger with error, warn, info and debug methods'],
+  ['logger', 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()'],
   ['forwardHeaders', "it must be a list of header names, e.g. ['authorization', 'x-api-key']"],
-  ['webSearch', "it must be { searxngUrl: 'http://127.0.0.1:8888', always?: boolean, maxResults?: 1 to 20 }"],
+  ['webSearch', "it must be { searxngUrl, always?: boolean, maxResults?: 1 to 20 }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }"],
+  ['maxResults', 'it must be a whole number from 1 to 20 (default 5), e.g. maxResults: 5'],
+  ['judge', "it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }"],
+  ['rules', "rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]"],
+  ['surface', "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'"],
+  ['action', "it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'"],
+  ['tool', "it must be a tool name glob, e.g. tool: 'files_*'"],
+  ['when', "it must be { argument: 'dotted.path', matches: 'regex' } or { content: 'regex' }, e.g. when: { argument: 'path', matches: '^/etc/' }"],
+  ['llm', "it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }"],
+  ['mode', "it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'"],
+  ['timeoutSec', 'it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10'],
+  ['onError', "it must be 'block' (a failing judge blocks) or 'allow', e.g. onError: 'block'"],
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
+  ['maxConcurrentLoops', 'it must be a whole number of 1 or more (default: no limit), e.g. maxConcurrentLoops: 500'],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
-  ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it)"],
+  ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'"],
 ]);
 
 const range = (name: string, min: number, max: number, fallback: number) => {
   hints.set(name, `it must be a whole number from ${min} to ${max} (default ${fallback}), e.g. ${name}: ${fallback}`);
   return Joi.number().integer().min(min).max(max).default(fallback);
+};
+
+/** A cap that is off unless it is set. */
+const limit = (name: string, min: number, max: number, example: number) => {
+  hints.set(name, `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`);
+  return Joi.number().integer().min(min).max(max);
 };
 
 const isTrellis = (value: unknown) =>
@@ -39,14 +61,23 @@ const trellisSchema = Joi.alternatives()
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   );
 
+/** A bare string a few keystrokes from 'from-trellis' is a typo, not a one-tool tree: taken as a tool, it would offer nothing. */
+function nearFromTrellis(value: unknown): boolean {
+  return typeof value === 'string' && value !== FROM_TRELLIS && distance(value.toLowerCase(), FROM_TRELLIS) <= 3;
+}
+
 const hierarchySchema = Joi.any()
   .required()
   .custom((value, helpers) => {
     if (value === FROM_TRELLIS) return value;
+    if (nearFromTrellis(value)) {
+      const error = new Error(`did you mean '${FROM_TRELLIS}'? That takes the tree from Trellis; a single tool named ${JSON.stringify(value)} is written [${JSON.stringify(value)}]`);
+      return helpers.error('any.custom', { error });
+    }
     try {
       return new Hierarchy(Array.isArray(value) ? value : [value]);
     } catch (error) {
-      return helpers.error('any.custom', { error });
+      return helpers.error('any.custom', { error: new Error(`it must be a tool tree: ${(error as Error).message}`) });
     }
   });
 
@@ -73,6 +104,7 @@ export const settingsSchema = Joi.object({
   totalBudgetSec: range('totalBudgetSec', 1, 3600, 120),
   defaultMaxTurns: range('defaultMaxTurns', 1, 50, 6),
   maxToolCallsPerTurn: range('maxToolCallsPerTurn', 1, 64, 8),
+  maxTokensPerLoop: limit('maxTokensPerLoop', 1, 1_000_000_000, 50_000),
 });
 
 export const optionsSchema = settingsSchema.keys({
@@ -84,6 +116,10 @@ export const optionsSchema = settingsSchema.keys({
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
+  maxConcurrentLoops: Joi.number().integer().min(1),
+  shutdownDrainSec: range('shutdownDrainSec', 0, 3600, 10),
+  maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
+  maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
@@ -94,6 +130,8 @@ export interface Settings {
   totalBudgetSec: number;
   defaultMaxTurns: number;
   maxToolCallsPerTurn: number;
+  /** undefined: no token budget */
+  maxTokensPerLoop?: number;
 }
 
 export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: HierarchySource; trellis?: TrellisOption };
@@ -107,6 +145,12 @@ export interface ValidOptions extends Settings {
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   maxToolResultBytes: number;
+  /** past it, a request falls through to the normal handler with `x-agent-loop-stop: overloaded`; none: no limit */
+  maxConcurrentLoops?: number;
+  /** how long `close()` waits for in-flight loops before ending them with the shutdown note */
+  shutdownDrainSec: number;
+  maxRepeatedCalls: number;
+  maxContextBytes?: number;
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;

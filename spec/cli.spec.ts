@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -77,6 +78,11 @@ describe('agent-loop-gateway (the CLI)', () => {
       () => ['--config', configFile({})],
       "ERR_AGENT_LOOP_INVALID_OPTION: createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }.\n",
     ],
+    [
+      'a port that is not a number',
+      () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', 'abc'],
+      'ERR_AGENT_LOOP_OUT_OF_RANGE: createGateway: option \'port\' is "abc"; it must be a port number from 0 to 65535, e.g. 3000.\n',
+    ],
     ['no --config', () => ['--port', '0'], `agent-loop-gateway: --config is required\n${USAGE}\n`],
   ])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
     running = cli(...args());
@@ -90,6 +96,19 @@ describe('agent-loop-gateway (the CLI)', () => {
     expect(await running.exited).toBe(2);
     expect(running.stderr).toMatch(/^agent-loop-gateway: Unknown option '--confg'.*\nusage: /);
     expect(running.stderr.endsWith(`${USAGE}\n`)).toBe(true);
+  });
+
+  it('exits 2 with the reason when the port is taken (Express 5 calls back with the error)', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', String(port));
+      expect(await running.exited).toBe(2);
+      expect(running.stderr).toBe(`agent-loop-gateway: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('exits 2 naming a config file that is not JSON', async () => {

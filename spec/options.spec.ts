@@ -38,12 +38,43 @@ describe('agentLoop options', () => {
     [{ keepAliveSec: 301 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'keepAliveSec' is 301; it must be a whole number from 1 to 300 (default 10), e.g. keepAliveSec: 10."],
     [{ onClientDisconnect: 'cancel' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'onClientDisconnect' is \"cancel\"; it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish'"],
     [{ maxToolResultBytes: 1023 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolResultBytes' is 1023; it must be a whole number from 1024 to 10485760 (default 65536), e.g. maxToolResultBytes: 65536."],
+    [{ maxRepeatedCalls: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxRepeatedCalls' is 0; it must be a whole number from 1 to 100 (default 3), e.g. maxRepeatedCalls: 3."],
+    [{ maxTokensPerLoop: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is 0; it must be a whole number from 1 to 1000000000, or left out for no limit, e.g. maxTokensPerLoop: 50000."],
+    [{ maxContextBytes: 1000 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxContextBytes' is 1000; it must be a whole number from 1024 to 1073741824, or left out for no limit, e.g. maxContextBytes: 200000."],
+    [{ maxTokensPerLoop: '5k' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is \"5k\"; it must be a whole number from 1 to 1000000000"],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
   ])('rejects %j at start-up with %s', (options, code, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
     expect(error).toBeInstanceOf(AgentLoopError);
     expect(error.code).toBe(code);
     expect(error.message).toContain(message);
+  });
+
+  it.each([
+    [{ bindings: [{ ...binding, match: { model: 5 } }] }, "option 'bindings[0].match.model' is 5; it must be a model name glob or a list of them, e.g. model: 'gpt-*' or model: ['gpt-4o', 'llama3*']."],
+    [{ bindings: [{ ...binding, match: { header: { 'x-agent': 5 } } }] }, "option 'bindings[0].match.header.x-agent' is 5; must be a string; it must map header names to value globs, e.g. header: { 'x-agent': 'repo*' }."],
+    [{ bindings: [{ name: 'b', match: { model: '*' } }] }, "option 'bindings[0].hierarchy' is undefined; it must be a tool tree, e.g. hierarchy: 'clock_now', hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }], or hierarchy: 'from-trellis'."],
+    [{ bindings: {} }, "option 'bindings' is {}; it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]."],
+    [{ bindings: [{ ...binding, hierarchy: 'from_trellis' }] }, `option 'bindings[0].hierarchy' is "from_trellis"; did you mean 'from-trellis'? That takes the tree from Trellis; a single tool named "from_trellis" is written ["from_trellis"].`],
+    [{ bindings: [{ ...binding, hierarchy: 'From-Trelis' }] }, `option 'bindings[0].hierarchy' is "From-Trelis"; did you mean 'from-trellis'?`],
+    [{ webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: 'yes' } }, "option 'webSearch.always' is \"yes\"; must be a boolean; it must be { searxngUrl, always?: boolean, maxResults?: 1 to 20 }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }."],
+    [{ webSearch: { searxngUrl: 'http://127.0.0.1:8888', maxResults: 50 } }, "option 'webSearch.maxResults' is 50; it must be a whole number from 1 to 20 (default 5), e.g. maxResults: 5."],
+    [{ judge: 5 }, "option 'judge' is 5; it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }."],
+    [{ judge: { rules: 5 } }, "option 'judge.rules' is 5; rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]."],
+    [{ judge: { rules: [{ surface: 'x', action: 'block' }] } }, "option 'judge.rules[0].surface' is \"x\"; it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'."],
+    [{ judge: { rules: [{ surface: 'tool_call', action: 'deny' }] } }, "option 'judge.rules[0].action' is \"deny\"; it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'."],
+    [{ judge: { rules: [{ surface: 'tool_call', when: { content: 'x' }, action: 'block' }] } }, "when.content applies to the context surface; on tool_call use when.argument and when.matches; rules are a list like ["],
+    [{ judge: { rules: [], mode: 'x' } }, "option 'judge.mode' is \"x\"; it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'."],
+    [{ judge: { llm: { policy: 'p' } } }, "option 'judge.llm.model' is undefined; it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }."],
+    [{ judge: { rules: [], timeoutSec: 0 } }, "option 'judge.timeoutSec' is 0; it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10."],
+    [{ judge: { rules: [], onError: 'pass' } }, "option 'judge.onError' is \"pass\"; it must be 'block' (a failing judge blocks) or 'allow', e.g. onError: 'block'."],
+    [{ logger: { error() {} } }, "option 'logger.warn' is undefined; it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()."],
+    [{ internalSecret: 5 }, "option 'internalSecret' is 5; it must be a string of at least 32 characters, e.g. the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET."],
+  ])('names the expected shape and an example for %j', (options, message) => {
+    const error = failure({ trellis, bindings: [binding], ...options });
+    expect(error.code).toMatch(/^ERR_AGENT_LOOP_(INVALID_OPTION|OUT_OF_RANGE)$/);
+    expect(error.message).toContain(message);
+    expect(error.message).not.toMatch(/is required|must be one of \[/);
   });
 
   it("accepts hierarchy 'from-trellis' and an MCP trellis with its listing TTL", async () => {
@@ -60,6 +91,7 @@ describe('agentLoop options', () => {
   it('validates run-time settings like the options, keeping the old ones on a bad update', () => {
     const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
     expect(() => loop.settings.update({ totalBudgetSec: 0 })).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_OUT_OF_RANGE' }));
+    expect(() => loop.settings.update({ maxTokensPerLoop: 1.5 })).toThrow("agentLoop: option 'maxTokensPerLoop' is 1.5; it must be a whole number from 1 to 1000000000");
     expect(() => loop.settings.update({ maxTurns: 3 } as never)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION' }));
     expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({ totalBudgetSec: 30, defaultMaxTurns: 6, maxToolCallsPerTurn: 8 });
     expect(loop.settings.get().totalBudgetSec).toBe(30);

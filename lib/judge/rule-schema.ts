@@ -1,19 +1,35 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
+import { RE2JS } from 're2js';
 import type { Rule } from './rule';
 
-function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.ErrorReport {
+function javaScriptAccepts(source: string): boolean {
   try {
     new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Rules match with RE2 (linear time); a pattern only JavaScript's backtracking engine takes is refused, saying why. */
+function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.ErrorReport {
+  try {
+    RE2JS.compile(source);
     return source;
   } catch (error) {
-    return helpers.error('regex.invalid', { problem: (error as Error).message.replace(/^Invalid regular expression: /, '') });
+    const problem = (error as Error).message.replace(/^error parsing regexp: /, '');
+    return helpers.error(javaScriptAccepts(source) ? 'regex.unsupported' : 'regex.invalid', { problem });
   }
 }
 
 const regex = Joi.string()
   .custom(compilesAsRegex)
-  .messages({ 'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}' });
+  .messages({
+    'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
+    'regex.unsupported':
+      "{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule",
+  });
 
 const argumentCondition = Joi.object({
   argument: Joi.string()

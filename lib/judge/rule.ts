@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { globToRegExp } from '../glob';
 import type { JudgeInput, JudgeSurface } from '../types';
 
@@ -17,18 +18,18 @@ export interface Rule {
 export interface CompiledRule {
   rule: Rule;
   tool: RegExp;
-  /** global, so one regex serves both the test (via `search`, which ignores `lastIndex`) and `replace` */
-  pattern?: RegExp;
+  /** RE2: linear in the text's length whatever the pattern, so no rule can stall the event loop (ReDoS) */
+  pattern?: RE2JS;
   argumentPath?: string[];
 }
 
 export function compileRule(rule: Rule): CompiledRule {
   const compiled: CompiledRule = { rule, tool: globToRegExp(rule.tool ?? '*') };
   if (rule.when && 'argument' in rule.when) {
-    compiled.pattern = new RegExp(rule.when.matches, 'g');
+    compiled.pattern = RE2JS.compile(rule.when.matches);
     compiled.argumentPath = rule.when.argument.split('.');
   } else if (rule.when) {
-    compiled.pattern = new RegExp(rule.when.content, 'g');
+    compiled.pattern = RE2JS.compile(rule.when.content);
   }
   return compiled;
 }
@@ -54,7 +55,7 @@ function textOf(value: unknown): string {
 }
 
 /**
- * A missing argument reads as '', so an allow-list pattern such as `^(?!/srv/docs/)` also blocks a call that leaves
+ * A missing argument reads as '', so an allow-list (an `allow` rule matching `^/srv/docs/` before a `block`) also blocks a call that leaves
  * the path out; a rewrite has nothing to rewrite there.
  */
 function argumentText(compiled: CompiledRule, args: Record<string, unknown>, path: string[]): string | undefined {
@@ -73,5 +74,5 @@ export function matchedText(
   if (compiled.rule.surface !== input.surface || !compiled.tool.test(input.tool)) return undefined;
   if (!compiled.pattern) return '';
   const text = compiled.argumentPath ? argumentText(compiled, args, compiled.argumentPath) : result;
-  return text !== undefined && text.search(compiled.pattern) !== -1 ? text : undefined;
+  return text !== undefined && compiled.pattern.test(text) ? text : undefined;
 }

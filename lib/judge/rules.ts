@@ -1,3 +1,4 @@
+import type { RE2JS } from 're2js';
 import type { Judge, JudgeInput, Verdict } from '../types';
 import { compileRule, matchedText, withValueAt } from './rule';
 import type { CompiledRule, Rule } from './rule';
@@ -22,7 +23,7 @@ function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
     const { action, reason, replace = '' } = compiled.rule;
     if (action === 'block') return { action: 'block', reason: reason ?? defaultBlockReason(input) };
     if (action === 'allow') break;
-    const replaced = text.replace(compiled.pattern as RegExp, replace);
+    const replaced = (compiled.pattern as RE2JS).matcher(text).replaceAll(replace);
     if (compiled.argumentPath) args = withValueAt(args, compiled.argumentPath, replaced);
     else result = replaced;
     rewritten = true;

@@ -1,15 +1,29 @@
-export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error';
+export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'shutdown';
 
-/** One wall-clock deadline over every turn of a loop; its signal cuts a running self-call or tool call short. */
+/**
+ * One wall-clock deadline over every turn of a loop; its signal cuts a running self-call or tool call short.
+ * A shutdown whose drain ran out brings it forward: the loop then stops as it would at its deadline, saying why.
+ */
 export class Deadline {
   readonly expiresAt: number;
+  /** why the loop must stop once `expired`: its own budget, or the gateway shutting down */
+  stop: 'deadline' | 'shutdown' = 'deadline';
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  private readonly onShutdown = () => {
+    this.stop = 'shutdown';
+    this.controller.abort(new Error('the gateway is shutting down'));
+  };
 
-  constructor(readonly seconds: number) {
+  constructor(
+    readonly seconds: number,
+    private readonly shutdown?: AbortSignal,
+  ) {
     this.expiresAt = Date.now() + seconds * 1000;
     this.timer = setTimeout(() => this.controller.abort(new Error(`total budget of ${seconds}s ran out`)), seconds * 1000);
     this.timer.unref();
+    if (shutdown?.aborted) this.onShutdown();
+    else shutdown?.addEventListener('abort', this.onShutdown, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -22,11 +36,12 @@ export class Deadline {
 
   clear(): void {
     clearTimeout(this.timer);
+    this.shutdown?.removeEventListener('abort', this.onShutdown);
   }
 }
 
 /** The short note appended to the last answer when the loop stops before a final one. */
-export function budgetNote(stop: Exclude<StopReason, 'final'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number }): string {
+export function budgetNote(stop: Exclude<StopReason, 'final'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number; maxTokensPerLoop?: number; tokens?: number }): string {
   switch (stop) {
     case 'max_turns':
       return `[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = ${detail.maxTurns}).`;
@@ -34,5 +49,9 @@ export function budgetNote(stop: Exclude<StopReason, 'final'>, detail: { maxTurn
       return `[agent-loop] Stopped before a final answer: the total time budget ran out (totalBudgetSec = ${detail.totalBudgetSec}s).`;
     case 'upstream_error':
       return `[agent-loop] Stopped before a final answer: the model call of turn ${detail.turn} failed (${detail.reason}).`;
+    case 'tokens':
+      return `[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = ${detail.maxTokensPerLoop}, ${detail.tokens} used).`;
+    case 'shutdown':
+      return '[agent-loop] Stopped before a final answer: the gateway is shutting down.';
   }
 }

@@ -3,6 +3,7 @@ import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
 import type { TextSink } from './reply';
+import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
 /** A binding made ready at start-up: its Trellis, and the tools the model is offered with the tree that gates them. */
@@ -19,6 +20,10 @@ export interface LoopStats {
   turns: number;
   toolCalls: number;
   blocked: number;
+  /** calls refused as repeats of the same tool with the same arguments */
+  repeated: number;
+  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
+  elided: number;
 }
 
 /** Everything one loop (one client request) carries from turn to turn. */
@@ -35,6 +40,7 @@ export interface Loop {
   stats: LoopStats;
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
+  repeats: RepeatedCalls;
   judge?: JudgeRunner;
   complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink): Promise<ChatCompletion>;
 }

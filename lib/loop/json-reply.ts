@@ -21,6 +21,8 @@ export class JsonReply implements Reply {
     this.res.setHeader('x-agent-loop-turns', String(stats.turns));
     this.res.setHeader('x-agent-loop-tool-calls', String(stats.toolCalls));
     this.res.setHeader('x-agent-loop-stop', answer.stop);
+    this.res.setHeader('x-agent-loop-repeated', String(stats.repeated));
+    this.res.setHeader('x-agent-loop-elided', String(stats.elided));
     if (this.judged) this.res.setHeader('x-agent-loop-blocked', String(stats.blocked));
     this.res.status(200).json(finalCompletion(answer, this.identity));
   }

@@ -3,15 +3,17 @@ import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
 import { runToolCalls } from './turn';
-import type { TurnBody } from './turn-body';
+import type { TurnSource } from './turn-body';
 
 export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
 
 export interface LoopPlan {
   /** the client's request as every turn sends it: the loop's tools in, `messages` replaced each turn */
-  body: TurnBody;
+  body: TurnSource;
   clientTools: ReadonlySet<string>;
   maxTurns: number;
+  /** undefined: no token budget */
+  maxTokens?: number;
   deadline: Deadline;
   reply: Reply;
 }
@@ -35,12 +37,12 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
   const answer = (stop: StopReason, message: ChatMessage, finishReason: string): LoopResult => ({ kind: 'answer', answer: { stop, message, finishReason, usage, last } });
   const stopWith = (stop: Exclude<StopReason, 'final'>, reason?: string): LoopResult => {
     text.newParagraph();
-    text.append(budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns }));
+    text.append(budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: plan.maxTokens, tokens: usage?.total_tokens }));
     return answer(stop, { role: 'assistant', content: text.value }, 'stop');
   };
 
   for (let turn = 1; turn <= plan.maxTurns; turn++) {
-    if (plan.deadline.expired) return produced() ? stopWith('deadline') : { kind: 'fallthrough', reason: 'deadline' };
+    if (plan.deadline.expired) return produced() ? stopWith(plan.deadline.stop) : { kind: 'fallthrough', reason: plan.deadline.stop };
     if (loop.signal.aborted) return { kind: 'abandoned' };
     const started = performance.now();
     text.newParagraph();
@@ -53,7 +55,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });
       if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
-      return plan.deadline.expired ? stopWith('deadline') : stopWith('upstream_error', reason);
+      return plan.deadline.expired ? stopWith(plan.deadline.stop) : stopWith('upstream_error', reason);
     }
     last = reply;
     usage = addUsage(usage, reply.usage);
@@ -71,6 +73,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     if (calls.length === 0) return answer('final', withText(message, text.value), reply.choices[0].finish_reason ?? 'stop');
     const forClient = calls.filter((call) => plan.clientTools.has(call.function?.name));
     if (forClient.length > 0) return answer('final', { ...withText(message, text.value), tool_calls: forClient }, 'tool_calls');
+    if (plan.maxTokens !== undefined && (usage?.total_tokens ?? 0) >= plan.maxTokens) return stopWith('tokens');
     if (turn === plan.maxTurns) break;
     plan.reply.toolsRunning();
     await runToolCalls(loop, message, turn);

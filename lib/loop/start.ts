@@ -8,21 +8,28 @@ import type { ChatMessage, ChatTool, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
+import { ContextBudget } from './context-budget';
 import { JsonReply } from './json-reply';
+import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { StreamReply } from './stream-writer';
-import { TurnBody } from './turn-body';
+import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
+  maxRepeatedCalls: number;
+  /** undefined: no limit */
+  maxContextBytes?: number;
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  /** aborted when a shutdown's drain runs out */
+  shutdown: AbortSignal;
 }
 
 export interface ChatRequest {
@@ -49,13 +56,21 @@ function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: An
 
 /**
  * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
- * none: some upstreams reject an empty list); a streaming client's turns stream too.
+ * none: some upstreams reject an empty list); a streaming client's turns stream too, and report their usage when
+ * a token budget counts it.
  */
-function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean): Record<string, unknown> {
+function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean, countsTokens: boolean): Record<string, unknown> {
   const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
   const withTools = tools.length > 0 ? { ...rest, tools } : rest;
   if (!streams) return { ...withTools, stream: false };
-  return { ...withTools, stream: true, ...(streamOptions === undefined ? {} : { stream_options: streamOptions }) };
+  const options = countsTokens ? { ...(streamOptions as object | undefined), include_usage: true } : streamOptions;
+  return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
+}
+
+/** The turn body, behind the context budget when there is one (the client's messages are never elided). */
+function turnSource(deps: LoopDeps, loop: Loop, body: TurnBody): TurnSource {
+  if (deps.maxContextBytes === undefined) return body;
+  return new ContextBudget(body, deps.maxContextBytes, loop.messages.length, loop.stats, { logger: loop.logger, loopId: loop.id });
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
@@ -80,7 +95,7 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
 export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
   const settings = deps.settings();
-  const deadline = new Deadline(settings.totalBudgetSec);
+  const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
   const { controller: cancel, unlink } = linkedController(deadline.signal);
   let clientGone = false;
@@ -93,7 +108,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const { signal } = cancel;
   // randomUUID draws on a cached entropy pool; randomBytes asked OpenSSL on every loop.
   const id = randomUUID().replace(/-/g, '').slice(0, 16);
-  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0 };
+  const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' }, signal);
   const loop: Loop = {
@@ -108,6 +123,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
+    repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
     complete: (turn, turnSignal, onText) =>
       deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),
@@ -117,9 +133,10 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
     const result = await runLoop(loop, {
-      body: new TurnBody(turnFields(body, [...own, ...theirs], reply.streams)),
+      body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
+      maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
     });

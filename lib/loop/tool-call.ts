@@ -6,7 +6,7 @@ import { parseArguments } from './arguments';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
 
-export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked';
+export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked' | 'repeated';
 
 export interface ToolOutcome {
   kind: ToolOutcomeKind;
@@ -25,20 +25,24 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
 
 /**
  * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
- * arguments, hierarchy gate) come before the judge, so the judge is never asked about a call that cannot run.
+ * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run.
  * Never throws: every failure is a readable result.
  */
 export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.function?.name;
-  if (!hierarchy.has(tool)) {
-    return { kind: 'invalid', text: `tool error: unknown tool '${tool}'; valid tools: ${hierarchy.tools.join(', ')}` };
-  }
+  if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
   const parsed = parseArguments(tool, call.function.arguments);
   if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
   const refusal = hierarchy.gate(tool, loop.succeeded);
   if (refusal) return { kind: 'refused', text: refusal };
+  const repeated = loop.repeats.refusal(tool, parsed);
+  if (repeated) {
+    loop.stats.repeated++;
+    loop.logger.warn('agent-loop refused a repeated tool call', { loopId: loop.id, binding: loop.binding.name, tool });
+    return { kind: 'repeated', text: repeated };
+  }
 
   const before = await review(loop, 'tool_call', tool, parsed);
   if (before.blocked) return { kind: 'blocked', text: blockedText(before.reason) };

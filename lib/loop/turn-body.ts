@@ -8,17 +8,25 @@ export interface TurnRequest {
 
 export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({ json: JSON.stringify(body), stream: body.stream === true });
 
+/** Where a turn's request comes from: a TurnBody, or a budget wrapped around one. */
+export interface TurnSource {
+  request(messages: ChatMessage[]): TurnRequest;
+}
+
 /**
  * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)
  * once per loop, each message once, when it joins. A turn only joins the pieces, so a long history or a large tool
- * list is serialised once per loop rather than once per turn. The loop only ever appends to its messages.
+ * list is serialised once per loop rather than once per turn. The loop appends to its messages; one it replaces
+ * (an elided result) is serialised again after `rewind`.
  */
-export class TurnBody {
+export class TurnBody implements TurnSource {
   private head?: string;
   private readonly rest: Record<string, unknown>;
   private readonly stream: boolean;
   private messages = '';
   private serialised = 0;
+  /** where each serialised message ends in `messages` */
+  private readonly ends: number[] = [];
 
   constructor(body: Record<string, unknown>) {
     const { messages: _joinedPerTurn, ...rest } = body;
@@ -34,7 +42,16 @@ export class TurnBody {
     }
     for (; this.serialised < messages.length; this.serialised++) {
       this.messages += `${this.serialised === 0 ? '' : ','}${JSON.stringify(messages[this.serialised]) ?? 'null'}`;
+      this.ends.push(this.messages.length);
     }
     return { json: `${this.head}"messages":[${this.messages}]}`, stream: this.stream };
+  }
+
+  /** Forgets the messages from `index` on, so that the next request serialises them again. */
+  rewind(index: number): void {
+    if (index >= this.serialised) return;
+    this.serialised = index;
+    this.ends.length = index;
+    this.messages = this.messages.slice(0, index === 0 ? 0 : this.ends[index - 1]);
   }
 }

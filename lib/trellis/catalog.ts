@@ -15,10 +15,13 @@ function chatTool({ name, description, inputSchema }: Tool): ChatTool {
  * The binding's tools as the model sees them, and the tree that gates them, built from Trellis' listing: a tool
  * Trellis does not list is left out (with one warning), and so is any tool it would have unlocked. Rebuilt only
  * when Trellis hands back a new list; when Trellis cannot list right now, the last known tools (else the
- * configured names with an open schema) are offered, so the loop still runs and each call fails readably.
+ * configured names with an open schema; none for 'from-trellis') are offered, so the loop still runs and
+ * each call fails readably.
  */
 export class ToolCatalog {
   private listed?: Tool[];
+  /** why the last listing failed; cleared by the next one that works */
+  private failure?: string;
   private offered: { hierarchy: Hierarchy; tools: ChatTool[] };
   private warned = '[]';
 
@@ -41,12 +44,29 @@ export class ToolCatalog {
     try {
       const listed = await this.trellis.listTools(signal);
       if (listed !== this.listed) this.rebuild(listed);
+      this.failure = undefined;
     } catch (error) {
       if (!signal?.aborted) {
-        this.logger.warn('agent-loop trellis listing failed; offering the last known tools', { binding: this.binding, reason: (error as Error).message });
+        this.failure = (error as Error).message;
+        this.logger.warn(`agent-loop trellis listing failed; ${this.fallback()}`, { binding: this.binding, reason: this.failure });
       }
     }
     return this.offered.tools;
+  }
+
+  /** The text a call to a tool outside the tree in force reads: never an empty list of valid tools. */
+  unknownToolText(tool: string): string {
+    const valid = this.offered.hierarchy.tools;
+    if (valid.length > 0) return `tool error: unknown tool '${tool}'; valid tools: ${valid.join(', ')}`;
+    if (this.listed === undefined && this.failure !== undefined) return `tool error: unknown tool '${tool}'; Trellis has not listed its tools yet (${this.failure})`;
+    return `tool error: unknown tool '${tool}'; this binding offers no tools`;
+  }
+
+  /** What the model is offered while Trellis cannot list, in words that match what it is actually offered. */
+  private fallback(): string {
+    if (this.listed !== undefined) return 'offering the last known tools';
+    if (this.source !== FROM_TRELLIS) return 'offering the configured tool names with an open schema';
+    return "it has never listed its tools, so this 'from-trellis' binding offers none until it does";
   }
 
   private rebuild(listed: Tool[]): void {

@@ -101,7 +101,12 @@ describe('the judge inside the loop, end to end', () => {
         { content: 'read the guide' },
       ]);
       const reason = 'only files under /srv/docs/ may be read';
-      const res = await send({ judge: { rules: [{ surface: 'tool_call', tool: 'files_read', when: { argument: 'path', matches: '^(?!/srv/docs/)|\\.\\.' }, action: 'block', reason }] } });
+      const rules = [
+        { surface: 'tool_call', tool: 'files_read', when: { argument: 'path', matches: '\\.\\.' }, action: 'block', reason },
+        { surface: 'tool_call', tool: 'files_read', when: { argument: 'path', matches: '^/srv/docs/' }, action: 'allow' },
+        { surface: 'tool_call', tool: 'files_read', action: 'block', reason },
+      ] as const;
+      const res = await send({ judge: { rules: [...rules] } });
 
       expect(ran).toEqual([
         { tool: 'files_open', args: {} },

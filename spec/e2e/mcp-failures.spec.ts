@@ -56,4 +56,19 @@ describe('a real MCP Trellis failing under the loop: the request never drops', (
     await client.chat.completions.create(ask());
     expect(rig.toolTexts(1)).toEqual([`${'x'.repeat(1024)}\n[truncated: 3976 of 5000 bytes cut]`]);
   });
+
+  it("with 'from-trellis' and a server that never answered, offers no tools and says why a called one is unknown", async () => {
+    await rig.mcp.close();
+    const { client, lines } = await rig.gateway([{ toolCalls: [{ name: 'notes_open' }] }, { content: 'No tools today.' }], {
+      bindings: [{ name: 'all', match: { model: 'agent-*' }, hierarchy: 'from-trellis' }],
+    });
+    const answer = await client.chat.completions.create(ask());
+    const reason = `Trellis unreachable at ${rig.mcp.url} (ECONNREFUSED)`;
+    expect(answer.choices[0].message.content).toBe('No tools today.');
+    expect(rig.model.requests[0].body.tools).toBeUndefined();
+    expect(rig.toolTexts(1)).toEqual([`tool error: unknown tool 'notes_open'; Trellis has not listed its tools yet (${reason})`]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does", reason }),
+    );
+  });
 });

@@ -10,6 +10,7 @@ export interface McpGateway {
   client: OpenAI;
   /** parsed log lines at warn and above */
   lines: Record<string, unknown>[];
+  loop: AgentLoopMiddleware;
 }
 
 /**
@@ -27,10 +28,11 @@ export function mcpRig() {
       rig.model.setScript(script);
       const { logger, lines } = memoryLogger('warn');
       const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
-      closers.push(() => (app.locals.agentLoop as AgentLoopMiddleware).close());
+      const loop = app.locals.agentLoop as AgentLoopMiddleware;
+      closers.push(() => loop.close());
       const { client, close } = await listen(app);
       closers.push(close);
-      return { client, lines };
+      return { client, lines, loop };
     },
   };
   beforeEach(async () => {

@@ -1,16 +1,16 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { rulesJudge } from '../../lib/judge/rules';
 import type { Rule } from '../../lib/judge/rule';
 import type { JudgeInput, Verdict } from '../../lib/types';
 import { judgeContext, toolCall, toolResult } from './inputs';
 
 const noShell: Rule = { surface: 'tool_call', tool: 'shell_exec', action: 'block', reason: 'no shell' };
-const onlyDocs: Rule = {
-  surface: 'tool_call',
-  tool: 'fs_*',
-  when: { argument: 'path', matches: '^(?!/srv/docs/)' },
-  action: 'block',
-  reason: 'outside /srv/docs',
-};
+const insideDocs: Rule = { surface: 'tool_call', tool: 'fs_*', when: { argument: 'path', matches: '^/srv/docs/' }, action: 'allow' };
+const outsideDocs: Rule = { surface: 'tool_call', tool: 'fs_*', action: 'block', reason: 'outside /srv/docs' };
+/** An allow-list: rules match in linear time (RE2), so the allow rule comes first rather than a lookahead. */
+const onlyDocs = [insideDocs, outsideDocs];
 const publicDocs: Rule = { surface: 'tool_call', tool: 'fs_read', when: { argument: 'path', matches: '^/srv/docs/public/' }, action: 'allow' };
 const noParentDirs: Rule = { surface: 'tool_call', when: { argument: 'files', matches: '\\.\\./' }, action: 'block', reason: 'no ../' };
 const httpsOnly: Rule = {
@@ -41,13 +41,13 @@ const table: [string, Rule[], JudgeInput, Verdict][] = [
   ['matches the whole tool name, not its start', [noShell], toolCall('shell_exec_v2', { cmd: 'ls' }), { action: 'allow' }],
   ['matches the whole tool name, not its end', [noShell], toolCall('my_shell_exec', { cmd: 'ls' }), { action: 'allow' }],
   ['lets a glob star match nothing', [{ ...noShell, tool: 'shell*' }], toolCall('shell', { cmd: 'ls' }), { action: 'block', reason: 'no shell' }],
-  ['denies a path outside the folder', [onlyDocs], toolCall('fs_write', { path: '/etc/passwd' }), { action: 'block', reason: 'outside /srv/docs' }],
-  ['allows a path inside the folder', [onlyDocs], toolCall('fs_write', { path: '/srv/docs/a.md' }), { action: 'allow' }],
-  ['reads a missing argument as empty', [onlyDocs], toolCall('fs_list', {}), { action: 'block', reason: 'outside /srv/docs' }],
-  ['matches the tool glob only', [onlyDocs], toolCall('net_fs_get', { path: '/etc/passwd' }), { action: 'allow' }],
+  ['denies a path outside the folder', onlyDocs, toolCall('fs_write', { path: '/etc/passwd' }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['allows a path inside the folder', onlyDocs, toolCall('fs_write', { path: '/srv/docs/a.md' }), { action: 'allow' }],
+  ['reads a missing argument as empty', onlyDocs, toolCall('fs_list', {}), { action: 'block', reason: 'outside /srv/docs' }],
+  ['matches the tool glob only', onlyDocs, toolCall('net_fs_get', { path: '/etc/passwd' }), { action: 'allow' }],
   ['judges a non-string value by its JSON', [noParentDirs], toolCall('zip', { files: ['a', '../b'] }), { action: 'block', reason: 'no ../' }],
-  ['follows a dotted path into arrays', [{ ...onlyDocs, when: { argument: 'files.1.path', matches: '^/etc' } }], toolCall('fs_copy', { files: [{ path: '/srv/docs/a' }, { path: '/etc/shadow' }] }), { action: 'block', reason: 'outside /srv/docs' }],
-  ['does not read inherited properties', [{ ...onlyDocs, when: { argument: 'options.__proto__', matches: '^\\{\\}$' } }], toolCall('fs_read', { options: { a: 1 } }), { action: 'allow' }],
+  ['follows a dotted path into arrays', [{ ...outsideDocs, when: { argument: 'files.1.path', matches: '^/etc' } }], toolCall('fs_copy', { files: [{ path: '/srv/docs/a' }, { path: '/etc/shadow' }] }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['does not read inherited properties', [{ ...outsideDocs, when: { argument: 'options.__proto__', matches: '^\\{\\}$' } }], toolCall('fs_read', { options: { a: 1 } }), { action: 'allow' }],
   ['first match wins: allow before block', [publicDocs, { ...noShell, tool: 'fs_*' }], toolCall('fs_read', { path: '/srv/docs/public/a' }), { action: 'allow' }],
   ['first match wins: block before allow', [{ ...noShell, tool: 'fs_*' }, publicDocs], toolCall('fs_read', { path: '/srv/docs/public/a' }), { action: 'block', reason: 'no shell' }],
   ['allows by default', [], toolCall('shell_exec', { cmd: 'rm -rf /' }), { action: 'allow' }],
@@ -96,7 +96,49 @@ describe('rulesJudge', () => {
 
   it('refuses bad rules when made, naming the rule', () => {
     expect(() => rulesJudge([noShell, { surface: 'context', when: { content: 'sk-(' }, action: 'block' }])).toThrow(
-      new Error('rulesJudge: "rules[1].when.content" is not a valid regular expression: /sk-(/: Unterminated group'),
+      new Error('rulesJudge: "rules[1].when.content" is not a valid regular expression: missing closing ): `sk-(`'),
     );
+  });
+
+  it.each([
+    ['a lookahead', '^(?!/srv/docs/)', 'invalid or unsupported Perl syntax: `(?!`'],
+    ['a backreference', '(a)\\1', 'invalid escape sequence: `\\1`'],
+  ])('refuses %s when made, saying rules match in linear time and how to write an allow-list', (_case, pattern, problem) => {
+    expect(() => rulesJudge([{ surface: 'tool_call', when: { argument: 'path', matches: pattern }, action: 'block' }])).toThrow(
+      new Error(
+        `rulesJudge: "rules[0].when.matches" is not supported: ${problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule`,
+      ),
+    );
+  });
+
+  // In a child process: a backtracking engine would block this one's event loop for hours, and jest's own timeout
+  // could never fire; the child is killed after a generous 60 s instead, and the test fails.
+  it("matches the catastrophic '(a+)+$' against 'a' x 40 + '!' in linear time, in `matches` and in `content`", async () => {
+    const script = `
+      const { rulesJudge } = require('./lib/judge/rules');
+      const evil = '(a+)+$';
+      const text = 'a'.repeat(40) + '!';
+      const judge = rulesJudge([
+        { surface: 'tool_call', when: { argument: 'q', matches: evil }, action: 'block', reason: 'evil' },
+        { surface: 'context', when: { content: evil }, action: 'block', reason: 'evil' },
+      ]);
+      Promise.all([
+        judge.evaluate({ surface: 'tool_call', binding: 'b', tool: 't', arguments: { q: text } }),
+        judge.evaluate({ surface: 'context', binding: 'b', tool: 't', arguments: {}, result: text }),
+        judge.evaluate({ surface: 'context', binding: 'b', tool: 't', arguments: {}, result: 'a'.repeat(40) }),
+      ]).then((verdicts) => console.log(JSON.stringify(verdicts)));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+      cwd: path.join(__dirname, '../..'),
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout)).toEqual([{ action: 'allow' }, { action: 'allow' }, { action: 'block', reason: 'evil' }]);
+  }, 90_000);
+
+  it('rewrites with $1 and $& as String.replace does', async () => {
+    const masked: Rule = { surface: 'context', when: { content: 'sk-([a-z]{4})[a-z]+' }, action: 'rewrite', replace: 'sk-$1… ($& was $$ secret)' };
+    await expect(rulesJudge([masked]).evaluate(toolResult('fs_read', 'key sk-abcdefgh'), judgeContext())).resolves.toEqual({
+      action: 'rewrite',
+      result: 'key sk-abcd… (sk-abcdefgh was $ secret)',
+    });
   });
 });

@@ -38,6 +38,19 @@ describe('TurnBody', () => {
     expect(messages.map((message) => (message as unknown as { serialisations: number }).serialisations)).toEqual([1, 1]);
   });
 
+  it('serialises a replaced message again after rewind, and only the messages from there on', () => {
+    const body = new TurnBody({ model: 'demo' });
+    const messages = [counted({ role: 'user', content: 'a' }), counted({ role: 'tool', content: 'long' }), counted({ role: 'assistant', content: 'c' })] as unknown as ChatMessage[];
+    body.request(messages);
+    messages[1] = counted({ role: 'tool', content: 'short' }) as unknown as ChatMessage;
+    body.rewind(1);
+    body.rewind(5);
+    expect(JSON.parse(body.request(messages).json)).toEqual({ model: 'demo', messages: [{ role: 'user', content: 'a' }, { role: 'tool', content: 'short' }, { role: 'assistant', content: 'c' }] });
+    expect(messages.map((message) => (message as unknown as { serialisations: number }).serialisations)).toEqual([1, 1, 2]);
+    body.rewind(0);
+    expect(JSON.parse(body.request(messages).json).messages).toHaveLength(3);
+  });
+
   it('makes valid JSON of a request with nothing but messages, and of a hole in them', () => {
     const messages = [undefined, { role: 'user', content: 'x' }] as unknown as ChatMessage[];
     const turn = new TurnBody({ stream: true }).request(messages);

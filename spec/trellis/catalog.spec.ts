@@ -46,13 +46,34 @@ describe('ToolCatalog', () => {
       ['notes_open', 'notes_read', 'clock_now', 'notes_search'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', additionalProperties: true } } })),
     );
     expect(logger.entries).toEqual([
-      { level: 'warn', message: 'agent-loop trellis listing failed; offering the last known tools', meta: { binding: 'notes', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' } },
+      { level: 'warn', message: 'agent-loop trellis listing failed; offering the configured tool names with an open schema', meta: { binding: 'notes', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' } },
     ]);
     trellis.listing = [tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')];
     const listed = await catalog.tools();
     trellis.listing = new Error('down again');
     expect(await catalog.tools()).toBe(listed);
     expect(listed[0].function.description).toBe('notes_open tool');
+    expect(logger.entries[1]).toEqual({ level: 'warn', message: 'agent-loop trellis listing failed; offering the last known tools', meta: { binding: 'notes', reason: 'down again' } });
+  });
+
+  it("says so when a 'from-trellis' binding has nothing to offer because Trellis never listed, and never shows an empty valid-tools list", async () => {
+    const trellis = scriptedTrellis(new Error('Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)'));
+    const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'all', logger);
+    expect(await catalog.tools()).toEqual([]);
+    expect(logger.entries).toEqual([
+      {
+        level: 'warn',
+        message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does",
+        meta: { binding: 'all', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' },
+      },
+    ]);
+    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))");
+    trellis.listing = [];
+    await catalog.tools();
+    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; this binding offers no tools");
+    trellis.listing = [tool('clock_now')];
+    await catalog.tools();
+    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
   });
 
   it("builds the tree from the tools' _meta.parent with from-trellis, leaving out tools that could never unlock", async () => {

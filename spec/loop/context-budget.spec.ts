@@ -1,0 +1,49 @@
+import { ask, mcpRig } from '../e2e/mcp-gateway';
+
+const big = { name: 'big', match: { model: 'agent-*' }, hierarchy: ['big'] };
+const KB60 = 60_000;
+const elided = (bytes: number) => `[earlier result of 'big' elided: ${bytes} bytes]`;
+const fetch = (id: string, bytes: number) => ({ toolCalls: [{ id, name: 'big', arguments: { bytes } }] });
+const sizes = (texts: unknown[]) => texts.map((text) => (String(text).startsWith('[') ? text : (text as string).length));
+
+describe('the context budget (maxContextBytes), over a real MCP Trellis whose tools return 60 KB each', () => {
+  const rig = mcpRig();
+
+  it("elides this loop's oldest results, never the latest turn's, until each turn's request fits", async () => {
+    const { client } = await rig.gateway([fetch('b1', KB60), fetch('b2', KB60 + 1), fetch('b3', KB60 + 2), fetch('b4', KB60 + 3), { content: 'Done.' }], {
+      bindings: [big],
+      maxContextBytes: 150_000,
+    });
+    const { data, response } = await client.chat.completions.create(ask('fetch it all')).withResponse();
+
+    expect(data.choices[0].message.content).toBe('Done.');
+    expect(response.headers.get('x-agent-loop-elided')).toBe('2');
+    expect(sizes(rig.toolTexts(2))).toEqual([KB60, KB60 + 1]);
+    expect(sizes(rig.toolTexts(3))).toEqual([elided(KB60), KB60 + 1, KB60 + 2]);
+    expect(sizes(rig.toolTexts(4))).toEqual([elided(KB60), elided(KB60 + 1), KB60 + 2, KB60 + 3]);
+    expect(rig.model.requests.map((request) => Buffer.byteLength(JSON.stringify(request.body)) <= 150_000)).toEqual([true, true, true, true, true]);
+    expect(rig.model.requests[4].body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['b1', 'b2', 'b3', 'b4']);
+  });
+
+  it("keeps the client's own history and the latest turn's result whole, and sends a request that cannot fit as it is", async () => {
+    const history = [
+      { role: 'assistant' as const, content: null, tool_calls: [{ id: 'h1', type: 'function' as const, function: { name: 'big', arguments: '{"bytes":30000}' } }] },
+      { role: 'tool' as const, tool_call_id: 'h1', content: 'y'.repeat(30_000) },
+    ];
+    const steps = [fetch('b1', KB60), { content: 'Done.' }];
+    const { client, lines } = await rig.gateway(() => steps[rig.model.requests.length - 1], { bindings: [big], maxContextBytes: 50_000 });
+    const { messages } = ask('again');
+    const { response } = await client.chat.completions.create({ model: 'agent-1', messages: [...messages, ...history, { role: 'user', content: 'more' }] }).withResponse();
+
+    expect(response.headers.get('x-agent-loop-elided')).toBe('0');
+    expect(sizes(rig.toolTexts(1))).toEqual([30_000, KB60]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop context passes maxContextBytes with every earlier result elided', maxContextBytes: 50_000 }));
+  });
+
+  it('changes nothing when it is not set', async () => {
+    const { client } = await rig.gateway([fetch('b1', KB60), fetch('b2', KB60), fetch('b3', KB60), { content: 'Done.' }], { bindings: [big] });
+    const { response } = await client.chat.completions.create(ask()).withResponse();
+    expect(response.headers.get('x-agent-loop-elided')).toBe('0');
+    expect(sizes(rig.toolTexts(3))).toEqual([KB60, KB60, KB60]);
+  });
+});
