@@ -5,6 +5,7 @@ import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
+import { wellFormedReply } from './model-reply';
 import type { ChatCompletion } from '../types';
 import type { TextSink } from './reply';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
@@ -38,6 +39,14 @@ function reasonOf(error: Error, signal: AbortSignal): string {
 function upstreamReason(status: number, data: unknown): string {
   const message = (data as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof message === 'string' ? `HTTP ${status}: ${message}` : `HTTP ${status}`;
+}
+
+function wellFormed(reply: unknown): ChatCompletion {
+  try {
+    return wellFormedReply(reply);
+  } catch (error) {
+    throw new SelfCallError((error as Error).message);
+  }
 }
 
 /** Every turn re-enters the app through its own front door, marked internal so no injector (nor the loop) reruns. */
@@ -77,14 +86,11 @@ export class SelfCaller {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
-      return streamedTurn(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
+      return streamedTurn(untilAborted(response.data, call.signal), onText).then(wellFormed, (error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
     }
-    const completion = parsedOrUndefined(response.data) as ChatCompletion | undefined;
-    if (typeof completion !== 'object' || completion === null || !completion.choices?.[0]?.message) {
-      throw new SelfCallError('the reply is not a chat completion');
-    }
+    const completion = wellFormed(parsedOrUndefined(response.data));
     const content = completion.choices[0].message.content;
     if (typeof content === 'string' && content !== '') await onText(content);
     return completion;
