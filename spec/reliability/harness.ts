@@ -1,6 +1,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { Child } from '../../bench/lib/processes';
+import type { Rule } from '../../lib';
 
 /** `npm run reliability` sets RELIABILITY_FULL=1: the issue's sizes. Without it, sizes that suit CI on 2 cores. */
 export const FULL = process.env.RELIABILITY_FULL === '1';
@@ -38,6 +39,8 @@ export interface GatewayStats extends Memory {
   trellisActive: number;
   /** the most any response of the gateway held unsent since the last `resetPeaks` */
   peakUnsent: number;
+  /** the longest the event loop was held up since the last `resetPeaks` */
+  loopDelayMaxMs: number;
   prototypeKeys: number;
   prototypeKeysAtStart: number;
   problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number };
@@ -51,6 +54,8 @@ export interface FixtureConfig {
   slowToolMs?: number;
   maxTurns?: number;
   mcpUrl?: string;
+  maxConcurrentLoops?: number;
+  judgeRules?: Rule[];
 }
 
 /** `fixtures/reliability-gateway.ts` in a child process: a crash ends it and fails the scenario that caused it. */
