@@ -1,8 +1,13 @@
-import type { ChatCompletion, ToolCall } from '../types';
+import type { ChatCompletion, ChatMessage, ToolCall } from '../types';
 
 type Fields = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The tool calls a message of the conversation carries: a client's history may hold anything there. */
+export function callsIn(message: ChatMessage): ToolCall[] {
+  return Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isObject).map((call) => call as unknown as ToolCall) : [];
+}
 
 /** Text content as a string: a string, null, or OpenAI's list of `{ type: 'text', text }` parts. */
 function textOf(content: unknown): string | null {

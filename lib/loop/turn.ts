@@ -1,10 +1,11 @@
 import type { ChatMessage, ToolCall } from '../types';
 import type { Loop } from './context';
+import { callsIn } from './model-reply';
 import { runToolCall } from './tool-call';
 
 function calledIds(messages: ChatMessage[]): Set<string> {
   const ids = new Set<string>();
-  for (const message of messages) for (const call of message.tool_calls ?? []) ids.add(call.id);
+  for (const message of messages) for (const call of callsIn(message)) ids.add(call.id);
   return ids;
 }
 

@@ -1,4 +1,4 @@
-import { wellFormedReply } from '../../lib/loop/model-reply';
+import { callsIn, wellFormedReply } from '../../lib/loop/model-reply';
 
 const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: 'stop', ...extra }] });
 
@@ -41,5 +41,12 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
   it('keeps a well-formed reply as it is', () => {
     const good = reply({ role: 'assistant', content: 'hi' });
     expect(wellFormedReply(good)).toEqual(good);
+  });
+
+  it('reads the calls of a client history of any shape: a list, and only its objects', () => {
+    const call = { id: 'b', type: 'function' as const, function: { name: 'x', arguments: '{}' } };
+    expect(callsIn({ role: 'assistant', tool_calls: { id: 'a' } as never })).toEqual([]);
+    expect(callsIn({ role: 'assistant', tool_calls: [null, 'x', call] as never })).toEqual([call]);
+    expect(callsIn({ role: 'user' })).toEqual([]);
   });
 });

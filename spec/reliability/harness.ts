@@ -1,7 +1,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { Child } from '../../bench/lib/processes';
-import type { Rule } from '../../lib';
+import type { FixtureConfig } from '../../fixtures/reliability-config';
 
 /** `npm run reliability` sets RELIABILITY_FULL=1: the issue's sizes. Without it, sizes that suit CI on 2 cores. */
 export const FULL = process.env.RELIABILITY_FULL === '1';
@@ -27,6 +27,8 @@ export function megabytes(bytes: number): string {
 export interface Memory {
   rss: number;
   peakRss: number;
+  heapUsed: number;
+  external: number;
 }
 
 export interface GatewayStats extends Memory {
@@ -43,20 +45,11 @@ export interface GatewayStats extends Memory {
   loopDelayMaxMs: number;
   prototypeKeys: number;
   prototypeKeysAtStart: number;
+  /** the first few `agent-loop failed unexpectedly` log lines */
+  failures: string[];
   problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number };
 }
 
-export interface FixtureConfig {
-  upstream: string;
-  toolTimeoutSec?: number;
-  maxToolResultBytes?: number;
-  bigResultBytes?: number;
-  slowToolMs?: number;
-  maxTurns?: number;
-  mcpUrl?: string;
-  maxConcurrentLoops?: number;
-  judgeRules?: Rule[];
-}
 
 /** `fixtures/reliability-gateway.ts` in a child process: a crash ends it and fails the scenario that caused it. */
 export class ChildGateway {

@@ -27,6 +27,7 @@ const GIANTS: [string, Wire][] = [
   ['a 5 MB two-byte string, streamed', { raw: JSON.stringify({ model: 'loop-hostile', stream: true, messages: [{ role: 'user', content: 'é'.repeat(2.5 * MB) }] }) }],
   ['an 11 MB body (over the limit)', { raw: JSON.stringify({ model: 'loop-hostile', messages: [{ role: 'user', content: 'a'.repeat(11 * MB) }] }) }],
   ['n: 3', { raw: JSON.stringify({ model: 'loop-hostile', n: 3, messages: [USER] }) }],
+  ['a history with tool_calls of the wrong shape', { raw: JSON.stringify({ model: 'loop-hostile', messages: [{ role: 'assistant', tool_calls: { id: 'a' } }, { role: 'assistant', tool_calls: [null, 'x', { id: 'b' }] }, { role: 'tool', tool_call_id: 'b', content: 'ok' }, USER] }) }],
   ['cut short', { raw: '{"model": "loop-hostile", "messages": [{"role": "user", "content": "hi"}' }],
 ];
 
@@ -161,11 +162,15 @@ describe('reliability: hostile bodies and replies', () => {
       { numRuns: RUNS, seed: 10 },
     );
     const stats = await gateway.stats();
+    expect(stats.failures).toEqual([]);
     expect(stats.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0 });
     expect(stats.prototypeKeys).toEqual(stats.prototypeKeysAtStart);
   }, SCENARIO_TIMEOUT_MS);
 
-  it.each(GIANTS)('%s: no 5xx', async (_name, { raw }) => void (await send(raw, statuses.client)), SCENARIO_TIMEOUT_MS);
+  it.each(GIANTS)('%s: no 5xx, no unexpected failure', async (_name, { raw }) => {
+    await send(raw, statuses.client);
+    expect((await gateway.stats()).failures).toEqual([]);
+  }, SCENARIO_TIMEOUT_MS);
 
   it('n > 1 falls through to the normal handler: the loop cannot run n loops at once', async () => {
     const seenBefore = model.requests.length;
