@@ -46,6 +46,12 @@ export class Bindings {
     this.rules = entries.map(({ binding, match }) => ({ binding, matches: matcherOf(match, binding.name, logger) }));
   }
 
+  /** every binding, the web_search-only loop's included */
+  get all(): ActiveBinding[] {
+    const bound = this.rules.map((rule) => rule.binding);
+    return this.webSearch ? [...bound, this.webSearch.binding] : bound;
+  }
+
   resolve(req: Request, body: ChatRequest): ActiveBinding | undefined {
     const bound = this.rules.find((rule) => rule.matches(req, body.model))?.binding;
     if (bound || !this.webSearch) return bound;

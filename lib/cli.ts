@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { AgentLoopError } from './errors';
 import { createGateway, type GatewayConfig } from './gateway';
+import type { AgentLoopMiddleware } from './middleware';
+import { SHUTDOWN_DRAIN_SEC } from './options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
 
@@ -53,6 +55,25 @@ export function main(argv = process.argv.slice(2)): void {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host}:${address.port}`);
   });
+  const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, drainSec, signal));
+}
+
+let shuttingDown = false;
+
+/**
+ * Drains, then exits 0. The listener stays open while the loops drain: their own turns come in through it. New
+ * requests meanwhile get no loop (the normal handler answers them) and /readyz says 503. Then the server closes;
+ * a normal-handler request still running gets the drain's length again before its connection is cut.
+ */
+async function shutDown(server: http.Server, loop: AgentLoopMiddleware, drainSec: number, signal: NodeJS.Signals): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting`);
+  await loop.close();
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), drainSec * 1000).unref();
 }
 
 if (require.main === module) main();

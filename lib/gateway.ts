@@ -4,10 +4,12 @@ import type { Socket } from 'node:net';
 import express, { type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
+import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from './internal';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
 import { optionError } from './option-error';
 import type { AgentLoopOptions } from './options';
+import { optionalPeer } from './telemetry/optional-peer';
 
 export interface GatewayConfig extends AgentLoopOptions {
   host?: string;
@@ -44,17 +46,27 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
   res.end(JSON.stringify({ error: body }));
 }
 
-/** A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as the normal handler. */
+/**
+ * A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as
+ * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
+ */
 export function createGateway(config: GatewayConfig): Express {
   const { error } = gatewaySchema.validate(config, { abortEarly: true, convert: false });
   if (error) throw optionError(error, gatewaySchema, hints, 'createGateway');
-  const { host: _host, port: _port, upstream, bodyLimit = '10mb', ...loopOptions } = config;
-  const loop: AgentLoopMiddleware = agentLoop(loopOptions);
+  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, ...loopOptions } = config;
+  const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
   const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
+  const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
   const app = express();
   app.disable('x-powered-by');
   app.locals.agentLoop = loop;
-  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  healthRoutes(app, loop, health);
+  const registry = loop.metrics;
+  if (registry) {
+    app.get('/metrics', function metricsEndpoint(_req, res, next) {
+      registry.metrics().then((text) => res.type(registry.contentType).send(text), next);
+    });
+  }
   // The loop's own turns need no parsed body (the loop and every injector pass them on): unparsed, their raw body
   // streams through the proxy as the loop serialised it, with no JSON.parse here and no re-serialisation in
   // fixRequestBody. Only a verified marker skips it; a forged one gets the whole pipeline.
@@ -75,6 +87,7 @@ export function createGateway(config: GatewayConfig): Express {
           // client that went away (or a cancelled loop turn) would leave the upstream generating.
           res.on('close', () => res.writableFinished || proxyReq.destroy());
         },
+        proxyRes: (proxyRes) => health.saw(proxyRes.statusCode ?? 502),
         error: upstreamFailure,
       },
     }),

@@ -11,6 +11,9 @@ const keys = new Set<Buffer>();
 type Marked = IncomingMessage & { [VERDICT]?: Verdict };
 export type Verdict = 'internal' | 'external' | 'forged';
 
+/** Whether the process-wide key comes from env MCP_INTERNAL_SECRET (and so may be shared with other processes). */
+export const hasSharedSecret = process.env.MCP_INTERNAL_SECRET !== undefined;
+
 /** The process-wide key when no `internalSecret` is given: env MCP_INTERNAL_SECRET, else 32 random bytes. */
 const processKey = Buffer.from(process.env.MCP_INTERNAL_SECRET ?? randomBytes(32).toString('hex'));
 keys.add(processKey);

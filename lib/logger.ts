@@ -18,3 +18,12 @@ export function defaultLogger(): Logger {
 export function logs(logger: Logger, level: 'info' | 'debug'): boolean {
   return logger.isLevelEnabled ? logger.isLevelEnabled(level) : true;
 }
+
+/** `logger` with `fields` on every line: a client's `x-request-id` on every line of its loop. */
+export function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
+  const at = (level: 'error' | 'warn' | 'info' | 'debug') =>
+    function logWithFields(message: string, meta?: Record<string, unknown>) {
+      return logger[level](message, { ...fields, ...meta });
+    };
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), ...(logger.isLevelEnabled ? { isLevelEnabled: (level: string) => logger.isLevelEnabled!(level) } : {}) };
+}

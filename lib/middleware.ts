@@ -4,15 +4,23 @@ import { markerKey, markerVerdict } from './internal';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
+import { refuseClusterWithoutSecret } from './cluster';
+import { restoreWork } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
+import { Telemetry } from './telemetry/loop-telemetry';
+import type { MetricsEndpoint } from './telemetry/options';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
 import type { Trellis } from './types';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   settings: { get(): Settings; update(partial: Partial<Settings>): Settings };
   close(): Promise<void>;
+  /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
+  ready(signal?: AbortSignal): Promise<Record<string, string>>;
+  /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
+  metrics?: MetricsEndpoint;
 }
 
 /** A chat request the loop can serve: messages it can carry on, and one answer asked for (a loop cannot give `n`). */
@@ -26,30 +34,36 @@ function isChatRequest(body: unknown): body is ChatRequest {
 /** The agent loop as Express middleware: `app.use(express.json()); app.use(agentLoop(options))`. */
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const valid = validate<ValidOptions>(optionsSchema, options);
+  refuseClusterWithoutSecret(valid.internalSecret);
   const logger = valid.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
-  const caller = new SelfCaller(markerKey(valid.internalSecret), valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
+  const telemetry = Telemetry.create(valid);
+  const key = markerKey(valid.internalSecret);
+  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl);
   const inFlight = new InFlightLoops();
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
   const deps: LoopDeps = {
     caller,
+    continuationKey: key,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
     maxRepeatedCalls: valid.maxRepeatedCalls,
     maxContextBytes: valid.maxContextBytes,
-    judge: valid.judge && createJudgeRunner(valid.judge, logger),
+    judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
+    telemetry,
     shutdown: inFlight.shutdownSignal,
   };
 
   const maxConcurrentLoops = valid.maxConcurrentLoops ?? Infinity;
 
   /** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
-  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: Record<string, unknown>): void {
+  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: { binding: string } & Record<string, unknown>): void {
     res.setHeader('x-agent-loop-stop', stop);
+    telemetry?.metrics?.loopNotStarted(meta.binding, stop);
     logger.warn(message, meta);
     next();
   }
@@ -61,28 +75,41 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
   }
 
+  /** A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike. */
+  function withRestoredWork(req: Request, body: ChatRequest): ChatRequest {
+    const restored = restoreWork(key, body.messages);
+    if (!restored) return body;
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, forged: restored.forged });
+    req.body = { ...body, messages: restored.messages };
+    return req.body;
+  }
+
   async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
     const result = await startLoop(deps, req, res, body, binding);
-    if (result.kind !== 'fallthrough') return;
-    logger.info('agent-loop fell through to the normal handler', { binding: binding.name, reason: result.reason });
-    next();
+    if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
     const verdict = markerVerdict(req);
     if (verdict === 'internal') return next();
-    if (verdict === 'forged') logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify', { ip: req.ip, path: req.originalUrl });
+    // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
+    // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.
+    if (verdict === 'forged') {
+      logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      return next();
+    }
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!isChatRequest(body)) return next();
-    const binding = bindings.resolve(req, body);
+    const chat = withRestoredWork(req, body);
+    const binding = bindings.resolve(req, chat);
     if (!binding) return next();
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, body), binding).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
@@ -96,6 +123,17 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       settings = validate<Settings>(settingsSchema, { ...settings, ...partial });
       return { ...settings };
     },
+  };
+  middleware.metrics = telemetry?.metrics?.registry;
+  middleware.ready = async function ready(signal) {
+    const down: Record<string, string> = inFlight.closing ? { 'agent-loop': 'shutting down' } : {};
+    await Promise.all(
+      bindings.all.map(async function listedOnce({ name, catalog }) {
+        if (catalog.unlisted !== undefined) await catalog.tools(signal);
+        if (catalog.unlisted !== undefined) down[`trellis ${name}`] = catalog.unlisted;
+      }),
+    );
+    return down;
   };
   middleware.close = async function close() {
     if (inFlight.size > 0) logger.info('agent-loop draining: waiting for in-flight loops', { inFlight: inFlight.size, shutdownDrainSec: valid.shutdownDrainSec });

@@ -37,10 +37,18 @@ function pathOf(path: (string | number)[]): string {
   return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
 }
 
-function show(value: unknown): string {
+/** Options whose values are secrets: an error message (which lands in logs and CI output) never shows them. */
+const SECRET = new Set(['internalSecret', 'headers', 'env']);
+
+function hidingSecrets(key: string, value: unknown): unknown {
+  return SECRET.has(key) && value !== undefined ? '[not shown]' : value;
+}
+
+function show(value: unknown, name?: string): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  const text = JSON.stringify(value);
+  if (name !== undefined && SECRET.has(name) && value !== undefined) return typeof value === 'string' ? `a string of ${value.length} characters (not shown)` : `${Array.isArray(value) ? 'an array' : `a ${value === null ? 'null' : typeof value}`} (not shown)`;
+  const text = JSON.stringify(value, hidingSecrets);
   return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
@@ -83,5 +91,5 @@ export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hint
   // An unknown key inside a union (e.g. a binding's `match`) is a bad value of the option that holds it.
   const path = unknownKey ? detail.path.slice(0, -1) : detail.path;
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
-  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path))}; ${hintFor(detail, path, hints)}.`);
+  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path), path.find((part): part is string => typeof part === 'string' && SECRET.has(part)))}; ${hintFor(detail, path, hints)}.`);
 }

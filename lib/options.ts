@@ -4,6 +4,7 @@ import type { LlmJudgeOptions } from './judge/llm';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { distance, optionError } from './option-error';
+import type { MetricsOption, TelemetryOption } from './telemetry/options';
 import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
 import type { Binding, Judge, Logger, TrellisOption } from './types';
@@ -35,6 +36,10 @@ const hints = new Map<string, string>([
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
   ['maxConcurrentLoops', 'it must be a whole number of 1 or more (default: no limit), e.g. maxConcurrentLoops: 500'],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
+  ['metrics', "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }"],
+  ['registry', "it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')"],
+  ['prefix', "it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'"],
+  ['telemetry', 'it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }'],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'"],
 ]);
 
@@ -49,8 +54,14 @@ const limit = (name: string, min: number, max: number, example: number) => {
   return Joi.number().integer().min(min).max(max);
 };
 
+/** the default of `shutdownDrainSec`: the CLI gives a request still running after the drain as long again */
+export const SHUTDOWN_DRAIN_SEC = 10;
+
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
+
+const isRegistry = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).getSingleMetric === 'function';
 
 const listTtlSec = Joi.number().integer().min(0).max(86400);
 
@@ -112,16 +123,21 @@ export const optionsSchema = settingsSchema.keys({
   bindings: Joi.array().items(bindingSchema).unique('name').default([]),
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
-  forwardHeaders: Joi.array().items(Joi.string()).default(['authorization']),
+  forwardHeaders: Joi.array().items(Joi.string()).default(['authorization', 'traceparent', 'tracestate', 'x-request-id']),
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   maxConcurrentLoops: Joi.number().integer().min(1),
-  shutdownDrainSec: range('shutdownDrainSec', 0, 3600, 10),
+  shutdownDrainSec: range('shutdownDrainSec', 0, 3600, SHUTDOWN_DRAIN_SEC),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
+  metrics: Joi.alternatives(
+    Joi.boolean().valid(false),
+    Joi.object({ registry: Joi.any().custom((value, helpers) => (isRegistry(value) ? value : helpers.error('any.invalid'))), prefix: Joi.string().pattern(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'Prometheus metric name') }),
+  ),
+  telemetry: Joi.object({ tracing: Joi.boolean(), captureContent: Joi.boolean() }),
   logger: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
     .unknown(),
 });
@@ -154,6 +170,8 @@ export interface ValidOptions extends Settings {
   judge?: JudgeOption;
   webSearch?: WebSearchOptions;
   logger?: Logger;
+  metrics?: MetricsOption | false;
+  telemetry?: TelemetryOption;
 }
 
 export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & Partial<JudgeSettings>;

@@ -25,8 +25,11 @@ export interface CallToolResult {
 /** Where tools run. Any object of this shape works as the `trellis` option. */
 export interface Trellis {
   listTools(signal?: AbortSignal): Promise<Tool[]>;
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal }): Promise<CallToolResult>;
+  /** `meta`, when tracing is on: the W3C trace context (`traceparent`, `tracestate`) for the request's `params._meta` */
+  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; meta?: Record<string, string> }): Promise<CallToolResult>;
   close?(): Promise<void>;
+  /** present on an MCP Trellis: the session id once known (Streamable HTTP), for the `mcp.session.id` span attribute */
+  mcpSession?(): string | undefined;
 }
 
 export type HierarchyNode = string | { tool: string; children?: HierarchyNode[] };

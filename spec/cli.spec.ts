@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../fixtures/mcp-server';
-import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server';
+import { postRaw } from './helpers/listen';
+import { eventually } from './trellis/helpers';
 
 const ROOT = path.join(__dirname, '..');
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
@@ -15,6 +17,19 @@ interface Run {
   stdout: string;
   stderr: string;
   exited: Promise<number | null>;
+}
+
+const STDIO_SERVER = path.join(ROOT, 'fixtures/mcp-stdio-server.ts');
+const stdioTrellis = { mcp: { command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER] } };
+const SHUTDOWN_NOTE = '[agent-loop] Stopped before a final answer: the gateway is shutting down.';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function cli(...args: string[]): Run {
@@ -50,7 +65,7 @@ describe('agent-loop-gateway (the CLI)', () => {
     running = undefined;
   });
 
-  it('starts from a config file, prints where it listens, and serves the loop', async () => {
+  it('starts from a config file, prints where it listens, and serves the loop, /metrics and /readyz', async () => {
     const mcp: McpFixtureServer = await startMcpServer();
     const model: ModelServer = await startModelServer([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is noon.' }]);
     try {
@@ -62,6 +77,9 @@ describe('agent-loop-gateway (the CLI)', () => {
       expect(data.choices[0].message.content).toBe('It is noon.');
       expect(response.headers.get('x-agent-loop-turns')).toBe('2');
       expect(mcp.calls).toEqual([{ name: 'clock_now', args: {} }]);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('agent_loop_loops_total{binding="clock",stop="final"} 1\n');
+      expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ ok: true, down: {} });
     } finally {
       await Promise.all([mcp.close(), model.close()]);
     }
@@ -116,5 +134,58 @@ describe('agent-loop-gateway (the CLI)', () => {
     running = cli('--config', file);
     expect(await running.exited).toBe(2);
     expect(running.stderr).toMatch(new RegExp(`^agent-loop-gateway: cannot read --config ${file}: .*JSON.*\\n$`));
+  });
+
+  describe('on SIGTERM or SIGINT', () => {
+    let model: ModelServer;
+    let mcp: McpFixtureServer;
+    beforeEach(async () => {
+      mcp = await startMcpServer();
+    });
+    afterEach(async () => {
+      await Promise.all([mcp.close(), model?.close()]);
+    });
+
+    /** Turn 1 asks for the stdio Trellis' `pid` tool; turn 2 answers after `secondTurnMs`. */
+    const pidThenAnswer = (secondTurnMs: number): Script => (body) =>
+      body.messages.some((message) => message.role === 'tool') ? { content: 'Done.', delayMs: secondTurnMs } : { content: 'Looking.', toolCalls: [{ name: 'pid' }] };
+
+    async function gatewayMidLoop(secondTurnMs: number, extra: Record<string, unknown> = {}) {
+      model = await startModelServer(pidThenAnswer(secondTurnMs));
+      const config = { upstream: { url: model.url }, trellis: stdioTrellis, bindings: [{ name: 'pid', match: { model: '*' }, hierarchy: 'pid' }], ...extra };
+      running = cli('--config', configFile(config), '--port', '0');
+      const answer = postRaw(await listeningUrl(running), { model: 'any', messages: [{ role: 'user', content: 'pid?' }] });
+      await eventually(() => expect(model.requests).toHaveLength(2), 20_000);
+      const trellisPid = Number(model.requests[1].body.messages.find((message) => message.role === 'tool')!.content);
+      expect(alive(trellisPid)).toBe(true);
+      return { answer, trellisPid };
+    }
+
+    it.each(['SIGTERM', 'SIGINT'] as const)('on %s lets the loop in flight finish, closes the stdio Trellis and exits 0', async (signal) => {
+      const { answer, trellisPid } = await gatewayMidLoop(1500);
+      running!.child.kill(signal);
+
+      const { status, headers, body } = await answer;
+      expect(status).toBe(200);
+      expect(headers['x-agent-loop-stop']).toBe('final');
+      expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
+      expect(await running!.exited).toBe(0);
+      expect(running!.stdout).toContain(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting\n`);
+      await eventually(() => expect(alive(trellisPid)).toBe(false));
+    }, 30_000);
+
+    it('ends a loop still running when shutdownDrainSec runs out with the shutdown note, HTTP 200, and exits 0', async () => {
+      const { answer, trellisPid } = await gatewayMidLoop(60_000, { shutdownDrainSec: 1 });
+      running!.child.kill('SIGTERM');
+
+      const { status, headers, body } = await answer;
+      expect(status).toBe(200);
+      expect(headers['x-agent-loop-stop']).toBe('shutdown');
+      expect(JSON.parse(body).choices[0].message.content).toBe(`Looking.\n\n${SHUTDOWN_NOTE}`);
+      expect(await running!.exited).toBe(0);
+      const logged = running!.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+      expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop drain ran out; in-flight loops ended with the shutdown note', ended: 1 }));
+      await eventually(() => expect(alive(trellisPid)).toBe(false));
+    }, 30_000);
   });
 });

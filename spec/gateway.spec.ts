@@ -65,7 +65,7 @@ describe('createGateway', () => {
     expect(model.requests.map((r) => Buffer.byteLength(JSON.stringify(r.body)) > 150)).toEqual([true, true]);
     expect(model.requests.every((r) => r.headers['x-mcp-internal'] === undefined)).toBe(true);
 
-    // a client's request still meets the limit, and a forged marker still gets the whole pipeline: parsed, looped
+    // a client's request still meets the limit, and so does a forged marker's: parsed, then to the normal handler, never looped
     const url = `${client.baseURL}/chat/completions`;
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -73,13 +73,16 @@ describe('createGateway', () => {
     model.requests.length = 0;
     const forged = await post({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }, { 'x-mcp-internal': `v1.loop.1.${Date.now() + 60_000}.${'A'.repeat(43)}` });
     expect(forged.status).toBe(200);
-    expect(forged.headers.get('x-agent-loop-turns')).toBe('2');
-    expect(model.requests).toHaveLength(2);
+    expect(forged.headers.get('x-agent-loop-turns')).toBeNull();
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0].body.tools).toBeUndefined();
+    const forgedTooBig = await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] }, { 'x-mcp-internal': `v1.loop.1.${Date.now() + 60_000}.${'A'.repeat(43)}` });
+    expect(forgedTooBig.status).toBe(413);
   });
 
   it('answers /healthz and maps an unreachable upstream to a 502 JSON error', async () => {
     const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
-    await request(app).get('/healthz').expect(200, { ok: true });
+    await request(app).get('/healthz').expect(200, { ok: true, down: {} });
     const res = await request(app).post('/v1/chat/completions').send({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).expect(502);
     expect(res.body.error.message).toMatch(/^upstream unreachable: /);
   });

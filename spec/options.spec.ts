@@ -27,7 +27,7 @@ describe('agentLoop options', () => {
     [{ maxToolCallsPerTurn: '8' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolCallsPerTurn' is \"8\"; it must be a whole number from 1 to 64 (default 8), e.g. maxToolCallsPerTurn: 8."],
     [{ maxTurn: 3 }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'maxTurn'. Did you mean `defaultMaxTurns`?"],
     [{ bindings: [{ ...binding, maxturns: 3 }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].maxturns'. Did you mean `maxTurns`?"],
-    [{ internalSecret: 'short' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'internalSecret' is \"short\"; it must be a string of at least 32 characters"],
+    [{ internalSecret: 'short' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'internalSecret' is a string of 5 characters (not shown); it must be a string of at least 32 characters"],
     [{ trellis: { mcp: { url: 'ftp://x' } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis' is {\"mcp\":{\"url\":\"ftp://x\"}}; it must be a Trellis"],
     [{ bindings: [{ ...binding, match: { modle: 'x' } }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].match' is {\"modle\":\"x\"}; it must be { model: 'gpt-*' }"],
     [{ bindings: [{ ...binding, hierarchy: [{ tool: 'a', children: ['a'] }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "option 'bindings[0].hierarchy' is [{\"tool\":\"a\",\"children\":[\"a\"]}]; it must be a tool tree: 'a' appears twice"],
@@ -69,12 +69,24 @@ describe('agentLoop options', () => {
     [{ judge: { rules: [], timeoutSec: 0 } }, "option 'judge.timeoutSec' is 0; it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10."],
     [{ judge: { rules: [], onError: 'pass' } }, "option 'judge.onError' is \"pass\"; it must be 'block' (a failing judge blocks) or 'allow', e.g. onError: 'block'."],
     [{ logger: { error() {} } }, "option 'logger.warn' is undefined; it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()."],
-    [{ internalSecret: 5 }, "option 'internalSecret' is 5; it must be a string of at least 32 characters, e.g. the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET."],
+    [{ internalSecret: 5 }, "option 'internalSecret' is a number (not shown); it must be a string of at least 32 characters, e.g. the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET."],
   ])('names the expected shape and an example for %j', (options, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
     expect(error.code).toMatch(/^ERR_AGENT_LOOP_(INVALID_OPTION|OUT_OF_RANGE)$/);
     expect(error.message).toContain(message);
     expect(error.message).not.toMatch(/is required|must be one of \[/);
+  });
+
+  it('never shows a secret in an error message (internalSecret, MCP headers, stdio env)', () => {
+    const secret = 'sk-live-never-logged';
+    const messages = [
+      failure({ trellis, bindings: [binding], internalSecret: secret }).message,
+      failure({ trellis: { mcp: { url: 'ftp://x', headers: { authorization: secret } } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { command: 'node', env: { TOKEN: secret }, listTtlSec: -1 } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', headers: { authorization: 5 } } }, bindings: [binding] }).message,
+    ];
+    for (const message of messages) expect(message).not.toContain(secret);
+    expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"url":"ftp://x","headers":"[not shown]"}}`);
   });
 
   it("accepts hierarchy 'from-trellis' and an MCP trellis with its listing TTL", async () => {

@@ -1,3 +1,4 @@
+import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
 import { evaluateWithin } from './deadline';
 import { llmJudge } from './llm';
@@ -10,7 +11,8 @@ export type JudgeDecision =
   | { blocked: true; reason: string };
 
 export interface JudgeRunner {
-  review(input: JudgeInput, context: JudgeContext & { loopId: string }): Promise<JudgeDecision>;
+  /** `logger`: the loop's, whose lines carry the client's request id */
+  review(input: JudgeInput, context: JudgeContext & { loopId: string; logger?: Logger }): Promise<JudgeDecision>;
 }
 
 export function blockedText(reason: string): string {
@@ -55,7 +57,7 @@ function decisionFor(verdict: Verdict, input: JudgeInput): JudgeDecision {
   return input.surface === 'tool_call' ? { blocked: false, arguments: verdict.arguments } : { blocked: false, result: verdict.result };
 }
 
-export function createJudgeRunner(option: JudgeOption, logger: Logger): JudgeRunner {
+export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?: LoopMetrics): JudgeRunner {
   const judge = judgeFrom(option);
   return {
     async review(input, context) {
@@ -63,7 +65,8 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger): JudgeRun
       const { verdict, failure } = await reviewed(judge, input, context, option);
       const reason = failure ?? ('reason' in verdict ? verdict.reason : undefined);
       const level = failure || verdict.action === 'block' ? 'warn' : 'info';
-      logger[level]('judge verdict', {
+      metrics?.verdict(input.binding, input.surface, failure ? 'error' : verdict.action);
+      (context.logger ?? logger)[level]('judge verdict', {
         loopId: context.loopId,
         surface: input.surface,
         tool: input.tool,

@@ -4,13 +4,17 @@ import type { TurnBody, TurnRequest, TurnSource } from './turn-body';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
-export const elidedText = (tool: string, size: number) => `[earlier result of '${tool}' elided: ${size} bytes]`;
-
 /** The tool each tool message answers, by its call id, from the assistant messages from `from` on. */
-function toolNames(messages: readonly ChatMessage[], from: number): Map<unknown, string> {
+export function toolNames(messages: readonly ChatMessage[], from: number): Map<unknown, string> {
   const names = new Map<unknown, string>();
   for (let i = from; i < messages.length; i++) messages[i].tool_calls?.forEach((call) => names.set(call.id, call.function?.name));
   return names;
+}
+
+/** The tool message with its result replaced by a placeholder naming the tool and the result's size. */
+export function elide(message: ChatMessage, names: ReadonlyMap<unknown, string>): ChatMessage {
+  const text = typeof message.content === 'string' ? message.content : (JSON.stringify(message.content) ?? '');
+  return { ...message, content: `[earlier result of '${names.get(message.tool_call_id) ?? 'unknown'}' elided: ${bytes(text)} bytes]` };
 }
 
 function lastAssistant(messages: readonly ChatMessage[]): number {
@@ -31,7 +35,7 @@ export class ContextBudget implements TurnSource {
   constructor(
     private readonly body: TurnBody,
     private readonly maxBytes: number,
-    ownFrom: number,
+    private readonly ownFrom: number,
     private readonly stats: LoopStats,
     private readonly log: { logger: Logger; loopId: string },
   ) {
@@ -44,13 +48,12 @@ export class ContextBudget implements TurnSource {
     if (over <= 0) return request;
     let first: number | undefined;
     const latest = lastAssistant(messages);
-    const names = toolNames(messages, this.next);
+    const names = toolNames(messages, this.ownFrom);
     for (; this.next < latest && over > 0; this.next++) {
       const message = messages[this.next];
       if (message.role !== 'tool') continue;
       first ??= this.next;
-      const text = typeof message.content === 'string' ? message.content : (JSON.stringify(message.content) ?? '');
-      const elided = { ...message, content: elidedText(names.get(message.tool_call_id) ?? 'unknown', bytes(text)) };
+      const elided = elide(message, names);
       over -= bytes(JSON.stringify(message)) - bytes(JSON.stringify(elided));
       messages[this.next] = elided;
       this.stats.elided++;

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
+import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
 import type { TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
@@ -42,5 +43,8 @@ export interface Loop {
   maxToolResultBytes: number;
   repeats: RepeatedCalls;
   judge?: JudgeRunner;
-  complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink): Promise<ChatCompletion>;
+  /** spans and metrics; undefined when neither is on */
+  telemetry?: LoopTelemetry;
+  /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */
+  complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink, watch?: TurnWatch): Promise<ChatCompletion>;
 }

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatMessage, ChatUsage } from '../types';
+import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall } from '../types';
 import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
@@ -16,6 +16,8 @@ export interface LoopPlan {
   maxTokens?: number;
   deadline: Deadline;
   reply: Reply;
+  /** the client's own tool calls as handed back, carrying what the loop did before */
+  handBack(calls: ToolCall[]): ToolCall[];
 }
 
 /** The model's last message, its text replaced by the whole answer's text (every turn's). */
@@ -47,16 +49,19 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     const started = performance.now();
     text.newParagraph();
     let reply: ChatCompletion;
+    const watch = loop.telemetry?.turn(loop.messages);
     try {
       loop.stats.turns = turn;
-      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta));
+      reply = await loop.complete(plan.body.request(loop.messages), loop.signal, (delta) => text.append(delta), watch);
     } catch (error) {
       const reason = (error as Error).message;
+      watch?.failed(plan.deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, turn, reason });
       if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
       return plan.deadline.expired ? stopWith(plan.deadline.stop) : stopWith('upstream_error', reason);
     }
+    watch?.succeeded(reply);
     last = reply;
     usage = addUsage(usage, reply.usage);
     const message = reply.choices[0].message;
@@ -72,7 +77,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     }
     if (calls.length === 0) return answer('final', withText(message, text.value), reply.choices[0].finish_reason ?? 'stop');
     const forClient = calls.filter((call) => plan.clientTools.has(call.function?.name));
-    if (forClient.length > 0) return answer('final', { ...withText(message, text.value), tool_calls: forClient }, 'tool_calls');
+    if (forClient.length > 0) return answer('final', { ...withText(message, text.value), tool_calls: plan.handBack(forClient) }, 'tool_calls');
     if (plan.maxTokens !== undefined && (usage?.total_tokens ?? 0) >= plan.maxTokens) return stopWith('tokens');
     if (turn === plan.maxTurns) break;
     plan.reply.toolsRunning();

@@ -21,6 +21,8 @@ export interface SelfCall {
   /** the loop's signed marker, the same on every turn (see `marker()`) */
   marker: string;
   signal: AbortSignal;
+  /** the turn span's `traceparent` (and `tracestate`): replaces the client's */
+  trace?: Record<string, string>;
 }
 
 /** The base URL of the socket that took the request: the app's own front door, under supertest too. */
@@ -108,7 +110,7 @@ export class SelfCaller {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    return headers;
+    return call.trace ? Object.assign(headers, call.trace) : headers;
   }
 
   /** The marker of every self-call of one loop, valid until `expiresAt` (ms). */

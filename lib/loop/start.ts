@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
-import { logs } from '../logger';
+import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import type { Settings } from '../options';
 import type { ChatMessage, ChatTool, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
+import type { Telemetry } from '../telemetry/loop-telemetry';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import { ContextBudget } from './context-budget';
+import { carryWork } from './continuation';
 import { JsonReply } from './json-reply';
 import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
@@ -19,6 +21,8 @@ import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
+  /** signs the record of a loop's work that a hand-back carries (the marker's key) */
+  continuationKey: Buffer;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -28,6 +32,7 @@ export interface LoopDeps {
   judge?: JudgeRunner;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  telemetry?: Telemetry;
   /** aborted when a shutdown's drain runs out */
   shutdown: AbortSignal;
 }
@@ -73,6 +78,12 @@ function turnSource(deps: LoopDeps, loop: Loop, body: TurnBody): TurnSource {
   return new ContextBudget(body, deps.maxContextBytes, loop.messages.length, loop.stats, { logger: loop.logger, loopId: loop.id });
 }
 
+/** How a loop ended, for metrics and its span: the answer's stop reason, `fallthrough` or `client_gone`. */
+function stopOf(result: LoopResult, clientGone: boolean): string {
+  if (clientGone || result.kind === 'abandoned') return 'client_gone';
+  return result.kind === 'answer' ? result.answer.stop : 'fallthrough';
+}
+
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
 function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: Logger, outcome: { loopId: string; binding: string } & LoopStats): LoopResult {
   if (clientGone || result.kind === 'abandoned') {
@@ -83,6 +94,8 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
   if (result.kind === 'answer') {
     reply.send(result.answer, outcome);
     logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
+  } else {
+    logger.info('agent-loop fell through to the normal handler', { loopId: outcome.loopId, binding: outcome.binding, reason: result.reason });
   }
   return result;
 }
@@ -108,9 +121,15 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const { signal } = cancel;
   // randomUUID draws on a cached entropy pool; randomBytes asked OpenSSL on every loop.
   const id = randomUUID().replace(/-/g, '').slice(0, 16);
+  // Before the first byte, so streamed answers and fall-throughs carry it too.
+  res.setHeader('x-agent-loop-id', id);
+  const requestId = req.headers['x-request-id'];
+  const logger = typeof requestId === 'string' ? withFields(deps.logger, { requestId }) : deps.logger;
+  const model = typeof body.model === 'string' ? body.model : '';
+  const telemetry = deps.telemetry?.loop(req, binding.name, model, id);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' }, signal);
+  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model }, signal);
   const loop: Loop = {
     id,
     req,
@@ -118,30 +137,36 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     messages: [...body.messages],
     succeeded: succeededInHistory(body.messages),
     signal,
-    logger: deps.logger,
-    verbose: logs(deps.logger, 'info'),
+    logger,
+    verbose: logs(logger, 'info'),
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
     repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
-    complete: (turn, turnSignal, onText) =>
-      deps.caller.complete(req, turn, { url, marker, signal: turnSignal }, onText),
+    telemetry,
+    complete(turn, turnSignal, onText, watch) {
+      const call = () => deps.caller.complete(req, turn, { url, marker, signal: turnSignal, trace: watch?.headers }, onText);
+      return watch ? watch.within(call) : call();
+    },
   };
+  let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   try {
     const own = await binding.catalog.tools(signal);
     const offered = new Set(own.map((tool) => tool.function.name));
     const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
-    const result = await runLoop(loop, {
+    result = await runLoop(loop, {
       body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
+      handBack: (calls) => carryWork(deps.continuationKey, calls, loop.messages.slice(body.messages.length)),
     });
-    return deliver(result, reply, clientGone, deps.logger, { loopId: id, binding: binding.name, ...stats });
+    return deliver(result, reply, clientGone, logger, { loopId: id, binding: binding.name, ...stats });
   } finally {
+    telemetry?.ended(stopOf(result, clientGone), stats, result.kind === 'answer' ? result.answer.usage : undefined);
     deadline.clear();
     unlink();
     res.removeListener('close', onClose);

@@ -3,6 +3,7 @@ import { TimedOut, withinTimeout } from '../signals';
 import { resultText } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
 import { parseArguments } from './arguments';
+import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
 
@@ -17,7 +18,7 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
     { surface, binding: loop.binding.name, tool, arguments: args, ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
-    { signal: loop.signal, req: loop.req, loopId: loop.id, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
+    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;
@@ -28,7 +29,7 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
  * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run.
  * Never throws: every failure is a readable result.
  */
-export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutcome> {
+export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.function?.name;
@@ -50,7 +51,9 @@ export async function runToolCall(loop: Loop, call: ToolCall): Promise<ToolOutco
 
   let result: CallToolResult;
   try {
-    result = await withinTimeout(loop.signal, toolTimeoutSec, (signal) => trellis.callTool(tool, args, { signal }));
+    watch?.reached(trellis);
+    const call = (signal: AbortSignal) => trellis.callTool(tool, args, watch?.meta ? { signal, meta: watch.meta } : { signal });
+    result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal) => watch.within(() => call(signal)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
     return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };

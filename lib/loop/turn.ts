@@ -42,7 +42,9 @@ export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: num
   const outcomes = await Promise.all(
     kept.map(async function timedToolCall(call) {
       const started = performance.now();
-      const outcome = await runToolCall(loop, call);
+      const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.function?.name));
+      const outcome = await runToolCall(loop, call, watch);
+      watch?.ended(outcome);
       if (loop.verbose) {
         loop.logger.info('agent-loop tool call', {
           loopId: loop.id,

@@ -54,6 +54,11 @@ export class ToolCatalog {
     return this.offered.tools;
   }
 
+  /** undefined once Trellis listed the tools at least once; until then, why it has not */
+  get unlisted(): string | undefined {
+    return this.listed ? undefined : (this.failure ?? 'not listed yet');
+  }
+
   /** The text a call to a tool outside the tree in force reads: never an empty list of valid tools. */
   unknownToolText(tool: string): string {
     const valid = this.offered.hierarchy.tools;

@@ -24,6 +24,8 @@ export interface McpConnection {
   client(): Promise<Client>;
   /** drops `client` (if it is still the current one) so that the next use connects afresh */
   discard(client: Client): Promise<void>;
+  /** the Streamable HTTP session's id, once connected; stdio has none */
+  sessionId(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -114,5 +116,10 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
     await connected.close();
   }
 
-  return { client, discard, close };
+  function sessionId(): string | undefined {
+    const transport = current?.client?.transport;
+    return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+  }
+
+  return { client, discard, sessionId, close };
 }

@@ -107,11 +107,13 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
       listing ??= refresh().finally(() => (listing = undefined));
       return readable(listing, signal);
     },
-    async callTool(name, args, { signal }) {
+    async callTool(name, args, { signal, meta }) {
       signal.throwIfAborted();
-      const call = (client: Client) => client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });
+      const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
+      const call = (client: Client) => client.callTool(params, undefined, { signal, timeout: CALL_TIMEOUT_MS });
       return readable(withClient(call, signal), signal) as Promise<CallToolResult>;
     },
+    mcpSession: () => connection.sessionId(),
     close: () => connection.close(),
   };
 }

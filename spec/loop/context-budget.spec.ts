@@ -1,4 +1,5 @@
 import { ask, mcpRig } from '../e2e/mcp-gateway';
+import { memoryLogger } from '../helpers/gateway';
 
 const big = { name: 'big', match: { model: 'agent-*' }, hierarchy: ['big'] };
 const KB60 = 60_000;
@@ -25,6 +26,14 @@ describe('the context budget (maxContextBytes), over a real MCP Trellis whose to
     expect(rig.model.requests[4].body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['b1', 'b2', 'b3', 'b4']);
   });
 
+  it('names the tool of a result elided turns after the call that asked for it', async () => {
+    const pair = { toolCalls: [{ id: 'p1', name: 'big', arguments: { bytes: KB60 } }, { id: 'p2', name: 'big', arguments: { bytes: KB60 + 1 } }] };
+    const { client } = await rig.gateway([pair, fetch('b2', KB60 + 2), fetch('b3', KB60 + 3), { content: 'Done.' }], { bindings: [big], maxContextBytes: 150_000 });
+    await client.chat.completions.create(ask());
+    expect(sizes(rig.toolTexts(2))).toEqual([elided(KB60), KB60 + 1, KB60 + 2]);
+    expect(sizes(rig.toolTexts(3))).toEqual([elided(KB60), elided(KB60 + 1), KB60 + 2, KB60 + 3]);
+  });
+
   it("keeps the client's own history and the latest turn's result whole, and sends a request that cannot fit as it is", async () => {
     const history = [
       { role: 'assistant' as const, content: null, tool_calls: [{ id: 'h1', type: 'function' as const, function: { name: 'big', arguments: '{"bytes":30000}' } }] },
@@ -38,6 +47,17 @@ describe('the context budget (maxContextBytes), over a real MCP Trellis whose to
     expect(response.headers.get('x-agent-loop-elided')).toBe('0');
     expect(sizes(rig.toolTexts(1))).toEqual([30_000, KB60]);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop context passes maxContextBytes with every earlier result elided', maxContextBytes: 50_000 }));
+  });
+
+  it("elides for a streamed answer too, counted in the loop's log line", async () => {
+    const { logger, lines } = memoryLogger('info');
+    const { client } = await rig.gateway([fetch('b1', KB60), fetch('b2', KB60 + 1), fetch('b3', KB60 + 2), { content: 'Done.' }], { bindings: [big], maxContextBytes: 150_000, logger });
+    const stream = await client.chat.completions.create({ ...ask(), stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Done.');
+    expect(sizes(rig.toolTexts(3))).toEqual([elided(KB60), KB60 + 1, KB60 + 2]);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop answered', stream: true, elided: 1 }));
   });
 
   it('changes nothing when it is not set', async () => {

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../lib/loop/repeats';
+import { memoryLogger } from '../helpers/gateway';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 
 const clock = { name: 'clock', match: { model: 'agent-*' }, hierarchy: ['clock_now', 'big'] };
@@ -42,6 +43,16 @@ describe('repeated identical calls, over a real MCP Trellis', () => {
     expect(rig.mcp.calls).toHaveLength(1);
     expect(rig.toolTexts(2).slice(-2)).toEqual([NOON, REPEATED(1)]);
     expect(response.headers.get('x-agent-loop-repeated')).toBe('1');
+  });
+
+  it("counts refused repeats in the loop's log line, where a streamed answer has its counters", async () => {
+    const { logger, lines } = memoryLogger('info');
+    const again = { toolCalls: [{ name: 'clock_now' }] };
+    const { client } = await rig.gateway([again, again, again, { content: 'Noon.' }], { bindings: [clock], maxRepeatedCalls: 2, logger });
+    const stream = await client.chat.completions.create({ ...ask(), stream: true });
+    for await (const chunk of stream) expect(chunk.object).toBe('chat.completion.chunk');
+    expect(rig.toolTexts(3)).toEqual([NOON, NOON, REPEATED(2)]);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop answered', stream: true, repeated: 1, elided: 0, toolCalls: 3 }));
   });
 
   it('says x-agent-loop-repeated: 0 when nothing repeated', async () => {

@@ -1,0 +1,114 @@
+import type { Request } from 'express';
+import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
+import { createMetrics, type LoopMetrics } from './metrics';
+import type { MetricsOption, TelemetryOption } from './options';
+import type { LoopSpan, ToolSpan, TurnSpan } from './spans';
+import { createTracing, type Tracing } from './tracing';
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+/** One turn as traces and metrics see it; `headers` carry the turn span's trace context onto the self-call. */
+export class TurnWatch {
+  private readonly started = performance.now();
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    private readonly binding: string,
+    private readonly span: TurnSpan | undefined,
+    private readonly metrics: LoopMetrics | undefined,
+  ) {
+    this.headers = span?.carrier;
+  }
+
+  /** the self-call, with the turn span active */
+  within<T>(work: () => T): T {
+    return this.span ? this.span.within(work) : work();
+  }
+
+  succeeded(reply: ChatCompletion): void {
+    this.span?.succeeded(reply);
+    this.metrics?.turn(this.binding, 'ok', seconds(this.started));
+  }
+
+  /** `type`: why, in a word (`upstream_error`, `deadline`, `aborted`) */
+  failed(type: string): void {
+    this.span?.failed(type);
+    this.metrics?.turn(this.binding, 'error', seconds(this.started));
+  }
+}
+
+/** One tool call as traces and metrics see it; `meta` carries its span's trace context in the MCP request. */
+export class ToolWatch {
+  private readonly started = performance.now();
+  readonly meta?: Record<string, string>;
+
+  constructor(
+    private readonly binding: string,
+    private readonly tool: string,
+    private readonly span: ToolSpan | undefined,
+    private readonly metrics: LoopMetrics | undefined,
+  ) {
+    this.meta = span?.carrier;
+  }
+
+  /** the Trellis call, with the tool span active */
+  within<T>(work: () => T): T {
+    return this.span ? this.span.within(work) : work();
+  }
+
+  reached(trellis: Trellis): void {
+    this.span?.reached(trellis);
+  }
+
+  ended(outcome: { kind: string; text: string }): void {
+    this.span?.ended(outcome.kind, outcome.text);
+    this.metrics?.toolCall(this.binding, this.tool, outcome.kind, seconds(this.started));
+  }
+}
+
+/** One loop's telemetry: there is one only when spans record or metrics are on, so the loop pays nothing otherwise. */
+export class LoopTelemetry {
+  constructor(
+    private readonly binding: string,
+    private readonly model: string,
+    private readonly span: LoopSpan | undefined,
+    private readonly metrics: LoopMetrics | undefined,
+  ) {
+    metrics?.loopStarted(binding);
+  }
+
+  turn(messages: ChatMessage[]): TurnWatch {
+    return new TurnWatch(this.binding, this.span?.turn(this.model, messages), this.metrics);
+  }
+
+  /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
+  tool(call: ToolCall, known: boolean): ToolWatch {
+    return new ToolWatch(this.binding, known ? call.function.name : '_unknown', this.span?.tool(call), this.metrics);
+  }
+
+  ended(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
+    this.span?.end(stop, stats, usage);
+    this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
+  }
+}
+
+export type TelemetryOptions = { telemetry?: TelemetryOption; metrics?: MetricsOption | false };
+
+/** The middleware's tracing and metrics, made once from the options; undefined when neither is on. */
+export class Telemetry {
+  private constructor(
+    private readonly tracing: Tracing | undefined,
+    readonly metrics: LoopMetrics | undefined,
+  ) {}
+
+  static create(options: TelemetryOptions): Telemetry | undefined {
+    const tracing = createTracing(options.telemetry);
+    const metrics = createMetrics(options.metrics);
+    return tracing || metrics ? new Telemetry(tracing, metrics) : undefined;
+  }
+
+  loop(req: Request, binding: string, model: string, loopId: string): LoopTelemetry | undefined {
+    const span = this.tracing?.startLoop(req, binding, model, loopId);
+    return span || this.metrics ? new LoopTelemetry(binding, model, span, this.metrics) : undefined;
+  }
+}

@@ -1,0 +1,121 @@
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
+import { inputMessages, outputMessages } from './content';
+
+// SpanKind and SpanStatusCode values, fixed by the API: no import needed where the API may be missing.
+export const INTERNAL = 0;
+const CLIENT = 2;
+const ERROR = 2;
+
+/** The W3C trace context naming `span` as parent: self-calls send it as headers, MCP calls in `params._meta` (SEP-414). */
+function traceContext(span: Span): Record<string, string> {
+  const { traceId, spanId, traceFlags, traceState } = span.spanContext();
+  const carrier: Record<string, string> = { traceparent: `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}` };
+  const state = traceState?.serialize();
+  if (state) carrier.tracestate = state;
+  return carrier;
+}
+
+/** Runs `work` with `span` as the active span, so instrumented HTTP clients underneath (http, undici) are its children. */
+type Within = <T>(span: Span, work: () => T) => T;
+
+function failed(span: Span, type: string): void {
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: ERROR });
+}
+
+function usageAttributes(usage: ChatUsage | undefined): Attributes {
+  if (!usage) return {};
+  return { 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens };
+}
+
+/** A span under the loop's: the trace context its call carries, and that call run with it active. */
+abstract class CallSpan {
+  readonly carrier: Record<string, string>;
+
+  constructor(
+    protected readonly span: Span,
+    protected readonly captureContent: boolean,
+    private readonly active: Within,
+  ) {
+    this.carrier = traceContext(span);
+  }
+
+  within<T>(work: () => T): T {
+    return this.active(this.span, work);
+  }
+}
+
+/** A `chat {model}` span: one turn, one model call; the self-call carries it as headers. */
+export class TurnSpan extends CallSpan {
+
+  succeeded(reply: ChatCompletion): void {
+    const [choice] = reply.choices;
+    this.span.setAttributes({
+      'gen_ai.response.id': reply.id,
+      'gen_ai.response.model': reply.model,
+      'gen_ai.response.finish_reasons': [choice.finish_reason ?? 'stop'],
+      ...usageAttributes(reply.usage),
+      ...(this.captureContent ? { 'gen_ai.output.messages': outputMessages(choice.message, choice.finish_reason) } : {}),
+    });
+    this.span.end();
+  }
+
+  failed(type: string): void {
+    failed(this.span, type);
+    this.span.end();
+  }
+}
+
+/** An `execute_tool {tool}` span: one tool call, from the model's request to the text the model reads; an MCP call carries it in `params._meta`. */
+export class ToolSpan extends CallSpan {
+
+  /** The call went out to Trellis: on an MCP Trellis it is a `tools/call` in the session named. */
+  reached(trellis: Trellis): void {
+    if (!trellis.mcpSession) return;
+    const session = trellis.mcpSession();
+    this.span.setAttributes({ 'mcp.method.name': 'tools/call', ...(session === undefined ? {} : { 'mcp.session.id': session }) });
+  }
+
+  ended(kind: string, text: string): void {
+    if (kind !== 'ok') failed(this.span, kind);
+    if (this.captureContent) this.span.setAttribute('gen_ai.tool.call.result', text);
+    this.span.end();
+  }
+}
+
+/** The `invoke_agent {binding}` span of one loop, and the turns and tool calls under it. */
+export class LoopSpan {
+  private readonly active: Within;
+
+  constructor(
+    api: typeof OtelApi,
+    private readonly tracer: Tracer,
+    private readonly span: Span,
+    private readonly context: Context,
+    private readonly captureContent: boolean,
+  ) {
+    this.active = (child, work) => api.context.with(api.trace.setSpan(context, child), work);
+  }
+
+  turn(model: string, messages: ChatMessage[]): TurnSpan {
+    const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model };
+    if (this.captureContent) attributes['gen_ai.input.messages'] = inputMessages(messages);
+    return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${model}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
+  }
+
+  tool(call: ToolCall): ToolSpan {
+    const name = String(call.function?.name);
+    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function' };
+    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = String(call.function?.arguments);
+    return new ToolSpan(this.tracer.startSpan(`execute_tool ${name}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
+  }
+
+  /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */
+  end(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
+    this.span.setAttributes({ 'agent_loop.stop': stop, 'agent_loop.turns': stats.turns, 'agent_loop.tool_calls': stats.toolCalls, ...usageAttributes(usage) });
+    if (stop === 'fallthrough' || stop === 'upstream_error') failed(this.span, stop);
+    this.span.end();
+  }
+}
