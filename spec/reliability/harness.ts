@@ -45,6 +45,8 @@ export interface GatewayStats extends Memory {
   loopDelayMaxMs: number;
   prototypeKeys: number;
   prototypeKeysAtStart: number;
+  /** markers the gateway logged as not verifying */
+  forgedMarkers: number;
   /** the first few `agent-loop failed unexpectedly` log lines */
   failures: string[];
   problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number };

@@ -23,13 +23,13 @@ const forgeries: [string, () => OutgoingHttpHeaders][] = [
   ['a genuine marker with whitespace inside', () => ({ 'x-mcp-internal': genuine().replace('.', '. ') })],
   ['a genuine marker with a tab and more after it', () => ({ 'x-mcp-internal': `${genuine()}\tv1` })],
   ['a forged marker named hop-by-hop in Connection', () => ({ connection: 'keep-alive, X-MCP-Internal', 'x-mcp-internal': flipped(genuine()) })],
-  ['Connection naming the marker, and no marker', () => ({ connection: 'X-MCP-Internal' })],
   ['a 10 kB marker', () => ({ 'x-mcp-internal': `v1.${'f'.repeat(10_000)}.${hour()}.${'r'.repeat(43)}` })],
 ];
 
 describe('reliability: forged markers', () => {
   let model: ModelServer;
   let mcp: McpFixtureServer;
+  let passedOn = 0;
   let gateway: ChildGateway;
   const trusted: string[] = [];
 
@@ -45,7 +45,10 @@ describe('reliability: forged markers', () => {
   });
 
   afterAll(async () => {
-    figure(`forged-markers: ${forgeries.length} forgeries, ${trusted.length} trusted, 0 reached the upstream or Trellis (MCP); a genuine marker is trusted (control)`);
+    figure(
+      `forged-markers: ${forgeries.length} forgeries, ${trusted.length} trusted, ${passedOn} logged and passed to the normal handler without the marker, ` +
+        '0 reached the upstream or Trellis (MCP); a genuine marker is trusted (the control)',
+    );
     await gateway?.stop();
     await Promise.all([model?.close(), mcp?.close()]);
   });
@@ -56,22 +59,34 @@ describe('reliability: forged markers', () => {
     return { exchange, upstream: model.requests.slice(seenBefore), trellis: mcp.headers.slice(trellisBefore), trellisCalls: mcp.calls.length - callsBefore };
   }
 
-  it.each(forgeries)('%s: not trusted, reaches neither the upstream nor Trellis, the loop runs', async (name, headers) => {
+  it.each(forgeries)('%s: not trusted (logged), reaches neither the upstream nor Trellis, goes to the normal handler', async (name, headers) => {
+    const { forgedMarkers } = await gateway.stats();
     const { exchange, upstream, trellis, trellisCalls } = await send(headers());
     expect(exchange.status).toBe(200);
-    const content = JSON.parse(exchange.body).choices[0].message.content;
-    if (content !== 'the loop ran') trusted.push(name);
-    expect(content).toBe('the loop ran');
-    expect(exchange.headers['x-agent-loop-stop']).toBe('final');
-    expect(upstream).toHaveLength(2);
-    expect(upstream.map((request) => request.headers['x-mcp-internal'])).toEqual([undefined, undefined]);
+    if ((await gateway.stats()).forgedMarkers !== forgedMarkers + 1) trusted.push(name);
+    else passedOn++;
+    expect((await gateway.stats()).forgedMarkers).toBe(forgedMarkers + 1);
+    // Not the loop either: a marker that does not verify may be one of our own turns from another process.
+    expect(JSON.parse(exchange.body).choices[0].message.content).toBe('the loop was skipped');
+    expect(exchange.headers['x-agent-loop-stop']).toBeUndefined();
+    expect(upstream.map((request) => request.headers['x-mcp-internal'])).toEqual([undefined]);
     expect(JSON.stringify(upstream.map((request) => request.headers))).not.toMatch(/v1\./);
-    expect(trellisCalls).toBe(1);
+    expect(trellisCalls).toBe(0);
     expect(JSON.stringify(trellis)).not.toMatch(/x-mcp-internal|v1\./i);
   }, SCENARIO_TIMEOUT_MS);
 
-  it('a genuine marker (the control): trusted, skips the loop, and is removed before the upstream', async () => {
+  it('Connection naming the marker, with no marker: an outsider, the loop runs, nothing of it upstream or at Trellis', async () => {
+    const { exchange, upstream, trellis, trellisCalls } = await send({ connection: 'X-MCP-Internal' });
+    expect(JSON.parse(exchange.body).choices[0].message.content).toBe('the loop ran');
+    expect(upstream.map((request) => request.headers['x-mcp-internal'])).toEqual([undefined, undefined]);
+    expect(trellisCalls).toBe(1);
+    expect(JSON.stringify(trellis)).not.toMatch(/x-mcp-internal|v1\./i);
+  });
+
+  it('a genuine marker (the control): trusted (not logged), skips the loop, and is removed before the upstream', async () => {
+    const { forgedMarkers } = await gateway.stats();
     const { exchange, upstream } = await send({ 'x-mcp-internal': genuine() });
+    expect((await gateway.stats()).forgedMarkers).toBe(forgedMarkers);
     expect(JSON.parse(exchange.body).choices[0].message.content).toBe('the loop was skipped');
     expect(exchange.headers['x-agent-loop-stop']).toBeUndefined();
     expect(upstream[0].headers['x-mcp-internal']).toBeUndefined();
