@@ -31,6 +31,8 @@ export interface Reply {
   /** a promise when the client is not keeping up: resolves once it caught up (or went away) */
   text(delta: string): Promise<void> | void;
   toolsRunning(): void;
+  /** a running tool reported progress */
+  toolProgress?(): void;
   send(answer: Answer, stats: LoopStats): void;
   /** ends what is still open and stops timers; the last call on a reply, whatever happened */
   dispose(): void;
