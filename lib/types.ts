@@ -48,10 +48,12 @@ export interface Binding {
   trellis?: TrellisOption;
 }
 
-export type TrellisOption =
-  | Trellis
-  | { mcp: { url: string; headers?: Record<string, string>; listTtlSec?: number } }
-  | { mcp: { command: string; args?: string[]; env?: Record<string, string>; listTtlSec?: number } };
+/** An MCP server: Streamable HTTP at `url`, or a stdio child started with `command`. */
+export type McpServerAddress =
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args?: string[]; env?: Record<string, string> };
+
+export type TrellisOption = Trellis | { mcp: McpServerAddress & { listTtlSec?: number } };
 
 export type JudgeSurface = 'tool_call' | 'context';
 

@@ -3,12 +3,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../types';
+import type { Logger, McpServerAddress } from '../types';
 import { trellisError } from './mcp-errors';
-
-export type McpServerAddress =
-  | { url: string; headers?: Record<string, string> }
-  | { command: string; args?: string[]; env?: Record<string, string> };
 
 export interface McpConnectionOptions {
   address: McpServerAddress;

@@ -1,9 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AgentLoopError } from '../errors';
 import { defaultLogger } from '../logger';
-import type { CallToolResult, Logger, Tool, Trellis } from '../types';
+import type { CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
-import type { McpServerAddress } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { toolDefinitions } from './tool-definitions';
