@@ -76,9 +76,12 @@ function hintFor(detail: Joi.ValidationErrorItem, path: (string | number)[], hin
   return `${own}; ${hints.get(owner)}`;
 }
 
-/** Turns joi's first complaint into a coded error naming the option, the bad value and the fix. */
+/**
+ * Turns joi's first complaint into a coded error naming the option, the bad value and the fix. A misspelt option
+ * comes first (validate with `abortEarly: false`): `hierachy` explains why `hierarchy` is missing, not the reverse.
+ */
 export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop'): AgentLoopError {
-  const detail = error.details[0];
+  const detail = error.details.find((item) => item.type === 'object.unknown') ?? error.details[0];
   const unknownKey = detail.type === 'object.unknown';
   const known = unknownKey ? knownKeys(schema.describe() as Described, detail.path.slice(0, -1)) : [];
   if (known.length > 0) {

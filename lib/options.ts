@@ -179,7 +179,7 @@ export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptio
 export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings' | 'judge'>> & { bindings?: Binding[]; judge?: JudgeOptionInput };
 
 export function validate<T>(schema: Joi.Schema, value: unknown): T {
-  const { error, value: valid } = schema.validate(value ?? {}, { abortEarly: true, convert: false });
+  const { error, value: valid } = schema.validate(value ?? {}, { abortEarly: false, convert: false });
   if (error) throw optionError(error, schema, hints);
   return valid as T;
 }
