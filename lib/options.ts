@@ -5,6 +5,7 @@ import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge
 import type { Rule } from './judge/rule';
 import { distance, optionError } from './option-error';
 import type { MetricsOption, TelemetryOption } from './telemetry/options';
+import type { SelfCallTransport } from './loop/self-call';
 import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
 import type { Binding, Judge, Logger, TrellisOption } from './types';
@@ -19,6 +20,7 @@ const hints = new Map<string, string>([
   ['hierarchy', "it must be a tool tree, e.g. hierarchy: 'clock_now', hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }], or hierarchy: 'from-trellis'"],
   ['internalSecret', "it must be a string of at least 32 characters, e.g. the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET"],
   ['selfUrl', "it must be a base URL like 'http://127.0.0.1:3000'"],
+  ['selfCall', "it must be 'in-process' (each turn dispatched into the server that took the request, without a socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'"],
   ['logger', 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()'],
   ['forwardHeaders', "it must be a list of header names, e.g. ['authorization', 'x-api-key']"],
   ['webSearch', "it must be { searxngUrl, always?: boolean, maxResults?: 1 to 20 }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }"],
@@ -123,6 +125,7 @@ export const optionsSchema = settingsSchema.keys({
   bindings: Joi.array().items(bindingSchema).unique('name').default([]),
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
+  selfCall: Joi.string().valid('in-process', 'socket').when('selfUrl', { is: Joi.exist(), then: Joi.valid(Joi.override, 'socket') }),
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization', 'traceparent', 'tracestate', 'x-request-id']),
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
@@ -157,6 +160,8 @@ export interface ValidOptions extends Settings {
   bindings: ValidBinding[];
   internalSecret?: string;
   selfUrl?: string;
+  /** how self-calls reach the front door: in this process (the default where the server is found) or over a socket */
+  selfCall?: SelfCallTransport;
   forwardHeaders: string[];
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';

@@ -103,7 +103,9 @@ describe('the gateway in two node:cluster workers on one port', () => {
 
   it('never recurses when a turn lands on a worker whose key differs: the marker fails there and no loop starts', async () => {
     const secret = (index: number) => `worker ${index} has a secret of its own, 32+ chars`;
-    running = startCluster([config({ internalSecret: secret(0) }), config({ internalSecret: secret(1) })]);
+    // In process (the default) a turn never leaves its worker; over a socket it lands on whichever worker accepts it.
+    const worker = (index: number) => config({ internalSecret: secret(index), selfCall: 'socket' });
+    running = startCluster([worker(0), worker(1)]);
     const url = await clusterUrl(running);
     for (let i = 0; i < 4; i++) {
       const { data } = await ask(url);

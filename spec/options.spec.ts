@@ -36,6 +36,8 @@ describe('agentLoop options', () => {
     [{ bindings: [{ ...binding, hierarchy: [{ name: 'a' }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'it must be a tool tree: {"name":"a"} is not a tool node'],
     [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[1]'"],
     [{ selfUrl: 'localhost' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "it must be a base URL like 'http://127.0.0.1:3000'"],
+    [{ selfCall: 'pipe' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'selfCall' is \"pipe\"; it must be 'in-process' (each turn dispatched into the server that took the request, without a socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'."],
+    [{ selfUrl: 'http://127.0.0.1:3000', selfCall: 'in-process' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'selfCall' is \"in-process\"; it must be 'in-process' (each turn dispatched into the server that took the request, without a socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'."],
     [{ logger: () => undefined }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'logger' is a function; it must be a winston-compatible logger"],
     [{ keepAliveSec: 301 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'keepAliveSec' is 301; it must be a whole number from 1 to 300 (default 10), e.g. keepAliveSec: 10."],
     [{ onClientDisconnect: 'cancel' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'onClientDisconnect' is \"cancel\"; it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish'"],

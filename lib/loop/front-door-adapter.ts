@@ -51,7 +51,10 @@ export function frontDoorAdapter(agents: Agents): AxiosAdapter {
       const { secure, options } = last.target;
       const body = typeof config.data === 'string' ? config.data : '';
       const headers = { ...config.headers.toJSON(), 'content-length': Buffer.byteLength(body) } as http.OutgoingHttpHeaders;
-      const request = (secure ? https : http).request({ ...options, method: (config.method ?? 'get').toUpperCase(), agent: secure ? agents.https : agents.http, headers });
+      // `httpAgent` is the in-process transport's: its connections are in memory, TLS or not.
+      const inProcess = config.httpAgent as http.Agent | undefined;
+      const agent = inProcess ?? (secure ? agents.https : agents.http);
+      const request = (secure && !inProcess ? https : http).request({ ...options, method: (config.method ?? 'get').toUpperCase(), agent, headers });
       const fail = (error: Error & { code?: string }) => reject(AxiosError.from(error, error.code, config, request));
       request.once('error', fail);
       if (config.signal) cancelOnAbort(request, config.signal as AbortSignal);

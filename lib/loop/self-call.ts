@@ -5,6 +5,7 @@ import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
+import { frontDoorOf, InProcessAgents } from './in-process';
 import type { ChatCompletion } from '../types';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
@@ -19,9 +20,13 @@ export interface SelfCall {
   /** the loop's signed marker, the same on every turn (see `marker()`) */
   marker: string;
   signal: AbortSignal;
+  /** set when the turns go into the server that took the request in this process, without a socket */
+  agent?: http.Agent;
   /** the turn span's `traceparent` (and `tracestate`): replaces the client's */
   trace?: Record<string, string>;
 }
+
+export type SelfCallTransport = 'in-process' | 'socket';
 
 /** The base URL of the socket that took the request: the app's own front door, under supertest too. */
 function frontDoor(req: Request): string {
@@ -45,11 +50,13 @@ function upstreamReason(status: number, data: unknown): string {
 export class SelfCaller {
   private readonly http: AxiosInstance;
   private readonly agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private readonly inProcess = new InProcessAgents();
 
   constructor(
     private readonly key: Buffer,
     private readonly forwardHeaders: string[],
     private readonly selfUrl?: string,
+    private readonly transport: SelfCallTransport = 'in-process',
   ) {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
@@ -70,7 +77,7 @@ export class SelfCaller {
     const streaming = request.stream;
     // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
     const response = await this.http
-      .request({ method: 'post', url: call.url, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
+      .request({ method: 'post', url: call.url, httpAgent: call.agent, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
       .catch((error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
@@ -116,8 +123,19 @@ export class SelfCaller {
     return (this.selfUrl ?? frontDoor(req)) + req.originalUrl;
   }
 
+  /**
+   * The agent whose connections lead into the server that took `req`, in this process; undefined for the socket
+   * transport: with `selfUrl`, `selfCall: 'socket'`, or a request whose server cannot be found.
+   */
+  agentFor(req: Request): http.Agent | undefined {
+    if (this.selfUrl !== undefined || this.transport === 'socket') return undefined;
+    const front = frontDoorOf(req);
+    return front && this.inProcess.agentFor(front);
+  }
+
   close(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();
+    this.inProcess.destroy();
   }
 }

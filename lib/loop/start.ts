@@ -107,6 +107,7 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
  */
 export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
+  const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
   const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
@@ -146,7 +147,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     judge: deps.judge,
     telemetry,
     complete(turn, turnSignal, onText, watch) {
-      const call = () => deps.caller.complete(req, turn, { url, marker, signal: turnSignal, trace: watch?.headers }, onText);
+      const call = () => deps.caller.complete(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers }, onText);
       return watch ? watch.within(call) : call();
     },
   };
