@@ -7,7 +7,7 @@ import Joi from 'joi';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from './internal';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
-import { optionError } from './option-error';
+import { validated } from './option-error';
 import { optionsSchema, type AgentLoopOptions } from './options';
 import { optionalPeer } from './telemetry/optional-peer';
 
@@ -60,8 +60,7 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
 export function createGateway(config: GatewayConfig): Express {
-  const { error } = gatewaySchema.validate(config, { abortEarly: false, convert: false });
-  if (error) throw optionError(error, gatewaySchema, hints, 'createGateway');
+  validated(gatewaySchema, config, hints, 'createGateway');
   const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, ...loopOptions } = config;
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
   const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
