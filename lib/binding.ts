@@ -6,9 +6,9 @@ import type { ActiveBinding } from './loop/context';
 import type { ChatRequest } from './loop/start';
 import type { ValidOptions } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
-import { resolveTrellis } from './trellis/resolve';
+import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
-import type { BindingMatch, Logger, Trellis, TrellisOption } from './types';
+import type { BindingMatch, Logger, Trellis } from './types';
 
 type Matcher = (req: Request, model: unknown) => boolean;
 
@@ -67,19 +67,15 @@ export class Bindings {
 }
 
 /** Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up. */
-function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number): ActiveBinding {
+function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false): ActiveBinding {
   const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
   void catalog.tools();
-  return { name, trellis, catalog, maxTurns, toolTimeoutSec };
+  return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress };
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
 export function activateBindings(valid: ValidOptions, logger: Logger, owned: Trellis[]): Bindings {
-  const trellisOf = (option: TrellisOption) => {
-    const trellis = resolveTrellis(option, logger);
-    if (trellis !== option) owned.push(trellis);
-    return trellis;
-  };
+  const trellisOf = trellisResolver(logger, owned);
   const shared = valid.trellis && trellisOf(valid.trellis);
   const entries = valid.bindings.map((spec, i) => {
     const trellis = spec.trellis ? trellisOf(spec.trellis) : shared;
@@ -89,7 +85,7 @@ export function activateBindings(valid: ValidOptions, logger: Logger, owned: Tre
         `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
       );
     }
-    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec), match: spec.match };
+    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec, spec.resetTimeoutOnProgress), match: spec.match };
   });
   const search = valid.webSearch && {
     always: valid.webSearch.always === true,

@@ -47,6 +47,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
+    passImages: valid.passImages,
     maxRepeatedCalls: valid.maxRepeatedCalls,
     maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),

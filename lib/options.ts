@@ -12,7 +12,7 @@ import type { Binding, Judge, Logger, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
-  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp' } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
+  ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
   ['bindings', "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]"],
   ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
   ['match.model', "it must be a model name glob or a list of them, e.g. model: 'gpt-*' or model: ['gpt-4o', 'llama3*']"],
@@ -30,7 +30,7 @@ const hints = new Map<string, string>([
   ['surface', "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'"],
   ['action', "it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'"],
   ['tool', "it must be a tool name glob, e.g. tool: 'files_*'"],
-  ['when', "it must be { argument: 'dotted.path', matches: 'regex' } or { content: 'regex' }, e.g. when: { argument: 'path', matches: '^/etc/' }"],
+  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', matches: '^/etc/' }"],
   ['llm', "it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }"],
   ['mode', "it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'"],
   ['timeoutSec', 'it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10'],
@@ -38,6 +38,8 @@ const hints = new Map<string, string>([
   ['searxngUrl', "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'"],
   ['maxConcurrentLoops', 'it must be a whole number of 1 or more (default: no limit), e.g. maxConcurrentLoops: 500'],
   ['name', "it must be a unique name for the binding, e.g. 'repo-agent'"],
+  ['passImages', "it must be true (tools' images go to the next turn as image parts, for vision models) or false (default: a short description), e.g. passImages: true"],
+  ['resetTimeoutOnProgress', 'it must be true (a progress notification starts the tool timeout afresh, up to totalBudgetSec) or false (default), e.g. resetTimeoutOnProgress: true'],
   ['metrics', "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }"],
   ['registry', "it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')"],
   ['prefix', "it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'"],
@@ -69,7 +71,14 @@ const listTtlSec = Joi.number().integer().min(0).max(86400);
 
 const trellisSchema = Joi.alternatives()
   .try(
-    Joi.object({ mcp: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), headers: Joi.object().pattern(/./, Joi.string()), listTtlSec }).required() }),
+    Joi.object({
+      mcp: Joi.object({
+        url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+        headers: Joi.object().pattern(/./, Joi.string()),
+        forwardHeaders: Joi.array().items(Joi.string().pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)),
+        listTtlSec,
+      }).required(),
+    }),
     Joi.object({ mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()), env: Joi.object().pattern(/./, Joi.string()), listTtlSec }).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   );
@@ -110,6 +119,7 @@ const bindingSchema = Joi.object({
   hierarchy: hierarchySchema,
   maxTurns: range('maxTurns', 1, 50, 6),
   toolTimeoutSec: range('toolTimeoutSec', 1, 300, 30),
+  resetTimeoutOnProgress: Joi.boolean().default(false),
   trellis: trellisSchema,
 });
 
@@ -130,6 +140,7 @@ export const optionsSchema = settingsSchema.keys({
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
+  passImages: Joi.boolean().default(false),
   maxConcurrentLoops: Joi.number().integer().min(1),
   shutdownDrainSec: range('shutdownDrainSec', 0, 3600, SHUTDOWN_DRAIN_SEC),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
@@ -166,6 +177,7 @@ export interface ValidOptions extends Settings {
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   maxToolResultBytes: number;
+  passImages: boolean;
   /** past it, a request falls through to the normal handler with `x-agent-loop-stop: overloaded`; none: no limit */
   maxConcurrentLoops?: number;
   /** how long `close()` waits for in-flight loops before ending them with the shutdown note */

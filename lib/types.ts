@@ -1,10 +1,22 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
+
+/** MCP's behaviour hints on a tool; the server's word, not a guarantee. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
 
 /** MCP's own tool shape, as `tools/list` returns it. */
 export interface Tool {
   name: string;
   description?: string;
   inputSchema: { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
+  annotations?: ToolAnnotations;
   _meta?: Record<string, unknown>;
 }
 
@@ -12,21 +24,38 @@ export type ToolContent =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
-  | { type: 'resource'; resource: { uri: string; text?: string; blob?: string; mimeType?: string } }
-  | { type: 'resource_link'; uri: string; name?: string }
+  | { type: 'resource'; resource: { uri: string; text?: string; blob?: string; mimeType?: string; name?: string; description?: string } }
+  | { type: 'resource_link'; uri: string; name?: string; description?: string; mimeType?: string; size?: number }
   | { type: string; [key: string]: unknown };
 
 /** MCP's own `tools/call` result shape. */
 export interface CallToolResult {
   content: ToolContent[];
+  structuredContent?: unknown;
   isError?: boolean;
+}
+
+/** A tool's `notifications/progress`, as MCP sends it. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CallToolOptions {
+  signal: AbortSignal;
+  /** when tracing is on: the W3C trace context (`traceparent`, `tracestate`) for the request's `params._meta` */
+  meta?: Record<string, string>;
+  /** the client request's headers, for a Trellis that forwards some of them (`trellis.mcp.forwardHeaders`) */
+  headers?: IncomingHttpHeaders;
+  /** called for each progress notification the tool sends while it runs */
+  onProgress?(progress: ToolProgress): void;
 }
 
 /** Where tools run. Any object of this shape works as the `trellis` option. */
 export interface Trellis {
   listTools(signal?: AbortSignal): Promise<Tool[]>;
-  /** `meta`, when tracing is on: the W3C trace context (`traceparent`, `tracestate`) for the request's `params._meta` */
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; meta?: Record<string, string> }): Promise<CallToolResult>;
+  callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<CallToolResult>;
   close?(): Promise<void>;
   /** present on an MCP Trellis: the session id once known (Streamable HTTP), for the `mcp.session.id` span attribute */
   mcpSession?(): string | undefined;
@@ -45,6 +74,8 @@ export interface Binding {
   hierarchy: HierarchyNode | HierarchyNode[] | 'from-trellis';
   maxTurns?: number;
   toolTimeoutSec?: number;
+  /** a tool's progress notification starts its timeout afresh, up to the total budget (default false) */
+  resetTimeoutOnProgress?: boolean;
   trellis?: TrellisOption;
 }
 
@@ -53,7 +84,18 @@ export type McpServerAddress =
   | { url: string; headers?: Record<string, string> }
   | { command: string; args?: string[]; env?: Record<string, string> };
 
-export type TrellisOption = Trellis | { mcp: McpServerAddress & { listTtlSec?: number } };
+export type TrellisOption =
+  | Trellis
+  | { mcp: { url: string; headers?: Record<string, string>; forwardHeaders?: string[]; listTtlSec?: number } }
+  | { mcp: { command: string; args?: string[]; env?: Record<string, string>; listTtlSec?: number } };
+
+export interface EffectiveAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+  [key: string]: unknown;
+}
 
 export type JudgeSurface = 'tool_call' | 'context';
 
@@ -62,6 +104,8 @@ export interface JudgeInput {
   binding: string;
   tool: string;
   arguments: Record<string, unknown>;
+  /** the tool's MCP annotations, MCP's defaults filled in (readOnlyHint false, destructiveHint true unless read-only, ...) */
+  annotations?: EffectiveAnnotations;
   /** the conversation so far (tool_call surface) */
   messages?: ChatMessage[];
   /** the tool's result text (context surface) */

@@ -47,6 +47,10 @@ describe('agentLoop options', () => {
     [{ maxContextBytes: 1000 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxContextBytes' is 1000; it must be a whole number from 1024 to 1073741824, or left out for no limit, e.g. maxContextBytes: 200000."],
     [{ maxTokensPerLoop: '5k' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is \"5k\"; it must be a whole number from 1 to 1000000000"],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
+    [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', forwardHeaders: ['bad header'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "forwardHeaders?: ['authorization']"],
+    [{ trellis: { mcp: { command: 'node', forwardHeaders: ['authorization'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "option 'trellis' is {\"mcp\":{\"command\":\"node\",\"forwardHeaders\":[\"authorization\"]}}; it must be a Trellis"],
+    [{ passImages: 'yes' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'passImages' is \"yes\"; it must be true (tools' images go to the next turn as image parts, for vision models) or false"],
+    [{ bindings: [{ ...binding, resetTimeoutOnProgress: 1 }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].resetTimeoutOnProgress' is 1; it must be true (a progress notification starts the tool timeout afresh"],
   ])('rejects %j at start-up with %s', (options, code, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
     expect(error).toBeInstanceOf(AgentLoopError);

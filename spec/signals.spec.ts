@@ -35,6 +35,28 @@ describe('withinTimeout', () => {
     expect(work).not.toHaveBeenCalled();
   });
 
+  it('starts the timeout afresh on extend(), bounded only by the parent', async () => {
+    const parent = new AbortController();
+    let extend = () => undefined as void;
+    const run = withinTimeout(parent.signal, 2, (_signal, more) => ((extend = more), never()));
+    const settled = jest.fn();
+    run.catch(settled);
+    for (let i = 0; i < 5; i++) {
+      await jest.advanceTimersByTimeAsync(1_500);
+      extend();
+    }
+    expect(settled).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(2_000);
+    await expect(run).rejects.toEqual(new TimedOut('timed out after 2s'));
+  });
+
+  it('gives an extend() after the end nothing to do', async () => {
+    let extend = () => undefined as void;
+    await expect(withinTimeout(new AbortController().signal, 2, async (_signal, more) => ((extend = more), 'done'))).resolves.toBe('done');
+    extend();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('resolves with the work and leaves no timer behind', async () => {
     await expect(withinTimeout(new AbortController().signal, 30, async () => 'done')).resolves.toBe('done');
     expect(jest.getTimerCount()).toBe(0);

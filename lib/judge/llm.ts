@@ -22,8 +22,8 @@ function instructions(policy: string): string {
 }
 
 function judgedInput(input: JudgeInput): string {
-  const { surface, binding, tool, arguments: args, result, messages } = input;
-  return JSON.stringify({ surface, binding, tool, arguments: args, result, recent_messages: messages?.slice(-RECENT_MESSAGES) });
+  const { surface, binding, tool, arguments: args, annotations, result, messages } = input;
+  return JSON.stringify({ surface, binding, tool, arguments: args, annotations, result, recent_messages: messages?.slice(-RECENT_MESSAGES) });
 }
 
 function unfenced(content: string): string {

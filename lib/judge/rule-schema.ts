@@ -41,8 +41,16 @@ const argumentCondition = Joi.object({
 
 const contentCondition = Joi.object({ content: regex.required() });
 
-function conditionTarget(rule: Rule): 'argument' | 'content' | undefined {
+const annotationCondition = Joi.object({
+  annotation: Joi.string()
+    .required()
+    .messages({ 'string.base': '{{#label}} must name a tool annotation such as "destructiveHint" or "readOnlyHint"' }),
+  is: Joi.boolean(),
+});
+
+function conditionTarget(rule: Rule): 'argument' | 'content' | 'annotation' | undefined {
   if (!rule.when) return undefined;
+  if ('annotation' in rule.when) return 'annotation';
   return 'content' in rule.when ? 'content' : 'argument';
 }
 
@@ -58,7 +66,11 @@ function coherentRule(rule: Rule, helpers: CustomHelpers): Rule | Joi.ErrorRepor
 const ruleSchema = Joi.object<Rule>({
   surface: Joi.string().valid('tool_call', 'context').required(),
   tool: Joi.string(),
-  when: Joi.alternatives().conditional('.content', { is: Joi.exist(), then: contentCondition, otherwise: argumentCondition }),
+  when: Joi.alternatives().conditional('.content', {
+    is: Joi.exist(),
+    then: contentCondition,
+    otherwise: Joi.alternatives().conditional('.annotation', { is: Joi.exist(), then: annotationCondition, otherwise: argumentCondition }),
+  }),
   action: Joi.string().valid('allow', 'block', 'rewrite').required(),
   reason: Joi.string(),
   replace: Joi.string()

@@ -1,8 +1,9 @@
 import { RE2JS } from 're2js';
 import { globToRegExp } from '../glob';
+import { effectiveAnnotations } from '../trellis/annotations';
 import type { JudgeInput, JudgeSurface } from '../types';
 
-export type RuleCondition = { argument: string; matches: string } | { content: string };
+export type RuleCondition = { argument: string; matches: string } | { content: string } | { annotation: string; is?: boolean };
 
 export interface Rule {
   surface: JudgeSurface;
@@ -21,11 +22,15 @@ export interface CompiledRule {
   /** RE2: linear in the text's length whatever the pattern, so no rule can stall the event loop (ReDoS) */
   pattern?: RE2JS;
   argumentPath?: string[];
+  /** the tool annotation the rule needs, and the value it needs it to have */
+  annotation?: { name: string; is: boolean };
 }
 
 export function compileRule(rule: Rule): CompiledRule {
   const compiled: CompiledRule = { rule, tool: globToRegExp(rule.tool ?? '*') };
-  if (rule.when && 'argument' in rule.when) {
+  if (rule.when && 'annotation' in rule.when) {
+    compiled.annotation = { name: rule.when.annotation, is: rule.when.is ?? true };
+  } else if (rule.when && 'argument' in rule.when) {
     compiled.pattern = RE2JS.compile(rule.when.matches);
     compiled.argumentPath = rule.when.argument.split('.');
   } else if (rule.when) {
@@ -64,6 +69,12 @@ function argumentText(compiled: CompiledRule, args: Record<string, unknown>, pat
   return compiled.rule.action === 'rewrite' ? undefined : '';
 }
 
+/** A hint the tool left out reads as MCP's default for it; any other annotation as false unless it is `true`. */
+function annotationOf(input: JudgeInput, name: string): boolean {
+  const annotations = input.annotations ?? effectiveAnnotations();
+  return annotations[name] === true;
+}
+
 /** The text the rule's regex matched ('' for a rule without `when`), or undefined when the rule does not apply. */
 export function matchedText(
   compiled: CompiledRule,
@@ -72,6 +83,7 @@ export function matchedText(
   result: string,
 ): string | undefined {
   if (compiled.rule.surface !== input.surface || !compiled.tool.test(input.tool)) return undefined;
+  if (compiled.annotation) return annotationOf(input, compiled.annotation.name) === compiled.annotation.is ? '' : undefined;
   if (!compiled.pattern) return '';
   const text = compiled.argumentPath ? argumentText(compiled, args, compiled.argumentPath) : result;
   return text !== undefined && compiled.pattern.test(text) ? text : undefined;

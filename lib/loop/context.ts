@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, ChatMessage, Logger, Trellis } from '../types';
+import type { ChatCompletion, ChatMessage, Logger, ToolProgress, Trellis } from '../types';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
@@ -14,6 +14,8 @@ export interface ActiveBinding {
   /** undefined: the loop uses the run-time `defaultMaxTurns` */
   maxTurns?: number;
   toolTimeoutSec: number;
+  /** a tool's progress notification starts its timeout afresh (the total budget still bounds it) */
+  resetTimeoutOnProgress?: boolean;
 }
 
 export interface LoopStats {
@@ -40,6 +42,10 @@ export interface Loop {
   stats: LoopStats;
   maxToolCallsPerTurn: number;
   maxToolResultBytes: number;
+  /** tools' images go to the next turn as image parts (vision models) */
+  passImages?: boolean;
+  /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
+  onToolProgress?(tool: string, progress: ToolProgress): void;
   repeats: RepeatedCalls;
   judge?: JudgeRunner;
   /** spans and metrics; undefined when neither is on */

@@ -27,6 +27,8 @@ export interface Reply {
   readonly committed: boolean;
   text(delta: string): void;
   toolsRunning(): void;
+  /** a running tool reported progress */
+  toolProgress?(): void;
   send(answer: Answer, stats: LoopStats): void;
   /** ends what is still open and stops timers; the last call on a reply, whatever happened */
   dispose(): void;

@@ -26,6 +26,7 @@ export interface LoopDeps {
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
+  passImages: boolean;
   maxRepeatedCalls: number;
   /** undefined: no limit */
   maxContextBytes?: number;
@@ -143,6 +144,8 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     stats,
     maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
     maxToolResultBytes: deps.maxToolResultBytes,
+    passImages: deps.passImages,
+    onToolProgress: reply.streams ? () => reply.toolProgress?.() : undefined,
     repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
     telemetry,

@@ -2,6 +2,8 @@ import type { Response } from 'express';
 import type { ChatUsage } from '../types';
 import type { Answer, AnswerIdentity, Reply } from './reply';
 
+const PROGRESS_INTERVAL_MS = 1000;
+
 export interface StreamOptions {
   keepAliveSec: number;
   /** the client asked for `stream_options.include_usage` */
@@ -19,6 +21,7 @@ export class StreamReply implements Reply {
   private ended = false;
   private roleSent = false;
   private keepAlive?: NodeJS.Timeout;
+  private lastProgressAt = 0;
 
   constructor(
     private readonly res: Response,
@@ -38,6 +41,14 @@ export class StreamReply implements Reply {
   toolsRunning(): void {
     this.open();
     this.keepAlive ??= setInterval(() => this.write(': keep-alive\n\n'), this.options.keepAliveSec * 1000);
+  }
+
+  /** A tool's progress tells the client the loop is alive: a keep-alive comment, at most one a second. */
+  toolProgress(): void {
+    const now = Date.now();
+    if (now - this.lastProgressAt < PROGRESS_INTERVAL_MS) return;
+    this.lastProgressAt = now;
+    this.write(': keep-alive\n\n');
   }
 
   send(answer: Answer): void {

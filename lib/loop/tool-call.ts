@@ -1,7 +1,7 @@
 import { blockedText, type JudgeDecision } from '../judge/runner';
 import { TimedOut, withinTimeout } from '../signals';
-import { resultText } from '../trellis/result';
-import type { CallToolResult, JudgeSurface, ToolCall } from '../types';
+import { resultImages, resultText, type ToolImage } from '../trellis/result';
+import type { CallToolResult, JudgeSurface, ToolCall, ToolProgress } from '../types';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
@@ -12,12 +12,14 @@ export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'tim
 export interface ToolOutcome {
   kind: ToolOutcomeKind;
   text: string;
+  /** with `passImages`: the result's images, for the next turn to see */
+  images?: ToolImage[];
 }
 
 async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, result?: string): Promise<JudgeDecision> {
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
-    { surface, binding: loop.binding.name, tool, arguments: args, ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
+    { surface, binding: loop.binding.name, tool, arguments: args, annotations: loop.binding.catalog.annotations(tool), ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
     { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
@@ -30,7 +32,7 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
  * Never throws: every failure is a readable result.
  */
 export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch): Promise<ToolOutcome> {
-  const { catalog, trellis, toolTimeoutSec } = loop.binding;
+  const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.function?.name;
   if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
@@ -52,16 +54,26 @@ export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch)
   let result: CallToolResult;
   try {
     watch?.reached(trellis);
-    const call = (signal: AbortSignal) => trellis.callTool(tool, args, watch?.meta ? { signal, meta: watch.meta } : { signal });
-    result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal) => watch.within(() => call(signal)) : call);
+    // progress is asked of the server only when something uses it
+    const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
+    const call = function callTrellis(signal: AbortSignal, extend: () => void) {
+      function onProgress(progress: ToolProgress) {
+        if (resetTimeoutOnProgress) extend();
+        loop.onToolProgress?.(tool, progress);
+      }
+      return trellis.callTool(tool, args, { signal, headers: loop.req.headers, ...(listens ? { onProgress } : {}), ...(watch?.meta ? { meta: watch.meta } : {}) });
+    };
+    result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
     return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };
   }
-  const text = resultText(result, loop.maxToolResultBytes);
+  const text = resultText(result, loop.maxToolResultBytes, loop.passImages);
   const after = await review(loop, 'context', tool, args, text);
   if (after.blocked) return { kind: 'blocked', text: blockedText(after.reason) };
-  if (result.isError) return { kind: 'tool_error', text: after.result ?? text };
+  const images = loop.passImages ? resultImages(result) : [];
+  const shown = images.length > 0 ? { images } : {};
+  if (result.isError) return { kind: 'tool_error', text: after.result ?? text, ...shown };
   loop.succeeded.add(tool);
-  return { kind: 'ok', text: after.result ?? text };
+  return { kind: 'ok', text: after.result ?? text, ...shown };
 }

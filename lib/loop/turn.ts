@@ -1,6 +1,20 @@
 import type { ChatMessage, ToolCall } from '../types';
 import type { Loop } from './context';
-import { runToolCall } from './tool-call';
+import { runToolCall, type ToolOutcome } from './tool-call';
+
+/**
+ * Chat Completions' tool messages carry text only, so the images the tools returned (`passImages`) follow them
+ * in one user message of image parts, each introduced by the call it came from.
+ */
+function imageMessage(calls: ToolCall[], outcomes: ToolOutcome[]): ChatMessage | undefined {
+  const parts = calls.flatMap((call, i) =>
+    (outcomes[i].images ?? []).flatMap(({ mimeType, data }) => [
+      { type: 'text', text: `Image returned by '${call.function?.name}' (${call.id}):` },
+      { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } },
+    ]),
+  );
+  return parts.length > 0 ? { role: 'user', content: parts } : undefined;
+}
 
 /**
  * One turn's tool calls: only the first `maxToolCallsPerTurn` run, and the assistant message carried into the
@@ -39,5 +53,7 @@ export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: num
     }),
   );
   kept.forEach((call, i) => loop.messages.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i].text }));
+  const images = imageMessage(kept, outcomes);
+  if (images) loop.messages.push(images);
   loop.stats.toolCalls += kept.length;
 }

@@ -1,5 +1,6 @@
 import { FROM_TRELLIS, Hierarchy } from '../hierarchy';
-import type { ChatTool, Logger, Tool, Trellis } from '../types';
+import type { ChatTool, EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
+import { effectiveAnnotations } from './annotations';
 
 const OPEN_SCHEMA = { type: 'object', additionalProperties: true };
 
@@ -20,6 +21,7 @@ function chatTool({ name, description, inputSchema }: Tool): ChatTool {
  */
 export class ToolCatalog {
   private listed?: Tool[];
+  private hints = new Map<string, EffectiveAnnotations>();
   /** why the last listing failed; cleared by the next one that works */
   private failure?: string;
   private offered: { hierarchy: Hierarchy; tools: ChatTool[] };
@@ -38,6 +40,11 @@ export class ToolCatalog {
   /** The tree in force: the unknown-tool check and the gate use it. */
   get hierarchy(): Hierarchy {
     return this.offered.hierarchy;
+  }
+
+  /** The tool's MCP annotations as the judge sees them (MCP's defaults for a tool Trellis has not described). */
+  annotations(tool: string): EffectiveAnnotations {
+    return this.hints.get(tool) ?? effectiveAnnotations();
   }
 
   async tools(signal?: AbortSignal): Promise<ChatTool[]> {
@@ -80,6 +87,7 @@ export class ToolCatalog {
     const hierarchy = full.within(new Set(byName.keys()));
     this.warnOfMissing(full, hierarchy, byName);
     this.listed = listed;
+    this.hints = new Map(listed.map((tool) => [tool.name, effectiveAnnotations(tool.annotations)]));
     this.offered = { hierarchy, tools: hierarchy.tools.map((name) => chatTool(byName.get(name)!)) };
   }
 

@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger, McpServerAddress } from '../types';
 import { trellisError } from './mcp-errors';
 
@@ -32,24 +31,69 @@ interface Attempt {
 
 const CLIENT_INFO = { name: 'express-agent-loop', version: '0.1.0' };
 const PROBE_TIMEOUT_MS = 5000;
+/** How long `connect()` waits for `server/discover` before taking a stdio server for a 2025-era one. */
+const DISCOVER_TIMEOUT_MS = 10_000;
 const TERMINATE_TIMEOUT_MS = 1000;
 const STREAM_DROPPED = /SSE stream|reconnection attempts/;
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * The SSE streams' reconnection timers. The transport keeps a handle on its last one only, so its close() misses the
+ * others, which then hold the process (1 s, 1.5 s...) after close: stop() cancels them all, and any later one.
+ */
+function reconnections() {
+  const pending = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  return {
+    schedule(reconnect: () => void, delayMs: number): () => void {
+      if (stopped) return () => undefined;
+      const timer = setTimeout(function reconnectStream() {
+        pending.delete(timer);
+        reconnect();
+      }, delayMs);
+      pending.add(timer);
+      return () => void (clearTimeout(timer), pending.delete(timer));
+    },
+    stop(): void {
+      stopped = true;
+      for (const timer of pending) clearTimeout(timer);
+      pending.clear();
+    },
+  };
 }
 
-function transportFor(address: McpServerAddress): Transport {
+/** `work`, given at most `ms`; the timer goes with it. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Each line a stdio server writes to stderr becomes one structured log line, named after the Trellis. */
+function logStderr(stream: Readable | null, trellis: string, logger: Logger): void {
+  if (!stream) return;
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', function stderrLine(line) {
+    if (line.trim()) logger.info('trellis stderr', { trellis, line });
+  });
+}
+
+function transportFor(address: McpServerAddress, trellis: string, logger: Logger, reconnectionScheduler: (reconnect: () => void, delayMs: number) => () => void): Transport {
   if ('url' in address) {
-    return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers } });
+    return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers }, reconnectionScheduler });
   }
-  return new StdioClientTransport({ command: address.command, args: address.args, env: address.env });
+  const transport = new StdioClientTransport({ command: address.command, args: address.args, env: address.env, stderr: 'pipe' });
+  logStderr(transport.stderr as Readable | null, trellis, logger);
+  return transport;
 }
 
-/** One MCP client session at a time, opened lazily and replaced when it is lost. */
+/**
+ * One MCP client session at a time, opened lazily and replaced when it is lost. The client negotiates the
+ * protocol era: 2026-07-28 with a server that answers `server/discover`, the 2025 `initialize` handshake otherwise.
+ */
 export function mcpConnection({ address, target, trellis, logger, onToolsChanged }: McpConnectionOptions): McpConnection {
   let current: Attempt | undefined;
+  let closed = false;
   const probing = new WeakSet<Client>();
+  const streams = reconnections();
 
   function forget(client: Client): void {
     if (current?.client === client) current = undefined;
@@ -65,11 +109,12 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
    * server whether the session is still alive; if not, closing the client fails them with "connection lost".
    */
   function probe(client: Client): void {
-    if (probing.has(client)) return;
+    if (closed || probing.has(client)) return;
     probing.add(client);
     client.ping({ timeout: PROBE_TIMEOUT_MS }).then(
       () => probing.delete(client),
       function sessionGone(error: unknown) {
+        if (closed) return;
         logger.warn('trellis connection lost', { trellis, reason: trellisError(error, target).message });
         return discard(client);
       },
@@ -77,19 +122,23 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
   }
 
   async function connect(): Promise<Client> {
-    const client = new Client(CLIENT_INFO);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, onToolsChanged);
+    const client = new Client(CLIENT_INFO, {
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
+      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
+    });
     client.onclose = () => forget(client);
     client.onerror = (error) => {
+      if (closed) return;
       logger.debug('trellis transport error', { trellis, reason: error.message });
       if (STREAM_DROPPED.test(error.message)) probe(client);
     };
-    await client.connect(transportFor(address));
-    logger.debug('trellis connected', { trellis });
+    await client.connect(transportFor(address, trellis, logger, streams.schedule));
+    logger.debug('trellis connected', { trellis, protocolVersion: client.getNegotiatedProtocolVersion() });
     return client;
   }
 
   function client(): Promise<Client> {
+    if (closed) return Promise.reject(new Error('this Trellis is closed'));
     if (!current) {
       const attempt: Attempt = { connecting: connect() };
       attempt.connecting.then(
@@ -102,12 +151,14 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
   }
 
   async function close(): Promise<void> {
+    closed = true;
+    streams.stop();
     const closing = current;
     current = undefined;
     const connected = await closing?.connecting.catch(() => undefined);
     if (!connected) return;
     if (connected.transport instanceof StreamableHTTPClientTransport) {
-      await Promise.race([connected.transport.terminateSession().catch(() => undefined), delay(TERMINATE_TIMEOUT_MS)]);
+      await atMost(connected.transport.terminateSession().catch(() => undefined), TERMINATE_TIMEOUT_MS);
     }
     await connected.close();
   }

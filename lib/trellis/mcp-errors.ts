@@ -1,19 +1,21 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
 const MAX_DETAIL = 160;
 
 /** The server no longer knows our session (restarted, or it expired): a fresh `initialize` fixes it. */
 export function isSessionLost(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+  return error instanceof SdkHttpError && error.status === 404;
 }
 
-/** The system error code (ECONNREFUSED, ECONNRESET, ENOENT, UND_ERR_SOCKET...) somewhere in the cause chain. */
+/**
+ * The system error code (ECONNREFUSED, ECONNRESET, ENOENT, UND_ERR_SOCKET...) somewhere in the cause chain; the
+ * SDK's own codes (ERA_NEGOTIATION_FAILED...) on the way are passed over.
+ */
 function systemCode(error: unknown): string | undefined {
   // not `instanceof Error`: errors from node's fetch and spawn may come from another realm (jest, vm)
-  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 6; depth++) {
     const { code, cause } = current as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string' && !(current instanceof SdkError)) return code;
     current = cause;
   }
   return undefined;
@@ -25,8 +27,9 @@ function oneLine(text: string): string {
 }
 
 /** The JSON-RPC error message in the body of a failed HTTP exchange, else the body (or status text) itself. */
-function httpDetail(error: StreamableHTTPError): string {
-  const body = error.message.replace(/^Streamable HTTP error: [^:]*: ?/, '');
+function httpDetail(error: SdkHttpError): string {
+  const { text } = error.data;
+  const body = typeof text === 'string' ? text : (error.statusText ?? '');
   try {
     const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
     if (typeof message === 'string') return oneLine(message);
@@ -39,17 +42,16 @@ function httpDetail(error: StreamableHTTPError): string {
 /** A short, readable Error for anything the SDK or the network threw; the original stays as `cause`. */
 export function trellisError(error: unknown, target: string): Error {
   const readable = (message: string) => new Error(message, { cause: error });
-  if (error instanceof StreamableHTTPError) {
+  if (error instanceof SdkHttpError) {
     const detail = httpDetail(error);
-    if (error.code === undefined || error.code < 0) return readable(`Trellis at ${target} failed: ${detail}`);
-    return readable(`Trellis at ${target} answered HTTP ${error.code}${detail ? ` (${detail})` : ''}`);
+    return readable(`Trellis at ${target} answered HTTP ${error.status}${detail ? ` (${detail})` : ''}`);
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    return readable(`Trellis connection to ${target} was lost`);
-  }
-  if (error instanceof McpError) return readable(`Trellis at ${target} failed: ${oneLine(error.message)}`);
   const code = systemCode(error);
   if (code) return readable(`Trellis unreachable at ${target} (${code})`);
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+    return readable(`Trellis connection to ${target} was lost`);
+  }
+  if (error instanceof SdkError || error instanceof ProtocolError) return readable(`Trellis at ${target} failed: ${oneLine(error.message)}`);
   const message = (error as { message?: unknown } | undefined)?.message;
   return readable(`Trellis at ${target} failed: ${oneLine(typeof message === 'string' ? message : String(error))}`);
 }

@@ -1,13 +1,20 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { AgentLoopError } from '../errors';
 import { defaultLogger } from '../logger';
-import type { CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
+import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
+import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
+import { connectionPool } from './mcp-pool';
 import { toolDefinitions } from './tool-definitions';
 
 export type McpTrellisOptions = McpServerAddress & {
+  /**
+   * names of the client request's headers (e.g. `['authorization']`) sent on this server's `tools/call` requests;
+   * a call carrying them runs on a connection of its own, never shared with another user's calls (url only)
+   */
+  forwardHeaders?: string[];
   /** how long `tools/list` is cached, and how long a changed tool definition waits before it is adopted */
   listTtlSec?: number;
   logger?: Logger;
@@ -18,7 +25,6 @@ export type McpTrellisOptions = McpServerAddress & {
 /** The caller's signal bounds every call; the SDK's own 60 s default would cut tools allowed to run longer. */
 const CALL_TIMEOUT_MS = 60 * 60 * 1000;
 const LIST_TIMEOUT_MS = 30 * 1000;
-const MAX_LIST_PAGES = 100;
 
 function placeOf(options: McpTrellisOptions): string {
   if (!('url' in options)) return `'${options.command}'`;
@@ -29,20 +35,26 @@ function placeOf(options: McpTrellisOptions): string {
   return `${url.origin}${url.pathname}`;
 }
 
-function toTool({ name, description, inputSchema, _meta }: Tool): Tool {
-  return { name, ...(description === undefined ? {} : { description }), inputSchema, ...(_meta ? { _meta } : {}) };
+function toTool({ name, description, inputSchema, annotations, _meta }: Tool): Tool {
+  return {
+    name,
+    ...(description === undefined ? {} : { description }),
+    inputSchema,
+    ...(annotations ? { annotations } : {}),
+    ...(_meta ? { _meta } : {}),
+  };
 }
 
+/** Every page of `tools/list` (the SDK walks them), fetched afresh: the cache here is the one that counts. */
 async function listAll(client: Client): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: LIST_TIMEOUT_MS });
-    tools.push(...listed.tools.map(toTool));
-    cursor = listed.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return tools;
+  const listed = await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS, cacheMode: 'bypass' });
+  return (listed.tools as Tool[]).map(toTool);
+}
+
+function callOn(client: Client, name: string, args: Record<string, unknown>, { signal, meta, onProgress }: CallToolOptions): Promise<CallToolResult> {
+  const onprogress = onProgress && (({ progress, total, message }: { progress: number; total?: number; message?: string }) => onProgress({ progress, total, message }));
+  const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
+  return client.callTool(params, { signal, timeout: CALL_TIMEOUT_MS, ...(onprogress ? { onprogress } : {}) }) as Promise<CallToolResult>;
 }
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
@@ -59,19 +71,20 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
   let listing: Promise<Tool[]> | undefined;
   let generation = 0;
 
-  const connection = mcpConnection({
-    address: options,
-    target,
-    trellis,
-    logger,
-    onToolsChanged() {
-      generation++;
-      cache = undefined;
-    },
+  function onToolsChanged(): void {
+    generation++;
+    cache = undefined;
+  }
+  const connectionTo = (address: McpServerAddress) => mcpConnection({ address, target, trellis, logger, onToolsChanged });
+  const shared = connectionTo(options);
+  const pool = connectionPool({
+    forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) => name.toLowerCase()),
+    shared,
+    open: (forwarded) => connectionTo({ ...options, headers: { ...(options as { headers?: Record<string, string> }).headers, ...forwarded } }),
   });
 
   /** Runs `use` on the session; a session the server no longer knows is re-initialised once and `use` retried. */
-  async function withClient<T>(use: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async function withClient<T>(use: (client: Client) => Promise<T>, signal?: AbortSignal, connection: McpConnection = shared): Promise<T> {
     const client = await abortable(connection.client(), signal);
     try {
       return await use(client);
@@ -106,13 +119,19 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
       listing ??= refresh().finally(() => (listing = undefined));
       return readable(listing, signal);
     },
-    async callTool(name, args, { signal, meta }) {
+    async callTool(name, args, callOptions) {
+      const { signal } = callOptions;
       signal.throwIfAborted();
-      const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-      const call = (client: Client) => client.callTool(params, undefined, { signal, timeout: CALL_TIMEOUT_MS });
-      return readable(withClient(call, signal), signal) as Promise<CallToolResult>;
+      const lease = pool.acquire(callOptions.headers);
+      try {
+        return await readable(withClient((client) => callOn(client, name, args, callOptions), signal, lease.connection), signal);
+      } finally {
+        lease.release();
+      }
     },
-    mcpSession: () => connection.sessionId(),
-    close: () => connection.close(),
+    mcpSession: () => shared.sessionId(),
+    async close() {
+      await Promise.all([shared.close(), pool.close()]);
+    },
   };
 }

@@ -1,7 +1,22 @@
 import type { Logger, Trellis, TrellisOption } from '../types';
 import { mcpTrellis } from './mcp';
+import { canonical } from './tool-definitions';
 
-export function resolveTrellis(option: TrellisOption, logger: Logger): Trellis {
-  if ('callTool' in option) return option;
-  return mcpTrellis({ ...option.mcp, logger });
+/**
+ * Turns `trellis` options into Trellis instances, one per distinct MCP server: bindings whose `mcp` options are
+ * equal share one instance, so one connection (one stdio child). Instances made here go to `owned` to be closed.
+ */
+export function trellisResolver(logger: Logger, owned: Trellis[]): (option: TrellisOption) => Trellis {
+  const byAddress = new Map<string, Trellis>();
+  return function resolveTrellis(option) {
+    if ('callTool' in option) return option;
+    const key = canonical(option.mcp);
+    let trellis = byAddress.get(key);
+    if (!trellis) {
+      trellis = mcpTrellis({ ...option.mcp, logger });
+      byAddress.set(key, trellis);
+      owned.push(trellis);
+    }
+    return trellis;
+  };
 }

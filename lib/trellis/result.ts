@@ -2,36 +2,63 @@ import type { CallToolResult, ToolContent } from '../types';
 
 type Fields = Record<string, unknown>;
 
+export interface ToolImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
+}
+
+const TEXT_LIKE = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|sql|graphql|csv|x-ndjson)\b|application\/[^;]*\+(json|xml|yaml)\b|image\/svg\+xml\b)/i;
+
 function field(content: Fields, name: string): string | undefined {
   const value = content[name];
   return typeof value === 'string' ? value : undefined;
 }
 
-function mediaPlaceholder(content: Fields): string {
-  const bytes = Buffer.byteLength(field(content, 'data') ?? '', 'base64');
-  return `[${String(content.type)}: ${field(content, 'mimeType') ?? 'unknown type'}, ${bytes} bytes]`;
+function base64Bytes(data: string): number {
+  return Buffer.byteLength(data, 'base64');
 }
 
+function mediaPlaceholder(content: Fields, shown: boolean): string {
+  const bytes = base64Bytes(field(content, 'data') ?? '');
+  return `[${String(content.type)}: ${field(content, 'mimeType') ?? 'unknown type'}, ${bytes} bytes${shown ? '; attached to the next message' : ''}]`;
+}
+
+/** What the model is told of a resource it does not get the contents of: every descriptive field there is. */
+function resourceLabel(kind: string, fields: Fields, bytes?: number): string {
+  const size = bytes ?? (typeof fields.size === 'number' ? fields.size : undefined);
+  const parts = [
+    field(fields, 'uri') ?? 'unnamed',
+    ...(['name', 'description'] as const).flatMap((name) => (field(fields, name) ? [`${name}: ${field(fields, name)}`] : [])),
+    ...(field(fields, 'mimeType') ? [`type: ${field(fields, 'mimeType')}`] : []),
+    ...(size === undefined ? [] : [`size: ${size} bytes`]),
+  ];
+  return `[${kind}: ${parts.join('; ')}]`;
+}
+
+/** A text-like blob is decoded (the result's limit then cuts it like any text); any other blob is described. */
 function resourceText(content: Fields): string {
   const resource = (content.resource ?? {}) as Fields;
   const text = field(resource, 'text');
   if (text !== undefined) return text;
-  const mimeType = field(resource, 'mimeType');
-  return `[resource: ${field(resource, 'uri') ?? 'unnamed'}${mimeType ? ` (${mimeType})` : ''}]`;
+  const blob = field(resource, 'blob') ?? '';
+  if (TEXT_LIKE.test(field(resource, 'mimeType') ?? '')) return Buffer.from(blob, 'base64').toString('utf8');
+  return resourceLabel('resource', resource, base64Bytes(blob));
 }
 
-function contentText(content: ToolContent): string {
+function contentText(content: ToolContent, passImages: boolean): string {
   const fields = content as Fields;
   switch (content.type) {
     case 'text':
       return field(fields, 'text') ?? '';
     case 'image':
+      return mediaPlaceholder(fields, passImages);
     case 'audio':
-      return mediaPlaceholder(fields);
+      return mediaPlaceholder(fields, false);
     case 'resource':
       return resourceText(fields);
     case 'resource_link':
-      return `[resource link: ${field(fields, 'uri') ?? 'unnamed'}]`;
+      return resourceLabel('resource link', fields);
     default:
       return `[${String(content.type)} content]`;
   }
@@ -47,7 +74,26 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   return `${bytes.subarray(0, cut).toString('utf8')}\n[truncated: ${bytes.length - cut} of ${bytes.length} bytes cut]`;
 }
 
-/** One readable string for the model from a tool's MCP contents, cut to `maxBytes` of UTF-8. */
-export function resultText(result: CallToolResult, maxBytes: number): string {
-  return truncateUtf8((result.content ?? []).map(contentText).join('\n'), maxBytes);
+/**
+ * One readable string for the model from a tool's MCP result, cut to `maxBytes` of UTF-8. The contents win over
+ * `structuredContent` (servers are asked to mirror it as text, so both would say the same twice); a result with
+ * no contents reads as its `structuredContent` JSON. A failed (`isError`) result starts with `tool error: `.
+ */
+export function resultText(result: CallToolResult, maxBytes: number, passImages = false): string {
+  const content = result.content ?? [];
+  const text =
+    content.length === 0 && result.structuredContent !== undefined
+      ? JSON.stringify(result.structuredContent)
+      : content.map((block) => contentText(block, passImages)).join('\n');
+  return truncateUtf8(result.isError ? `tool error: ${text}` : text, maxBytes);
+}
+
+/** The result's images, for a vision model to see in the next turn (`passImages`). */
+export function resultImages(result: CallToolResult): ToolImage[] {
+  return (result.content ?? []).flatMap((block) => {
+    const fields = block as Fields;
+    const data = field(fields, 'data');
+    const mimeType = field(fields, 'mimeType');
+    return block.type === 'image' && data && mimeType ? [{ mimeType, data }] : [];
+  });
 }

@@ -1,7 +1,7 @@
 import type { Logger, Tool } from '../types';
 
 /** JSON with object keys sorted, so that two equal definitions compare equal whatever their key order. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, function sortedKeys(_key, inner: unknown) {
     if (!inner || typeof inner !== 'object' || Array.isArray(inner)) return inner;
     return Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -8,6 +8,7 @@ import { listen } from '../helpers/listen';
 
 export interface McpGateway {
   client: OpenAI;
+  url: string;
   /** parsed log lines at warn and above */
   lines: Record<string, unknown>[];
   loop: AgentLoopMiddleware;
@@ -30,9 +31,9 @@ export function mcpRig() {
       const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
       const loop = app.locals.agentLoop as AgentLoopMiddleware;
       closers.push(() => loop.close());
-      const { client, close } = await listen(app);
+      const { client, url, close } = await listen(app);
       closers.push(close);
-      return { client, lines, loop };
+      return { client, url, lines, loop };
     },
   };
   beforeEach(async () => {

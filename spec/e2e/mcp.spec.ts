@@ -34,11 +34,11 @@ describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai cl
     expect(rig.mcp.calls).toEqual([{ name: 'clock_now', args: {} }]);
   });
 
-  it("hands an isError result to the model as the tool's own text, and the loop goes on", async () => {
+  it("hands an isError result to the model as the tool's own text after 'tool error: ', and the loop goes on", async () => {
     const { client } = await rig.gateway([{ toolCalls: [{ name: 'fails' }] }, { content: 'The disk is full.' }], { bindings: [notes] });
     const answer = await client.chat.completions.create(ask());
     expect(answer.choices[0].message.content).toBe('The disk is full.');
-    expect(rig.toolTexts(1)).toEqual(['disk full']);
+    expect(rig.toolTexts(1)).toEqual(['tool error: disk full']);
   });
 
   it('refuses a locked child with ⛔, then runs it once the model has opened its parent', async () => {

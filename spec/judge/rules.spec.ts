@@ -3,7 +3,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { rulesJudge } from '../../lib/judge/rules';
 import type { Rule } from '../../lib/judge/rule';
-import type { JudgeInput, Verdict } from '../../lib/types';
+import { effectiveAnnotations } from '../../lib/trellis/annotations';
+import type { JudgeInput, ToolAnnotations, Verdict } from '../../lib/types';
 import { judgeContext, toolCall, toolResult } from './inputs';
 
 const noShell: Rule = { surface: 'tool_call', tool: 'shell_exec', action: 'block', reason: 'no shell' };
@@ -31,6 +32,10 @@ const cardNumbers: Rule = {
 };
 const privateKeys: Rule = { surface: 'context', tool: 'fs_read', when: { content: 'BEGIN PRIVATE KEY' }, action: 'block', reason: 'private key' };
 const publicResults: Rule = { surface: 'context', tool: 'public_*', action: 'allow' };
+
+const noDestructive: Rule = { surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'block', reason: 'destructive' };
+const onlyReadOnly: Rule = { surface: 'tool_call', when: { annotation: 'readOnlyHint', is: false }, action: 'block', reason: 'read-only tools only' };
+const annotated = (tool: string, annotations: ToolAnnotations): JudgeInput => ({ ...toolCall(tool, {}), annotations: effectiveAnnotations(annotations) });
 
 const KEY = 'sk-abcdefghijklmnopqrstuvwx';
 const CARD = '4111 1111 1111 1111';
@@ -66,6 +71,14 @@ const table: [string, Rule[], JudgeInput, Verdict][] = [
   ['says which call was refused', [{ surface: 'tool_call', tool: 'shell_*', action: 'block' }], toolCall('shell_exec', {}), { action: 'block', reason: "'shell_exec' may not be called" }],
   ['says which result was withheld', [{ surface: 'context', action: 'block' }], toolResult('fs_read', 'x'), { action: 'block', reason: "the result of 'fs_read' is withheld" }],
   ['rewrites without a reason', [{ ...apiKeys, reason: undefined }], toolResult('fs_read', KEY), { action: 'rewrite', result: '[redacted]' }],
+  ['blocks a tool annotated destructive', [noDestructive], annotated('db_drop', { destructiveHint: true }), { action: 'block', reason: 'destructive' }],
+  ['lets a read-only tool through', [noDestructive], annotated('db_read', { readOnlyHint: true, destructiveHint: true }), { action: 'allow' }],
+  ['lets a tool that says it is not destructive through', [noDestructive], annotated('db_insert', { destructiveHint: false }), { action: 'allow' }],
+  ['reads a tool without annotations as destructive, as MCP does', [noDestructive], toolCall('db_anything', {}), { action: 'block', reason: 'destructive' }],
+  ['matches an annotation that must be false', [onlyReadOnly], annotated('db_insert', { destructiveHint: false }), { action: 'block', reason: 'read-only tools only' }],
+  ['lets the read-only tools through that rule', [onlyReadOnly], annotated('db_read', { readOnlyHint: true }), { action: 'allow' }],
+  ['reads an unknown annotation as true only when it is true', [{ ...noDestructive, when: { annotation: 'x-costly' } }], annotated('gpu', { 'x-costly': 'yes' }), { action: 'allow' }],
+  ['matches a custom annotation set to true', [{ ...noDestructive, when: { annotation: 'x-costly' } }], annotated('gpu', { 'x-costly': true }), { action: 'block', reason: 'destructive' }],
 ];
 
 describe('rulesJudge', () => {
@@ -92,6 +105,14 @@ describe('rulesJudge', () => {
     const input = toolResult('fs_read', KEY);
     await judge.evaluate(input, judgeContext());
     await expect(judge.evaluate(input, judgeContext())).resolves.toEqual({ action: 'rewrite', result: '[redacted]', reason: 'api key' });
+  });
+
+  it.each<[string, Rule, string]>([
+    ['an annotation that is not a name', { surface: 'tool_call', when: { annotation: 7 as unknown as string }, action: 'block' }, '"rules[0].when.annotation" must name a tool annotation such as "destructiveHint" or "readOnlyHint"'],
+    ['an `is` that is not a boolean', { surface: 'tool_call', when: { annotation: 'readOnlyHint', is: 'no' as unknown as boolean }, action: 'block' }, '"rules[0].when.is" must be a boolean'],
+    ['a tool_call rewrite on an annotation', { surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'rewrite', replace: '' }, '"rules[0]": a tool_call rewrite needs when.argument and when.matches to know what to rewrite'],
+  ])('refuses %s', (_name, rule, message) => {
+    expect(() => rulesJudge([rule])).toThrow(new Error(`rulesJudge: ${message}`));
   });
 
   it('refuses bad rules when made, naming the rule', () => {

@@ -27,6 +27,17 @@ describe('ToolCatalog', () => {
     logger = recordingLogger();
   });
 
+  it("keeps each tool's annotations for the judge, MCP's defaults filled in", async () => {
+    const drop = { ...tool('db_drop'), annotations: { destructiveHint: true, title: 'Drop' } };
+    const read = { ...tool('db_read'), annotations: { readOnlyHint: true } };
+    const catalog = new ToolCatalog(scriptedTrellis([drop, read, tool('clock_now')]), FROM_TRELLIS, 'db', logger);
+    expect(catalog.annotations('db_read')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    await catalog.tools();
+    expect(catalog.annotations('db_drop')).toEqual({ title: 'Drop', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(catalog.annotations('db_read')).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    expect(catalog.annotations('clock_now')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+  });
+
   it('leaves out the tools Trellis does not list and the children they would unlock, warning once', async () => {
     const trellis = scriptedTrellis([tool('notes_read'), tool('clock_now')]);
     const catalog = new ToolCatalog(trellis, notes, 'notes', logger);

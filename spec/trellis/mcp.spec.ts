@@ -185,7 +185,8 @@ describe('mcpTrellis', () => {
       await stranded.listTools();
       fixture.failWith(404);
       await expect(stranded.callTool('clock_now', {}, { signal: open() })).rejects.toThrow(`Trellis at ${fixture.url} answered HTTP 404 (failing on purpose)`);
-      expect(fixture.headers.filter((headers) => headers['mcp-session-id'] === undefined).length).toBe(2);
+      // two connects, each a `server/discover` probe and an `initialize`: the second one fails, and no third follows
+      expect(fixture.headers.filter((headers) => headers['mcp-session-id'] === undefined).length).toBe(4);
     });
 
     it('refuses a url that is not a URL', () => {
@@ -212,6 +213,16 @@ describe('mcpTrellis', () => {
       process.kill(first, 'SIGKILL');
       await expect(call).rejects.toThrow(`Trellis connection to '${process.execPath}' was lost`);
       expect(await pidOf()).not.toBe(first);
+    });
+
+    it("logs each line the child writes to stderr as one structured line, named after the Trellis", async () => {
+      const child = trellis({ command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER], name: 'notes-stdio' });
+      await child.listTools();
+      await eventually(() =>
+        expect(logger.entries.filter((entry) => entry.message === 'trellis stderr')).toEqual([
+          { level: 'info', message: 'trellis stderr', meta: { trellis: 'notes-stdio', line: 'mcp-stdio-server: serving 5 tools' } },
+        ]),
+      );
     });
 
     it('ends the child on close()', async () => {

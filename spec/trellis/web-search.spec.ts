@@ -53,7 +53,7 @@ describe('the web_search-only loop', () => {
     model.setScript([{ toolCalls: [{ name: 'web_search', arguments: { query: ' ' } }] }, { content: 'ok' }]);
     const { app } = buildGateway(model.url, { webSearch: { searxngUrl: searxng.url, always: true } });
     await request(app).post('/v1/chat/completions').send(ask()).expect(200);
-    expect(model.requests[1].body.messages[2].content).toBe("web_search needs a non-empty 'query' string");
+    expect(model.requests[1].body.messages[2].content).toBe("tool error: web_search needs a non-empty 'query' string");
     expect(searxng.queries).toEqual([]);
   });
 });

@@ -1,0 +1,29 @@
+import { localTrellis } from '../../lib/trellis/local';
+import { trellisResolver } from '../../lib/trellis/resolve';
+import type { Trellis } from '../../lib/types';
+import { recordingLogger } from './helpers';
+
+describe('trellisResolver', () => {
+  const owned: Trellis[] = [];
+  afterEach(async () => {
+    await Promise.all(owned.splice(0).map((trellis) => trellis.close?.()));
+  });
+
+  it('makes one Trellis per distinct MCP server, whatever the key order, and owns it', () => {
+    const resolve = trellisResolver(recordingLogger(), owned);
+    const first = resolve({ mcp: { command: 'node', args: ['server.js'], env: { A: '1', B: '2' } } });
+    const same = resolve({ mcp: { env: { B: '2', A: '1' }, args: ['server.js'], command: 'node' } });
+    const other = resolve({ mcp: { command: 'node', args: ['other.js'] } });
+    const byUrl = resolve({ mcp: { url: 'http://127.0.0.1:4000/mcp' } });
+    expect(same).toBe(first);
+    expect(other).not.toBe(first);
+    expect(resolve({ mcp: { url: 'http://127.0.0.1:4000/mcp' } })).toBe(byUrl);
+    expect(owned).toEqual([first, other, byUrl]);
+  });
+
+  it('passes a Trellis object through, not owning it', () => {
+    const given = localTrellis([]);
+    expect(trellisResolver(recordingLogger(), owned)(given)).toBe(given);
+    expect(owned).toEqual([]);
+  });
+});
