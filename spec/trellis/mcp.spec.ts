@@ -46,6 +46,14 @@ describe('mcpTrellis', () => {
       });
     });
 
+    it('asks server/discover first, then makes the 2025 handshake with a 2025 server', async () => {
+      const fixture = await server();
+      await trellis({ url: fixture.url }).listTools();
+      expect(fixture.methods.slice(0, 4)).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
+      expect(fixture.headers[1]['mcp-protocol-version']).toBeUndefined();
+      expect(fixture.headers[3]['mcp-protocol-version']).toBe('2025-11-25');
+    });
+
     it('calls a tool and returns its MCP result as-is', async () => {
       const fixture = await server();
       const result = await trellis({ url: fixture.url }).callTool('notes_read', { id: 'groceries' }, { signal: open() });
