@@ -46,6 +46,13 @@ describe('mcpTrellis', () => {
       });
     });
 
+    it('says what the network refused, down to the root cause', async () => {
+      // port 9 is one fetch refuses to use at all
+      await expect(trellis({ url: 'http://127.0.0.1:9/mcp' }).listTools()).rejects.toThrow(
+        /^Trellis at http:\/\/127\.0\.0\.1:9\/mcp failed: Version negotiation probe failed: (TypeError: )?fetch failed \(bad port\)$/,
+      );
+    });
+
     it('asks server/discover first, then makes the 2025 handshake with a 2025 server', async () => {
       const fixture = await server();
       await trellis({ url: fixture.url }).listTools();
