@@ -51,8 +51,13 @@ const refusedBody: ErrorRequestHandler = function refusedBody(error: { status?: 
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {
   if (!('writeHead' in res) || res.headersSent) return void res.end();
-  res.writeHead(502, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' } }));
+  // JSON.parse takes nesting that JSON.stringify cannot give back: such a body cannot be forwarded, by its sender's doing.
+  const [status, body] =
+    error instanceof RangeError
+      ? [400, { message: `the request body cannot be forwarded: ${error.message} (nested too deeply?)`, type: 'invalid_request_error' }]
+      : [502, { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' }];
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: body }));
 }
 
 /**

@@ -54,10 +54,10 @@ function clientToolNames(tools: unknown): ChatTool[] {
   return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
 }
 
-function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity): Reply {
+function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity, signal: AbortSignal): Reply {
   if (body.stream !== true) return new JsonReply(res, identity, deps.judge !== undefined);
   const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage });
+  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage, signal });
 }
 
 /**
@@ -131,7 +131,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const telemetry = deps.telemetry?.loop(req, binding.name, model, id);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model });
+  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model }, signal);
   const loop: Loop = {
     id,
     req,

@@ -37,7 +37,7 @@ describe('streamedCompletion', () => {
       frame({ id: 'x', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
       'data: [DONE]\n\n',
     ]);
-    const completion = await streamedCompletion(stream, (text) => texts.push(text));
+    const completion = await streamedCompletion(stream, (text) => void texts.push(text));
     expect(texts).toEqual(['Let me ', 'look.']);
     expect(completion).toEqual({
       id: 'x',
