@@ -9,6 +9,7 @@ import type { AgentLoopMiddleware } from './middleware';
 import { SHUTDOWN_DRAIN_SEC } from './options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
+const EXAMPLE = '{ "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }';
 
 function fail(message: string): never {
   console.error(message);
@@ -16,11 +17,21 @@ function fail(message: string): never {
 }
 
 function readConfig(file: string): GatewayConfig {
+  let config: unknown;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as GatewayConfig;
+    config = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     return fail(`agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}`);
   }
+  if (typeof config === 'object' && config !== null && !Array.isArray(config)) return config as GatewayConfig;
+  return fail(`agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${EXAMPLE}`);
+}
+
+/** What to do about a port the gateway cannot listen on. */
+function listenFix(error: NodeJS.ErrnoException, port: number): string {
+  if (error.code === 'EADDRINUSE') return `; another process listens there: stop it or choose another port, e.g. --port ${port + 1}`;
+  if (error.code === 'EACCES') return '; ports below 1024 need privileges: choose another, e.g. --port 3000';
+  return '';
 }
 
 /** A port given as text: digits become a number, anything else stays text for createGateway to refuse by name. */
@@ -31,11 +42,15 @@ function portOf(text: string | undefined): number | undefined {
 
 /** `agent-loop-gateway --config FILE [--port N]`: bad arguments or config exit 2 with the coded message, no stack. */
 export function main(argv = process.argv.slice(2)): void {
-  let values: { config?: string; port?: string; host?: string };
+  let values: { config?: string; port?: string; host?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } }));
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (error) {
     return fail(`agent-loop-gateway: ${(error as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.`);
+    return process.exit(0);
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
@@ -50,7 +65,7 @@ export function main(argv = process.argv.slice(2)): void {
   }
   // Not app.listen(): Express 5 calls its callback with the error too (EADDRINUSE), Express 4 only on success.
   const server = http.createServer(app);
-  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}${listenFix(error, port)}`));
   server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host}:${address.port}`);

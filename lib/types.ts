@@ -79,6 +79,11 @@ export interface Binding {
   trellis?: TrellisOption;
 }
 
+/** An MCP server: Streamable HTTP at `url`, or a stdio child started with `command`. */
+export type McpServerAddress =
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args?: string[]; env?: Record<string, string> };
+
 export type TrellisOption =
   | Trellis
   | { mcp: { url: string; headers?: Record<string, string>; forwardHeaders?: string[]; listTtlSec?: number } }

@@ -102,11 +102,24 @@ describe('agent-loop-gateway (the CLI)', () => {
       'ERR_AGENT_LOOP_OUT_OF_RANGE: createGateway: option \'port\' is "abc"; it must be a port number from 0 to 65535, e.g. 3000.\n',
     ],
     ['no --config', () => ['--port', '0'], `agent-loop-gateway: --config is required\n${USAGE}\n`],
-  ])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
-    running = cli(...args());
+    ...['null', '[]', '"gateway"'].map((json) => [
+      `a config file holding ${json}`,
+      () => ['--config', configFile(json)],
+      `agent-loop-gateway: --config <file> holds ${json}; it must hold a JSON object, e.g. { "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }\n`,
+    ]),
+  ] as [string, () => string[], string][])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
+    const argv = args();
+    running = cli(...argv);
     expect(await running.exited).toBe(2);
-    expect(running.stderr).toBe(message);
+    expect(running.stderr).toBe(message.replace('<file>', argv[1]));
     expect(running.stderr.split('\n').some((line) => line.startsWith('    at '))).toBe(false);
+  });
+
+  it('prints the usage and exits 0 on --help', async () => {
+    running = cli('--help');
+    expect(await running.exited).toBe(0);
+    expect(running.stdout).toBe(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.\n`);
+    expect(running.stderr).toBe('');
   });
 
   it("exits 2 on an unknown flag with node's reason and the usage", async () => {
@@ -123,7 +136,9 @@ describe('agent-loop-gateway (the CLI)', () => {
     try {
       running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', String(port));
       expect(await running.exited).toBe(2);
-      expect(running.stderr).toBe(`agent-loop-gateway: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+      expect(running.stderr).toBe(
+        `agent-loop-gateway: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}; another process listens there: stop it or choose another port, e.g. --port ${port + 1}\n`,
+      );
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

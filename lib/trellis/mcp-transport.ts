@@ -2,11 +2,9 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { Logger } from '../types';
+import type { Logger, McpServerAddress } from '../types';
 
-export type McpServerAddress =
-  | { url: string; headers?: Record<string, string> }
-  | { command: string; args?: string[]; env?: Record<string, string> };
+export type { McpServerAddress };
 
 /**
  * The SSE streams' reconnection timers. The transport keeps a handle on its last one only, so its close() misses the

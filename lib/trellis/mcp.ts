@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { AgentLoopError } from '../errors';
 import { defaultLogger } from '../logger';
-import type { CallToolOptions, CallToolResult, Logger, Tool, Trellis } from '../types';
+import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
-import type { McpConnection, McpServerAddress } from './mcp-connection';
+import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool } from './mcp-pool';
