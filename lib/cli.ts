@@ -71,24 +71,30 @@ export function main(argv = process.argv.slice(2)): void {
     console.log(`listening on http://${host}:${address.port}`);
   });
   const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, drainSec, signal));
+  const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));
 }
 
 let shuttingDown = false;
 
 /**
- * Drains, then exits 0. The listener stays open while the loops drain: their own turns come in through it. New
- * requests meanwhile get no loop (the normal handler answers them) and /readyz says 503. Then the server closes;
- * a normal-handler request still running gets the drain's length again before its connection is cut.
+ * Stops accepting, drains, then exits 0. In-process turns never come in through the listener, so it closes at once;
+ * socket turns (`selfUrl`, `selfCall: 'socket'`) do, so then it stays open until the loops drained, and new
+ * requests meanwhile get no loop (the normal handler answers them). Either way /readyz says 503 from the signal on,
+ * and a request still running after the drain gets the drain's length again before its connection is cut.
  */
-async function shutDown(server: http.Server, loop: AgentLoopMiddleware, drainSec: number, signal: NodeJS.Signals): Promise<void> {
+async function shutDown(server: http.Server, loop: AgentLoopMiddleware, { drainSec, turnsUseListener }: { drainSec: number; turnsUseListener: boolean }, signal: NodeJS.Signals): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting`);
+  const closed = new Promise((resolve) => server.once('close', resolve));
+  if (!turnsUseListener) server.close();
   await loop.close();
-  server.close(() => process.exit(0));
+  if (turnsUseListener) server.close();
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), drainSec * 1000).unref();
+  await closed;
+  process.exit(0);
 }
 
 if (require.main === module) main();

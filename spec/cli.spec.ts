@@ -169,12 +169,38 @@ describe('agent-loop-gateway (the CLI)', () => {
       model = await startModelServer(pidThenAnswer(secondTurnMs));
       const config = { upstream: { url: model.url }, trellis: stdioTrellis, bindings: [{ name: 'pid', match: { model: '*' }, hierarchy: 'pid' }], ...extra };
       running = cli('--config', configFile(config), '--port', '0');
-      const answer = postRaw(await listeningUrl(running), { model: 'any', messages: [{ role: 'user', content: 'pid?' }] });
+      const url = await listeningUrl(running);
+      const answer = postRaw(url, { model: 'any', messages: [{ role: 'user', content: 'pid?' }] });
       await eventually(() => expect(model.requests).toHaveLength(2), 20_000);
       const trellisPid = Number(model.requests[1].body.messages.find((message) => message.role === 'tool')!.content);
       expect(alive(trellisPid)).toBe(true);
-      return { answer, trellisPid };
+      return { answer, trellisPid, url };
     }
+
+    /** Whether a new connection to `url`'s port is accepted. */
+    const accepts = (url: string) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(Number(new URL(url).port), '127.0.0.1', () => {
+          resolve(true);
+          socket.destroy();
+        });
+        socket.once('error', () => resolve(false));
+      });
+
+    it.each([
+      ['stops accepting at once: in-process turns need no listener', {}, false],
+      ["keeps accepting until the drain ends with selfCall: 'socket': the turns come in through the listener", { selfCall: 'socket' }, true],
+    ])('on SIGTERM %s, and the loop in flight finishes', async (_name, extra, accepted) => {
+      const { answer, url } = await gatewayMidLoop(3000, extra);
+      running!.child.kill('SIGTERM');
+      await eventually(() => expect(running!.stdout).toContain('draining in-flight loops'));
+
+      expect(await accepts(url)).toBe(accepted);
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
+      expect(await running!.exited).toBe(0);
+    }, 30_000);
 
     it.each(['SIGTERM', 'SIGINT'] as const)('on %s lets the loop in flight finish, closes the stdio Trellis and exits 0', async (signal) => {
       const { answer, trellisPid } = await gatewayMidLoop(1500);
