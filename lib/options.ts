@@ -5,10 +5,9 @@ import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge
 import type { Rule } from './judge/rule';
 import { distance, validated } from './option-error';
 import type { MetricsOption, TelemetryOption } from './telemetry/options';
-import type { SelfCallTransport } from './loop/self-call';
 import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
-import type { Binding, Judge, Logger, TrellisOption } from './types';
+import type { Binding, Judge, Logger, SelfCallTransport, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([

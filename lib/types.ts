@@ -79,6 +79,9 @@ export interface Binding {
   trellis?: TrellisOption;
 }
 
+/** How a turn reaches the front door: handed to the server that took the request, in memory, or over loopback HTTP. */
+export type SelfCallTransport = 'in-process' | 'socket';
+
 /** An MCP server: Streamable HTTP at `url`, or a stdio child started with `command`. */
 export type McpServerAddress =
   | { url: string; headers?: Record<string, string> }

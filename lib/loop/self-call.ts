@@ -7,7 +7,7 @@ import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
 import { wellFormedReply } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
-import type { ChatCompletion } from '../types';
+import type { ChatCompletion, SelfCallTransport } from '../types';
 import type { TextSink } from './reply';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
@@ -27,8 +27,6 @@ export interface SelfCall {
   /** the turn span's `traceparent` (and `tracestate`): replaces the client's */
   trace?: Record<string, string>;
 }
-
-export type SelfCallTransport = 'in-process' | 'socket';
 
 /** The base URL of the socket that took the request: the app's own front door, under supertest too. */
 function frontDoor(req: Request): string {
