@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
 import { logs, withFields } from '../logger';
@@ -113,6 +114,8 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
   const { controller: cancel, unlink } = linkedController(deadline.signal);
+  // each of a turn's tool calls (up to maxToolCallsPerTurn, 64) listens to it: no leak warning past 10
+  setMaxListeners(0, cancel.signal);
   let clientGone = false;
   const onClose = () => {
     if (res.writableEnded) return;

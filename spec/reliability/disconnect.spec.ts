@@ -70,6 +70,6 @@ describe('reliability: disconnect storm', () => {
     expect(later.trellisActive).toBe(0);
     expect(later.inFlight).toEqual({ served: 0, requested: 0 });
     expect(timers(later)).toBeLessThanOrEqual(timers(idle));
-    expect(later.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0 });
+    expect(later.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0, warnings: 0 });
   }, SCENARIO_TIMEOUT_MS);
 });

@@ -49,7 +49,7 @@ export interface GatewayStats extends Memory {
   forgedMarkers: number;
   /** the first few `agent-loop failed unexpectedly` log lines */
   failures: string[];
-  problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number };
+  problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number; warnings: number };
 }
 
 

@@ -129,7 +129,7 @@ describe('reliability: load with faults', () => {
           `unhandled ${stats.problems.unhandledRejections + stats.problems.uncaughtExceptions}`,
       );
       expect(Object.fromEntries(audit.problems)).toEqual({});
-      expect(stats.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0 });
+      expect(stats.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0, warnings: 0 });
       expect(after.rss - before.rss).toBeLessThan(30 * MB);
     },
     SCENARIO_TIMEOUT_MS,
