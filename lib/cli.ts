@@ -68,7 +68,7 @@ export function main(argv = process.argv.slice(2)): void {
   server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}${listenFix(error, port)}`));
   server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
-    console.log(`listening on http://${host}:${address.port}`);
+    console.log(`listening on http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
   });
   const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
   const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';

@@ -115,6 +115,14 @@ describe('agent-loop-gateway (the CLI)', () => {
     expect(running.stderr.split('\n').some((line) => line.startsWith('    at '))).toBe(false);
   });
 
+  it('prints an IPv6 host in brackets, as a URL has it', async () => {
+    const probe = net.createServer();
+    const ipv6 = await new Promise<boolean>((resolve) => probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))));
+    if (!ipv6) return; // no IPv6 loopback on this machine
+    running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', '0', '--host', '::1');
+    await eventually(() => expect(running!.stdout).toMatch(/^listening on http:\/\/\[::1\]:\d+\n/));
+  });
+
   it('prints the usage and exits 0 on --help', async () => {
     running = cli('--help');
     expect(await running.exited).toBe(0);
