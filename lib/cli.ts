@@ -9,6 +9,7 @@ import type { AgentLoopMiddleware } from './middleware';
 import { SHUTDOWN_DRAIN_SEC } from './options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
+const EXAMPLE = '{ "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }';
 
 function fail(message: string): never {
   console.error(message);
@@ -16,11 +17,21 @@ function fail(message: string): never {
 }
 
 function readConfig(file: string): GatewayConfig {
+  let config: unknown;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as GatewayConfig;
+    config = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     return fail(`agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}`);
   }
+  if (typeof config === 'object' && config !== null && !Array.isArray(config)) return config as GatewayConfig;
+  return fail(`agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${EXAMPLE}`);
+}
+
+/** What to do about a port the gateway cannot listen on. */
+function listenFix(error: NodeJS.ErrnoException, port: number): string {
+  if (error.code === 'EADDRINUSE') return `; another process listens there: stop it or choose another port, e.g. --port ${port + 1}`;
+  if (error.code === 'EACCES') return '; ports below 1024 need privileges: choose another, e.g. --port 3000';
+  return '';
 }
 
 /** A port given as text: digits become a number, anything else stays text for createGateway to refuse by name. */
@@ -31,11 +42,15 @@ function portOf(text: string | undefined): number | undefined {
 
 /** `agent-loop-gateway --config FILE [--port N]`: bad arguments or config exit 2 with the coded message, no stack. */
 export function main(argv = process.argv.slice(2)): void {
-  let values: { config?: string; port?: string; host?: string };
+  let values: { config?: string; port?: string; host?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } }));
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (error) {
     return fail(`agent-loop-gateway: ${(error as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.`);
+    return process.exit(0);
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
@@ -50,30 +65,36 @@ export function main(argv = process.argv.slice(2)): void {
   }
   // Not app.listen(): Express 5 calls its callback with the error too (EADDRINUSE), Express 4 only on success.
   const server = http.createServer(app);
-  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}`));
+  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}${listenFix(error, port)}`));
   server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
-    console.log(`listening on http://${host}:${address.port}`);
+    console.log(`listening on http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
   });
   const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, drainSec, signal));
+  const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));
 }
 
 let shuttingDown = false;
 
 /**
- * Drains, then exits 0. The listener stays open while the loops drain: their own turns come in through it. New
- * requests meanwhile get no loop (the normal handler answers them) and /readyz says 503. Then the server closes;
- * a normal-handler request still running gets the drain's length again before its connection is cut.
+ * Stops accepting, drains, then exits 0. In-process turns never come in through the listener, so it closes at once;
+ * socket turns (`selfUrl`, `selfCall: 'socket'`) do, so then it stays open until the loops drained, and new
+ * requests meanwhile get no loop (the normal handler answers them). Either way /readyz says 503 from the signal on,
+ * and a request still running after the drain gets the drain's length again before its connection is cut.
  */
-async function shutDown(server: http.Server, loop: AgentLoopMiddleware, drainSec: number, signal: NodeJS.Signals): Promise<void> {
+async function shutDown(server: http.Server, loop: AgentLoopMiddleware, { drainSec, turnsUseListener }: { drainSec: number; turnsUseListener: boolean }, signal: NodeJS.Signals): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting`);
+  const closed = new Promise((resolve) => server.once('close', resolve));
+  if (!turnsUseListener) server.close();
   await loop.close();
-  server.close(() => process.exit(0));
+  if (turnsUseListener) server.close();
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), drainSec * 1000).unref();
+  await closed;
+  process.exit(0);
 }
 
 if (require.main === module) main();

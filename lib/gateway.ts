@@ -1,22 +1,22 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import express, { type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from './internal';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
-import { optionError } from './option-error';
-import type { AgentLoopOptions } from './options';
+import { validated } from './option-error';
+import { optionsSchema, type AgentLoopOptions } from './options';
 import { optionalPeer } from './telemetry/optional-peer';
 
 export interface GatewayConfig extends AgentLoopOptions {
   host?: string;
   port?: number;
   upstream: { url: string; apiKeyEnv?: string };
-  /** largest request body accepted from a client (the loop's own turns skip the parser, so it does not bound them) */
-  bodyLimit?: string;
+  /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
+  bodyLimit?: string | number;
 }
 
 const hints = new Map([
@@ -25,20 +25,39 @@ const hints = new Map([
   ['apiKeyEnv', "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'"],
   ['host', "it must be a host name or address to listen on, e.g. '127.0.0.1'"],
   ['port', 'it must be a port number from 0 to 65535, e.g. 3000'],
-  ['bodyLimit', "it must be a size like '10mb'"],
+  ['bodyLimit', "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'"],
 ]);
+
+/** what express.json() takes as its `limit` */
+const isSize = (value: unknown) => (Number.isInteger(value) && (value as number) > 0) || (typeof value === 'string' && /^\d+(\.\d+)? ?(b|kb|mb|gb)$/i.test(value));
+
+/** agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold. */
+const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys).map((key) => [key, Joi.any()]);
 
 const gatewaySchema = Joi.object({
   host: Joi.string(),
   port: Joi.number().integer().min(0).max(65535),
   upstream: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), apiKeyEnv: Joi.string() }).required(),
-  bodyLimit: Joi.string().pattern(/^\d+(b|kb|mb)$/i),
-}).unknown(true);
+  bodyLimit: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
+  ...Object.fromEntries(loopOptions),
+});
+
+/** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
+const refusedBody: ErrorRequestHandler = function refusedBody(error: { status?: number; expose?: boolean; type?: string; message: string }, _req, res, next) {
+  if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
+  const message = error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
+  res.status(error.status).json({ error: { message, type: 'invalid_request_error' } });
+};
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {
   if (!('writeHead' in res) || res.headersSent) return void res.end();
-  res.writeHead(502, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' } }));
+  // JSON.parse takes nesting that JSON.stringify cannot give back: such a body cannot be forwarded, by its sender's doing.
+  const [status, body] =
+    error instanceof RangeError
+      ? [400, { message: `the request body cannot be forwarded: ${error.message} (nested too deeply?)`, type: 'invalid_request_error' }]
+      : [502, { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' }];
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: body }));
 }
 
 /**
@@ -46,8 +65,7 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
 export function createGateway(config: GatewayConfig): Express {
-  const { error } = gatewaySchema.validate(config, { abortEarly: true, convert: false });
-  if (error) throw optionError(error, gatewaySchema, hints, 'createGateway');
+  validated(gatewaySchema, config, hints, 'createGateway');
   const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, ...loopOptions } = config;
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
   const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
@@ -87,5 +105,6 @@ export function createGateway(config: GatewayConfig): Express {
       },
     }),
   );
+  app.use(refusedBody);
   return app;
 }

@@ -1,3 +1,4 @@
+import { callsIn } from './loop/model-reply';
 import type { ChatMessage, HierarchyNode, Tool } from './types';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -85,7 +86,7 @@ export function succeededInHistory(messages: ChatMessage[]): Set<string> {
   const names = new Map<string, string>();
   const succeeded = new Set<string>();
   for (const message of messages) {
-    for (const call of message.tool_calls ?? []) names.set(call.id, call.function?.name);
+    for (const call of callsIn(message)) names.set(call.id, call.function?.name);
     if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') continue;
     const name = names.get(message.tool_call_id);
     const text = typeof message.content === 'string' ? message.content : '';

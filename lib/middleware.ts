@@ -23,9 +23,11 @@ export interface AgentLoopMiddleware extends RequestHandler {
   metrics?: MetricsEndpoint;
 }
 
+/** A chat request the loop can serve: messages it can carry on, and one answer asked for (a loop cannot give `n`). */
 function isChatRequest(body: unknown): body is ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { messages } = body as { messages?: unknown };
+  const { messages, n } = body as { messages?: unknown; n?: unknown };
+  if (n !== undefined && n !== null && n !== 1) return false;
   return Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string');
 }
 

@@ -76,9 +76,20 @@ function hintFor(detail: Joi.ValidationErrorItem, path: (string | number)[], hin
   return `${own}; ${hints.get(owner)}`;
 }
 
-/** Turns joi's first complaint into a coded error naming the option, the bad value and the fix. */
-export function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop'): AgentLoopError {
-  const detail = error.details[0];
+/**
+ * Validates `value`, else throws the coded error for joi's first complaint, a misspelt option first: `hierachy`
+ * explains why `hierarchy` is missing, not the reverse.
+ */
+export function validated<T>(schema: Joi.Schema, value: unknown, hints: ReadonlyMap<string, string>, component = 'agentLoop'): T {
+  const { error, value: valid } = schema.validate(value, { abortEarly: true, convert: false });
+  if (!error) return valid as T;
+  const all = error.details[0].type === 'object.unknown' ? undefined : schema.validate(value, { abortEarly: false, convert: false }).error;
+  const misspelt = all?.details.find((detail) => detail.type === 'object.unknown');
+  throw optionError(error, schema, hints, component, misspelt);
+}
+
+/** Turns joi's complaint into a coded error naming the option, the bad value and the fix. */
+function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop', detail = error.details[0]): AgentLoopError {
   const unknownKey = detail.type === 'object.unknown';
   const known = unknownKey ? knownKeys(schema.describe() as Described, detail.path.slice(0, -1)) : [];
   if (known.length > 0) {

@@ -3,12 +3,11 @@ import { FROM_TRELLIS, Hierarchy } from './hierarchy';
 import type { LlmJudgeOptions } from './judge/llm';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
-import { distance, optionError } from './option-error';
+import { distance, validated } from './option-error';
 import type { MetricsOption, TelemetryOption } from './telemetry/options';
-import type { SelfCallTransport } from './loop/self-call';
 import type { HierarchySource } from './trellis/catalog';
 import type { WebSearchOptions } from './trellis/web-search';
-import type { Binding, Judge, Logger, TrellisOption } from './types';
+import type { Binding, Judge, Logger, SelfCallTransport, TrellisOption } from './types';
 
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
@@ -196,7 +195,5 @@ export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptio
 export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings' | 'judge'>> & { bindings?: Binding[]; judge?: JudgeOptionInput };
 
 export function validate<T>(schema: Joi.Schema, value: unknown): T {
-  const { error, value: valid } = schema.validate(value ?? {}, { abortEarly: true, convert: false });
-  if (error) throw optionError(error, schema, hints);
-  return valid as T;
+  return validated<T>(schema, value ?? {}, hints);
 }

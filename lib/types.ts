@@ -79,6 +79,14 @@ export interface Binding {
   trellis?: TrellisOption;
 }
 
+/** How a turn reaches the front door: handed to the server that took the request, in memory, or over loopback HTTP. */
+export type SelfCallTransport = 'in-process' | 'socket';
+
+/** An MCP server: Streamable HTTP at `url`, or a stdio child started with `command`. */
+export type McpServerAddress =
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args?: string[]; env?: Record<string, string> };
+
 export type TrellisOption =
   | Trellis
   | { mcp: { url: string; headers?: Record<string, string>; forwardHeaders?: string[]; listTtlSec?: number } }

@@ -102,11 +102,32 @@ describe('agent-loop-gateway (the CLI)', () => {
       'ERR_AGENT_LOOP_OUT_OF_RANGE: createGateway: option \'port\' is "abc"; it must be a port number from 0 to 65535, e.g. 3000.\n',
     ],
     ['no --config', () => ['--port', '0'], `agent-loop-gateway: --config is required\n${USAGE}\n`],
-  ])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
-    running = cli(...args());
+    ...['null', '[]', '"gateway"'].map((json) => [
+      `a config file holding ${json}`,
+      () => ['--config', configFile(json)],
+      `agent-loop-gateway: --config <file> holds ${json}; it must hold a JSON object, e.g. { "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }\n`,
+    ]),
+  ] as [string, () => string[], string][])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
+    const argv = args();
+    running = cli(...argv);
     expect(await running.exited).toBe(2);
-    expect(running.stderr).toBe(message);
+    expect(running.stderr).toBe(message.replace('<file>', argv[1]));
     expect(running.stderr.split('\n').some((line) => line.startsWith('    at '))).toBe(false);
+  });
+
+  it('prints an IPv6 host in brackets, as a URL has it', async () => {
+    const probe = net.createServer();
+    const ipv6 = await new Promise<boolean>((resolve) => probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))));
+    if (!ipv6) return; // no IPv6 loopback on this machine
+    running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', '0', '--host', '::1');
+    await eventually(() => expect(running!.stdout).toMatch(/^listening on http:\/\/\[::1\]:\d+\n/));
+  });
+
+  it('prints the usage and exits 0 on --help', async () => {
+    running = cli('--help');
+    expect(await running.exited).toBe(0);
+    expect(running.stdout).toBe(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.\n`);
+    expect(running.stderr).toBe('');
   });
 
   it("exits 2 on an unknown flag with node's reason and the usage", async () => {
@@ -123,7 +144,9 @@ describe('agent-loop-gateway (the CLI)', () => {
     try {
       running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', String(port));
       expect(await running.exited).toBe(2);
-      expect(running.stderr).toBe(`agent-loop-gateway: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+      expect(running.stderr).toBe(
+        `agent-loop-gateway: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}; another process listens there: stop it or choose another port, e.g. --port ${port + 1}\n`,
+      );
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
@@ -154,12 +177,38 @@ describe('agent-loop-gateway (the CLI)', () => {
       model = await startModelServer(pidThenAnswer(secondTurnMs));
       const config = { upstream: { url: model.url }, trellis: stdioTrellis, bindings: [{ name: 'pid', match: { model: '*' }, hierarchy: 'pid' }], ...extra };
       running = cli('--config', configFile(config), '--port', '0');
-      const answer = postRaw(await listeningUrl(running), { model: 'any', messages: [{ role: 'user', content: 'pid?' }] });
+      const url = await listeningUrl(running);
+      const answer = postRaw(url, { model: 'any', messages: [{ role: 'user', content: 'pid?' }] });
       await eventually(() => expect(model.requests).toHaveLength(2), 20_000);
       const trellisPid = Number(model.requests[1].body.messages.find((message) => message.role === 'tool')!.content);
       expect(alive(trellisPid)).toBe(true);
-      return { answer, trellisPid };
+      return { answer, trellisPid, url };
     }
+
+    /** Whether a new connection to `url`'s port is accepted. */
+    const accepts = (url: string) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(Number(new URL(url).port), '127.0.0.1', () => {
+          resolve(true);
+          socket.destroy();
+        });
+        socket.once('error', () => resolve(false));
+      });
+
+    it.each([
+      ['stops accepting at once: in-process turns need no listener', {}, false],
+      ["keeps accepting until the drain ends with selfCall: 'socket': the turns come in through the listener", { selfCall: 'socket' }, true],
+    ])('on SIGTERM %s, and the loop in flight finishes', async (_name, extra, accepted) => {
+      const { answer, url } = await gatewayMidLoop(3000, extra);
+      running!.child.kill('SIGTERM');
+      await eventually(() => expect(running!.stdout).toContain('draining in-flight loops'));
+
+      expect(await accepts(url)).toBe(accepted);
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
+      expect(await running!.exited).toBe(0);
+    }, 30_000);
 
     it.each(['SIGTERM', 'SIGINT'] as const)('on %s lets the loop in flight finish, closes the stdio Trellis and exits 0', async (signal) => {
       const { answer, trellisPid } = await gatewayMidLoop(1500);

@@ -32,4 +32,11 @@ describe('the npm start demo', () => {
     const answer = (await res.json()) as { choices: { message: { content: string } }[] };
     expect(answer.choices[0].message.content).toMatch(new RegExp(`^${WALK}Your note 'welcome' says: Welcome to the demo notebook\\. Ask me anything about the notes\\. \\(checked at `));
   });
+
+  it('says how to pick another port when its port is taken', async () => {
+    const port = Number(new URL(demo.url).port);
+    await expect(startDemo({ port, logger: quiet })).rejects.toThrow(
+      `listen EADDRINUSE: address already in use 127.0.0.1:${port}: is the demo already running? PORT=${port + 1} npm start picks another port`,
+    );
+  });
 });

@@ -88,10 +88,23 @@ describe('createGateway', () => {
   });
 
   it.each([
+    ['{"model":', 400, "the request body is not valid JSON: Unexpected end of JSON input"],
+    [JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(300) }] }), 413, 'request entity too large'],
+  ])('answers a body express.json() refuses (%s) with an OpenAI-style JSON error, no HTML and no stack', async (body, status, message) => {
+    const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, bodyLimit: 200, logger: quiet });
+    const res = await request(app).post('/v1/chat/completions').set('content-type', 'application/json').send(body).expect(status);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({ error: { message, type: 'invalid_request_error' } });
+  });
+
+  it.each([
     [{}, "createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1'"],
+    [{ upstrem: { url: 'http://x/v1' } }, "createGateway: unknown option 'upstrem'. Did you mean `upstream`? Known options here: host, port, upstream, bodyLimit, totalBudgetSec,"],
+    [{ upstream: { url: 'http://x/v1' }, bodylimit: '1mb' }, "createGateway: unknown option 'bodylimit'. Did you mean `bodyLimit`?"],
+    [{ upstream: { url: 'http://x/v1' }, bodyLimit: '10 MB!' }, 'createGateway: option \'bodyLimit\' is "10 MB!"; it must be a size in b, kb, mb or gb, or a number of bytes, e.g. \'10mb\'.'],
     [{ upstream: { url: 'nope' } }, "createGateway: option 'upstream.url' is \"nope\"; it must be the upstream's OpenAI-compatible base URL"],
     [{ upstream: { url: 'http://x/v1' }, port: 70000 }, "createGateway: option 'port' is 70000; it must be a port number"],
-    [{ upstream: { url: 'http://x/v1' }, maxTurns: 3 }, "agentLoop: unknown option 'maxTurns'. Did you mean `defaultMaxTurns`?"],
+    [{ upstream: { url: 'http://x/v1' }, maxTurns: 3 }, "createGateway: unknown option 'maxTurns'. Did you mean `defaultMaxTurns`?"],
   ])('refuses a bad config %j with a coded error', (config, message) => {
     expect(() => createGateway(config as never)).toThrow(AgentLoopError);
     expect(() => createGateway(config as never)).toThrow(message);

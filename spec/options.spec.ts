@@ -27,6 +27,8 @@ describe('agentLoop options', () => {
     [{ maxToolCallsPerTurn: '8' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxToolCallsPerTurn' is \"8\"; it must be a whole number from 1 to 64 (default 8), e.g. maxToolCallsPerTurn: 8."],
     [{ maxTurn: 3 }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'maxTurn'. Did you mean `defaultMaxTurns`?"],
     [{ bindings: [{ ...binding, maxturns: 3 }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].maxturns'. Did you mean `maxTurns`?"],
+    [{ bindings: [{ name: 'notes', match: { model: '*' }, hierachy: ['clock_now'] }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].hierachy'. Did you mean `hierarchy`?"],
+    [{ totalBudgetSec: 0, maxTurn: 3 }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'maxTurn'. Did you mean `defaultMaxTurns`?"],
     [{ internalSecret: 'short' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'internalSecret' is a string of 5 characters (not shown); it must be a string of at least 32 characters"],
     [{ trellis: { mcp: { url: 'ftp://x' } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis' is {\"mcp\":{\"url\":\"ftp://x\"}}; it must be a Trellis"],
     [{ bindings: [{ ...binding, match: { modle: 'x' } }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].match' is {\"modle\":\"x\"}; it must be { model: 'gpt-*' }"],

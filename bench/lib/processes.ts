@@ -8,7 +8,10 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-/** A forked TypeScript file, run as its transpiled JavaScript, that says `{ type: 'ready' }` and answers asks over IPC. */
+/**
+ * A forked TypeScript file, run as its transpiled JavaScript (or as `entry`, e.g. the file itself under ts-node),
+ * that says `{ type: 'ready' }` and answers asks over IPC.
+ */
 export class Child {
   private readonly proc: ChildProcess;
   private stderrTail = '';
@@ -22,8 +25,9 @@ export class Child {
     env: Record<string, string> = {},
     readyTimeoutMs = 60_000,
     extraExecArgv: string[] = [],
+    entry: string = javascriptOf(file),
   ) {
-    const proc: ChildProcess = fork(javascriptOf(file), [], {
+    const proc: ChildProcess = fork(entry, [], {
       execArgv: ['--expose-gc', ...extraExecArgv],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],

@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatUsage, ToolCall } from '../types';
+import type { TextSink } from './reply';
 import { sseData } from './sse';
 
 interface ToolCallDelta {
@@ -44,7 +45,8 @@ class StreamedReply {
   private usage?: ChatUsage;
   private sawChoice = false;
 
-  add(chunk: Chunk, onText: (delta: string) => void): void {
+  /** a promise when `onText` asks to wait before the next chunk is read */
+  add(chunk: Chunk, onText: TextSink): Promise<void> | void {
     this.id ||= chunk.id ?? '';
     this.created ||= chunk.created ?? 0;
     this.model ||= chunk.model ?? '';
@@ -53,12 +55,11 @@ class StreamedReply {
     if (!choice) return;
     this.sawChoice = true;
     const { content, tool_calls: calls } = choice.delta ?? {};
-    if (typeof content === 'string' && content !== '') {
-      this.content += content;
-      onText(content);
-    }
     calls?.forEach((delta, position) => this.addCall(delta, position));
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    if (typeof content !== 'string' || content === '') return;
+    this.content += content;
+    return onText(content);
   }
 
   // Names and ids arrive whole in the first delta of a call; some servers repeat them, so they are set, not appended.
@@ -84,11 +85,13 @@ class StreamedReply {
 }
 
 /** Reads a `stream: true` chat completion as it arrives, handing each text delta to `onText`; a broken stream throws. */
-export async function streamedCompletion(stream: AsyncIterable<Buffer | string>, onText: (delta: string) => void): Promise<ChatCompletion> {
+export async function streamedCompletion(stream: AsyncIterable<Buffer | string>, onText: TextSink): Promise<ChatCompletion> {
   const reply = new StreamedReply();
   for await (const data of sseData(stream)) {
     if (data === '[DONE]') return reply.completion();
-    reply.add(parseChunk(data), onText);
+    // Not reading on while the client catches up: the upstream is held back instead of buffered here.
+    const caughtUp = reply.add(parseChunk(data), onText);
+    if (caughtUp) await caughtUp;
   }
   throw new Error('the model stream ended without [DONE]');
 }

@@ -3,6 +3,7 @@ import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, ChatMessage, Logger, ToolProgress, Trellis } from '../types';
+import type { TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
@@ -51,5 +52,5 @@ export interface Loop {
   /** spans and metrics; undefined when neither is on */
   telemetry?: LoopTelemetry;
   /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */
-  complete(request: TurnRequest, signal: AbortSignal, onText?: (delta: string) => void, watch?: TurnWatch): Promise<ChatCompletion>;
+  complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink, watch?: TurnWatch): Promise<ChatCompletion>;
 }

@@ -1,9 +1,16 @@
+import { setMaxListeners } from 'node:events';
+
 /** The loops running now: counted for `maxConcurrentLoops`, drained by `close()`. */
 export class InFlightLoops {
   /** set by `drain()`: no new loop starts */
   closing = false;
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
+
+  constructor() {
+    // every running loop listens to it: past 10, Node would warn of a leak where there is none
+    setMaxListeners(0, this.shutdown.signal);
+  }
 
   get size(): number {
     return this.running.size;

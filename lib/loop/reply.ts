@@ -19,13 +19,17 @@ export interface AnswerIdentity {
   model: string;
 }
 
+/** Takes the answer's text as it grows; a promise says to wait before reading more (the client is not keeping up). */
+export type TextSink = (delta: string) => Promise<void> | void;
+
 /** Where the loop's answer goes: one JSON completion at the end, or an SSE stream written while the loop runs. */
 export interface Reply {
   /** turns are requested with `stream: true` and their text reaches the client as it arrives */
   readonly streams: boolean;
   /** a byte went to the client: the loop can no longer fall through */
   readonly committed: boolean;
-  text(delta: string): void;
+  /** a promise when the client is not keeping up: resolves once it caught up (or went away) */
+  text(delta: string): Promise<void> | void;
   toolsRunning(): void;
   /** a running tool reported progress */
   toolProgress?(): void;
@@ -42,7 +46,7 @@ export class AnswerText {
   private text = '';
   private paragraphOpen = false;
 
-  constructor(private readonly forward: (delta: string) => void) {}
+  constructor(private readonly forward: TextSink) {}
 
   get value(): string {
     return this.text;
@@ -52,12 +56,12 @@ export class AnswerText {
     this.paragraphOpen = false;
   }
 
-  append(delta: string): void {
+  append(delta: string): Promise<void> | void {
     if (delta === '') return;
     const separated = this.paragraphOpen || this.text === '' ? delta : `\n\n${delta}`;
     this.paragraphOpen = true;
     this.text += separated;
-    this.forward(separated);
+    return this.forward(separated);
   }
 }
 

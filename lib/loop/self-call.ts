@@ -5,8 +5,10 @@ import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
+import { wellFormedReply } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
-import type { ChatCompletion } from '../types';
+import type { ChatCompletion, SelfCallTransport } from '../types';
+import type { TextSink } from './reply';
 import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
@@ -26,8 +28,6 @@ export interface SelfCall {
   trace?: Record<string, string>;
 }
 
-export type SelfCallTransport = 'in-process' | 'socket';
-
 /** The base URL of the socket that took the request: the app's own front door, under supertest too. */
 function frontDoor(req: Request): string {
   const socket = req.socket;
@@ -44,6 +44,14 @@ function reasonOf(error: Error, signal: AbortSignal): string {
 function upstreamReason(status: number, data: unknown): string {
   const message = (data as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof message === 'string' ? `HTTP ${status}: ${message}` : `HTTP ${status}`;
+}
+
+function wellFormed(reply: unknown): ChatCompletion {
+  try {
+    return wellFormedReply(reply);
+  } catch (error) {
+    throw new SelfCallError((error as Error).message);
+  }
 }
 
 /** Every turn re-enters the app through its own front door, marked internal so no injector (nor the loop) reruns. */
@@ -73,7 +81,7 @@ export class SelfCaller {
    * One chat completion through the front door. `onText` gets the reply's text: delta by delta as it arrives when
    * `request.stream` is true (the reply is then read as an SSE stream), else all at once.
    */
-  async complete(req: Request, request: TurnRequest, call: SelfCall, onText: (delta: string) => void = ignoreText): Promise<ChatCompletion> {
+  async complete(req: Request, request: TurnRequest, call: SelfCall, onText: TextSink = ignoreText): Promise<ChatCompletion> {
     const streaming = request.stream;
     // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
     const response = await this.http
@@ -85,16 +93,13 @@ export class SelfCaller {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
-      return streamedTurn(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
+      return streamedTurn(untilAborted(response.data, call.signal), onText).then(wellFormed, (error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
     }
-    const completion = parsedOrUndefined(response.data) as ChatCompletion | undefined;
-    if (typeof completion !== 'object' || completion === null || !completion.choices?.[0]?.message) {
-      throw new SelfCallError('the reply is not a chat completion');
-    }
+    const completion = wellFormed(parsedOrUndefined(response.data));
     const content = completion.choices[0].message.content;
-    if (typeof content === 'string' && content !== '') onText(content);
+    if (typeof content === 'string' && content !== '') await onText(content);
     return completion;
   }
 

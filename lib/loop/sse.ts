@@ -6,9 +6,16 @@
 export async function* sseData(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let pending = '';
+  let carriageReturnPending = false;
   let data: string[] = [];
   for await (const part of stream) {
-    pending += typeof part === 'string' ? part : decoder.decode(part, { stream: true });
+    const text = typeof part === 'string' ? part : decoder.decode(part, { stream: true });
+    pending += text;
+    // A long line that arrives in many parts is split once, when its end shows, not scanned again on every part
+    // (nor flattened: `pending` is asked nothing until then).
+    const mayEndLine = carriageReturnPending || /[\r\n]/.test(text);
+    if (text !== '') carriageReturnPending = text.endsWith('\r');
+    if (!mayEndLine) continue;
     // A trailing "\r" may be the first half of "\r\n": it stays pending until the next part shows.
     const lines = pending.split(/\r\n|\r(?!$)|\n/);
     pending = lines.pop() ?? '';

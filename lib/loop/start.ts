@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
 import { logs, withFields } from '../logger';
@@ -54,10 +55,10 @@ function clientToolNames(tools: unknown): ChatTool[] {
   return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
 }
 
-function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity): Reply {
+function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity, signal: AbortSignal): Reply {
   if (body.stream !== true) return new JsonReply(res, identity, deps.judge !== undefined);
   const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage });
+  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage, signal });
 }
 
 /**
@@ -113,6 +114,8 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
   const { controller: cancel, unlink } = linkedController(deadline.signal);
+  // each of a turn's tool calls (up to maxToolCallsPerTurn, 64) listens to it: no leak warning past 10
+  setMaxListeners(0, cancel.signal);
   let clientGone = false;
   const onClose = () => {
     if (res.writableEnded) return;
@@ -131,7 +134,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   const telemetry = deps.telemetry?.loop(req, binding.name, model, id);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model });
+  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model }, signal);
   const loop: Loop = {
     id,
     req,

@@ -8,6 +8,8 @@ export interface StreamOptions {
   keepAliveSec: number;
   /** the client asked for `stream_options.include_usage` */
   includeUsage: boolean;
+  /** the loop's signal: a loop that ends stops waiting for a slow client */
+  signal: AbortSignal;
 }
 
 /**
@@ -33,8 +35,9 @@ export class StreamReply implements Reply {
     return this.opened;
   }
 
-  text(delta: string): void {
-    this.chunk({ content: delta });
+  /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
+  text(delta: string): Promise<void> | void {
+    if (!this.chunk({ content: delta })) return this.drained();
   }
 
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
@@ -76,25 +79,40 @@ export class StreamReply implements Reply {
     return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): void {
+  private drained(): Promise<void> {
+    const { res, options } = this;
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done).off('close', done);
+        options.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      res.once('drain', done).once('close', done);
+      options.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): boolean {
     const first = !this.roleSent;
     this.roleSent = true;
-    this.event({
+    return this.event({
       ...this.envelope(),
       choices: [{ index: 0, delta: first ? { role: 'assistant', ...delta } : delta, finish_reason: finishReason }],
       ...(this.options.includeUsage ? { usage: null } : {}),
     });
   }
 
-  private event(data: Record<string, unknown>): void {
-    this.write(`data: ${JSON.stringify(data)}\n\n`);
+  private event(data: Record<string, unknown>): boolean {
+    return this.write(`data: ${JSON.stringify(data)}\n\n`);
   }
 
-  private write(text: string): void {
-    if (this.ended || this.res.destroyed) return;
+  /** false when the client's socket is full */
+  private write(text: string): boolean {
+    if (this.ended || this.res.destroyed) return true;
     this.open();
-    this.res.write(text);
+    const room = this.res.write(text);
     this.keepAlive?.refresh();
+    return room;
   }
 
   private open(): void {

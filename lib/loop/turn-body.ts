@@ -20,7 +20,8 @@ export interface TurnSource {
  * (an elided result) is serialised again after `rewind`.
  */
 export class TurnBody implements TurnSource {
-  private readonly head: string;
+  private head?: string;
+  private readonly rest: Record<string, unknown>;
   private readonly stream: boolean;
   private messages = '';
   private serialised = 0;
@@ -29,12 +30,16 @@ export class TurnBody implements TurnSource {
 
   constructor(body: Record<string, unknown>) {
     const { messages: _joinedPerTurn, ...rest } = body;
-    const json = JSON.stringify(rest);
-    this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
+    this.rest = rest;
     this.stream = body.stream === true;
   }
 
+  /** Throws (as the first turn, which then falls through) when the client's body cannot be serialised, e.g. nested too deep. */
   request(messages: readonly ChatMessage[]): TurnRequest {
+    if (this.head === undefined) {
+      const json = JSON.stringify(this.rest);
+      this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
+    }
     for (; this.serialised < messages.length; this.serialised++) {
       this.messages += `${this.serialised === 0 ? '' : ','}${JSON.stringify(messages[this.serialised]) ?? 'null'}`;
       this.ends.push(this.messages.length);

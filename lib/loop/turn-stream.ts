@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { ChatCompletion } from '../types';
 import { streamedCompletion } from './chunks';
+import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;
 
@@ -35,7 +36,7 @@ async function drain(stream: Readable): Promise<void> {
 }
 
 /** A streamed turn read as it arrives; the stream is destroyed only when the turn fails. */
-export async function streamedTurn(stream: Readable, onText: (delta: string) => void): Promise<ChatCompletion> {
+export async function streamedTurn(stream: Readable, onText: TextSink): Promise<ChatCompletion> {
   try {
     const completion = await streamedCompletion({ [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) }, onText);
     await drain(stream);

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from '../types';
 import type { Loop } from './context';
+import { callsIn } from './model-reply';
 import { runToolCall, type ToolOutcome } from './tool-call';
 
 /**
@@ -16,6 +17,25 @@ function imageMessage(calls: ToolCall[], outcomes: ToolOutcome[]): ChatMessage |
   return parts.length > 0 ? { role: 'user', content: parts } : undefined;
 }
 
+function calledIds(messages: ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) for (const call of callsIn(message)) ids.add(call.id);
+  return ids;
+}
+
+/**
+ * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
+ * used (the model repeated an id), gets `call_<loop>_<turn>_<n>`, so every call has exactly one answer.
+ */
+function withOwnIds(loop: Loop, calls: ToolCall[], turn: number): ToolCall[] {
+  const used = calledIds(loop.messages);
+  return calls.map((call, i) => {
+    const own = call.id && !used.has(call.id) ? call : { ...call, id: `call_${loop.id}_${turn}_${i}` };
+    used.add(own.id);
+    return own;
+  });
+}
+
 /**
  * One turn's tool calls: only the first `maxToolCallsPerTurn` run, and the assistant message carried into the
  * next turn lists only those, so the model never believes a call ran when it did not. The calls run in
@@ -23,7 +43,7 @@ function imageMessage(calls: ToolCall[], outcomes: ToolOutcome[]): ChatMessage |
  */
 export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: number): Promise<void> {
   const requested = assistant.tool_calls ?? [];
-  const kept: ToolCall[] = requested.slice(0, loop.maxToolCallsPerTurn).map((call, i) => (call.id ? call : { ...call, id: `call_${loop.id}_${turn}_${i}` }));
+  const kept = withOwnIds(loop, requested.slice(0, loop.maxToolCallsPerTurn), turn);
   if (kept.length < requested.length) {
     loop.logger.warn('agent-loop tool calls over the per-turn cap were not run', {
       loopId: loop.id,

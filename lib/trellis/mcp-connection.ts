@@ -1,13 +1,9 @@
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Logger } from '../types';
 import { trellisError } from './mcp-errors';
+import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
-export type McpServerAddress =
-  | { url: string; headers?: Record<string, string> }
-  | { command: string; args?: string[]; env?: Record<string, string> };
+export type { McpServerAddress } from './mcp-transport';
 
 export interface McpConnectionOptions {
   address: McpServerAddress;
@@ -40,53 +36,11 @@ const DISCOVER_TIMEOUT_MS = 10_000;
 const TERMINATE_TIMEOUT_MS = 1000;
 const STREAM_DROPPED = /SSE stream|reconnection attempts/;
 
-/**
- * The SSE streams' reconnection timers. The transport keeps a handle on its last one only, so its close() misses the
- * others, which then hold the process (1 s, 1.5 s...) after close: stop() cancels them all, and any later one.
- */
-function reconnections() {
-  const pending = new Set<NodeJS.Timeout>();
-  let stopped = false;
-  return {
-    schedule(reconnect: () => void, delayMs: number): () => void {
-      if (stopped) return () => undefined;
-      const timer = setTimeout(function reconnectStream() {
-        pending.delete(timer);
-        reconnect();
-      }, delayMs);
-      pending.add(timer);
-      return () => void (clearTimeout(timer), pending.delete(timer));
-    },
-    stop(): void {
-      stopped = true;
-      for (const timer of pending) clearTimeout(timer);
-      pending.clear();
-    },
-  };
-}
-
 /** `work`, given at most `ms`; the timer goes with it. */
 async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
-}
-
-/** Each line a stdio server writes to stderr becomes one structured log line, named after the Trellis. */
-function logStderr(stream: Readable | null, trellis: string, logger: Logger): void {
-  if (!stream) return;
-  createInterface({ input: stream, crlfDelay: Infinity }).on('line', function stderrLine(line) {
-    if (line.trim()) logger.info('trellis stderr', { trellis, line });
-  });
-}
-
-function transportFor(address: McpServerAddress, trellis: string, logger: Logger, reconnectionScheduler: (reconnect: () => void, delayMs: number) => () => void): Transport {
-  if ('url' in address) {
-    return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers }, reconnectionScheduler });
-  }
-  const transport = new StdioClientTransport({ command: address.command, args: address.args, env: address.env, stderr: 'pipe' });
-  logStderr(transport.stderr as Readable | null, trellis, logger);
-  return transport;
 }
 
 /**

@@ -51,7 +51,17 @@ export function trellisError(error: unknown, target: string): Error {
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return readable(`Trellis connection to ${target} was lost`);
   }
-  if (error instanceof SdkError || error instanceof ProtocolError) return readable(`Trellis at ${target} failed: ${oneLine(error.message)}`);
-  const message = (error as { message?: unknown } | undefined)?.message;
-  return readable(`Trellis at ${target} failed: ${oneLine(typeof message === 'string' ? message : String(error))}`);
+  if (error instanceof ProtocolError) return readable(`Trellis at ${target} failed: ${oneLine(error.message)}`);
+  return readable(`Trellis at ${target} failed: ${oneLine(withRootCause(error))}`);
+}
+
+/** The message, and the innermost cause's where it says more (the SDK's "...: fetch failed" hides "bad port"). */
+function withRootCause(error: unknown): string {
+  const messageOf = (value: unknown) => (value as { message?: unknown } | undefined)?.message;
+  const top = messageOf(error);
+  let root: unknown = error;
+  for (let depth = 0; depth < 6 && (root as { cause?: unknown })?.cause !== undefined; depth++) root = (root as { cause?: unknown }).cause;
+  const rootMessage = messageOf(root);
+  const text = typeof top === 'string' ? top : String(error);
+  return typeof rootMessage === 'string' && rootMessage && !text.includes(rootMessage) ? `${text} (${rootMessage})` : text;
 }

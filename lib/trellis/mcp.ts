@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { AgentLoopError } from '../errors';
 import { defaultLogger } from '../logger';
-import type { CallToolOptions, CallToolResult, Logger, Tool, Trellis } from '../types';
+import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
-import type { McpConnection, McpServerAddress } from './mcp-connection';
+import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool } from './mcp-pool';
@@ -45,6 +45,12 @@ function toTool({ name, description, inputSchema, annotations, _meta }: Tool): T
   };
 }
 
+/** The configured headers with the user's forwarded ones in place of any of the same name, whatever its case. */
+function withForwarded(configured: Record<string, string> = {}, forwarded: Record<string, string>): Record<string, string> {
+  const kept = Object.entries(configured).filter(([name]) => !Object.hasOwn(forwarded, name.toLowerCase()));
+  return { ...Object.fromEntries(kept), ...forwarded };
+}
+
 /** Every page of `tools/list` (the SDK walks them), fetched afresh: the cache here is the one that counts. */
 async function listAll(client: Client): Promise<Tool[]> {
   const listed = await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS, cacheMode: 'bypass' });
@@ -80,7 +86,7 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
   const pool = connectionPool({
     forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) => name.toLowerCase()),
     shared,
-    open: (forwarded) => connectionTo({ ...options, headers: { ...(options as { headers?: Record<string, string> }).headers, ...forwarded } }),
+    open: (forwarded) => connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
   });
 
   /** Runs `use` on the session; a session the server no longer knows is re-initialised once and `use` retried. */

@@ -64,14 +64,19 @@ function contentText(content: ToolContent, passImages: boolean): string {
   }
 }
 
-/** Cuts `text` to at most `maxBytes` of UTF-8 without splitting a character, saying how much was cut. */
+/**
+ * Cuts `text` to at most `maxBytes` of UTF-8 without splitting a character, saying how much was cut. Only the head
+ * is encoded: a tool may return megabytes. Each UTF-16 code unit takes at least one byte of UTF-8, so the first
+ * `maxBytes` units hold at least `maxBytes` bytes; a surrogate pair split at their end encodes past the cut.
+ */
 export function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
+  const total = Buffer.byteLength(text, 'utf8');
+  if (total <= maxBytes) return text;
+  const bytes = Buffer.from(text.slice(0, maxBytes), 'utf8');
   let cut = Math.max(0, maxBytes);
   const isContinuationByte = (index: number) => (bytes[index] & 0b1100_0000) === 0b1000_0000;
   while (cut > 0 && isContinuationByte(cut)) cut--;
-  return `${bytes.subarray(0, cut).toString('utf8')}\n[truncated: ${bytes.length - cut} of ${bytes.length} bytes cut]`;
+  return `${bytes.subarray(0, cut).toString('utf8')}\n[truncated: ${total - cut} of ${total} bytes cut]`;
 }
 
 /**

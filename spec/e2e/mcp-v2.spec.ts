@@ -1,7 +1,11 @@
+import path from 'node:path';
 import { startMcpV2Server, type McpV2FixtureServer } from '../../fixtures/mcp-server-v2';
+import { mcpTrellis } from '../../lib/trellis/mcp';
 import { postRaw } from '../helpers/listen';
+import { recordingLogger } from '../trellis/helpers';
 import { ask, mcpRig } from './mcp-gateway';
 
+const V2_STDIO_SERVER = path.join(__dirname, '../../fixtures/mcp-stdio-server-v2.ts');
 const tables = { name: 'tables', match: { model: 'agent-*' }, hierarchy: 'from-trellis' as const };
 const userOf = (content: unknown) => String(content).replace('user ', '');
 
@@ -23,6 +27,16 @@ describe('the loop over a v2-SDK MCP server (2026-07-28)', () => {
     expect(new Set(v2.protocolVersions)).toEqual(new Set(['2026-07-28']));
   });
 
+  it('speaks 2026-07-28 over stdio too (a sibling process answers the probe), and over HTTP', async () => {
+    const v2Stdio = { mcp: { command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', V2_STDIO_SERVER] } };
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'protocol' }] }, { content: 'ok' }], { trellis: v2Stdio, bindings: [tables] });
+    await client.chat.completions.create(ask());
+    expect(rig.toolTexts(1)).toEqual(['2026-07-28']);
+    const http = await rig.gateway([{ toolCalls: [{ name: 'protocol' }] }, { content: 'ok' }], { trellis: trellis(), bindings: [tables] });
+    await http.client.chat.completions.create(ask());
+    expect(rig.toolTexts(3)).toEqual(['2026-07-28']);
+  });
+
   it("sends each user's Authorization on that user's calls only, under concurrency", async () => {
     const { client } = await rig.gateway(
       (body) => {
@@ -41,6 +55,18 @@ describe('the loop over a v2-SDK MCP server (2026-07-28)', () => {
     for (const call of calls) expect(call.authorization).toBe(`Bearer token-${String(call.args.tag)}`);
     const seen = rig.model.requests.flatMap((request) => request.body.messages.filter((m) => m.role === 'tool').map((m) => [userOf(request.body.messages[0].content), m.content]));
     for (const [user, text] of seen) expect(text).toBe(`authorization: Bearer token-${user}`);
+  });
+
+  it("puts the user's header in place of a configured one of the same name, and the configured one on the others' calls", async () => {
+    const made = mcpTrellis({ url: v2.url, headers: { Authorization: 'Bearer service' }, forwardHeaders: ['authorization'], logger: recordingLogger() });
+    try {
+      const signal = new AbortController().signal;
+      await made.callTool('whoami', { tag: 'user' }, { signal, headers: { authorization: 'Bearer token-A' } });
+      await made.callTool('whoami', { tag: 'service' }, { signal, headers: {} });
+      expect(v2.calls.map(({ args, authorization }) => [args.tag, authorization])).toEqual([['user', 'Bearer token-A'], ['service', 'Bearer service']]);
+    } finally {
+      await made.close!();
+    }
   });
 
   it('blocks every destructive tool with one annotation rule, and lets a read-only one run', async () => {

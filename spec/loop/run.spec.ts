@@ -94,6 +94,20 @@ describe.each(expressVersions)('the loop under %s', (_name, express) => {
     expect(res.headers['x-agent-loop-tool-calls']).toBe('3');
   });
 
+  it('gives a repeated tool call id (in the turn, or from an earlier turn) an id of its own, so each call has one answer', async () => {
+    model.setScript([
+      { toolCalls: [{ id: 'dup', name: 'notes_open' }, { id: 'dup', name: 'broken' }] },
+      { toolCalls: [{ id: 'dup', name: 'notes_open' }] },
+      { content: 'ok' },
+    ]);
+    await request(gateway().app).post('/v1/chat/completions').send(ask()).expect(200);
+    const messages = model.requests[2].body.messages as { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[];
+    const called = messages.flatMap((m) => (m.tool_calls ?? []).map((call) => call.id));
+    expect(called).toEqual(['dup', expect.stringMatching(/^call_[0-9a-f]{16}_1_1$/), expect.stringMatching(/^call_[0-9a-f]{16}_2_0$/)]);
+    expect(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(called);
+    expect(toolMessages(model, 2)).toEqual(['notes: a, b', 'tool error: Trellis unreachable (ECONNREFUSED)', 'notes: a, b']);
+  });
+
   it("stops at maxTurns model calls with every turn's text and a note naming the budget", async () => {
     model.setScript(() => ({ content: 'still looking', toolCalls: [{ name: 'notes_open' }] }));
     const { app } = gateway({ bindings: [{ ...binding, maxTurns: 3 }] });

@@ -17,6 +17,18 @@ describe('sseData', () => {
     expect(await events(['data: a\r', '\n\r\ndata: b\rdata: c\r\r', euro.subarray(0, 9), euro.subarray(9)])).toEqual(['a', 'b\nc', '1€']);
   });
 
+  it('frames a 16 MiB line that arrives in 4 KiB parts (split once its end arrives, not on every part)', async () => {
+    const line = `data: ${'x'.repeat(16 * 1024 * 1024)}`;
+    const parts = Array.from({ length: Math.ceil(line.length / 4096) }, (_, i) => line.slice(i * 4096, (i + 1) * 4096));
+    async function* socketLike() {
+      // a part per event-loop turn, as a socket delivers them, so the test's timeout can fire if framing stalls
+      for (const part of [...parts, '\r', '\n\n']) yield await new Promise<string>((resolve) => setImmediate(resolve, part));
+    }
+    const out: string[] = [];
+    for await (const data of sseData(socketLike())) out.push(data);
+    expect(out.map((data) => data.length)).toEqual([16 * 1024 * 1024]);
+  });
+
   it('skips comments and other fields, keeps data without a space, drops an event cut off at the end', async () => {
     expect(await events([': keep-alive\n\nevent: x\nid: 7\nretry: 5\ndata:tight\n\ndata\n\ndata: cut off'])).toEqual(['tight', '']);
   });
@@ -37,7 +49,7 @@ describe('streamedCompletion', () => {
       frame({ id: 'x', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
       'data: [DONE]\n\n',
     ]);
-    const completion = await streamedCompletion(stream, (text) => texts.push(text));
+    const completion = await streamedCompletion(stream, (text) => void texts.push(text));
     expect(texts).toEqual(['Let me ', 'look.']);
     expect(completion).toEqual({
       id: 'x',

@@ -46,6 +46,21 @@ describe('mcpTrellis', () => {
       });
     });
 
+    it('says what the network refused, down to the root cause', async () => {
+      // port 9 is one fetch refuses to use at all
+      await expect(trellis({ url: 'http://127.0.0.1:9/mcp' }).listTools()).rejects.toThrow(
+        /^Trellis at http:\/\/127\.0\.0\.1:9\/mcp failed: Version negotiation probe failed: (TypeError: )?fetch failed \(bad port\)$/,
+      );
+    });
+
+    it('asks server/discover first, then makes the 2025 handshake with a 2025 server', async () => {
+      const fixture = await server();
+      await trellis({ url: fixture.url }).listTools();
+      expect(fixture.methods.slice(0, 4)).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
+      expect(fixture.headers[1]['mcp-protocol-version']).toBeUndefined();
+      expect(fixture.headers[3]['mcp-protocol-version']).toBe('2025-11-25');
+    });
+
     it('calls a tool and returns its MCP result as-is', async () => {
       const fixture = await server();
       const result = await trellis({ url: fixture.url }).callTool('notes_read', { id: 'groceries' }, { signal: open() });

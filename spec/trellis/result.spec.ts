@@ -53,6 +53,9 @@ describe('resultText', () => {
     ['never splits a two-byte character', 'ééé', 3, 'é\n[truncated: 4 of 6 bytes cut]'],
     ['never splits a four-byte character', '😀😀', 5, '😀\n[truncated: 4 of 8 bytes cut]'],
     ['cuts everything at zero', 'abc', 0, '\n[truncated: 3 of 3 bytes cut]'],
+    ['never splits a surrogate pair at the end of the head', 'a😀b', 2, 'a\n[truncated: 5 of 6 bytes cut]'],
+    ['counts the bytes of the whole text, not of the head', `${'é'.repeat(4)}${'x'.repeat(100)}`, 5, 'éé\n[truncated: 104 of 108 bytes cut]'],
+    ['keeps a text of exactly maxBytes whole', 'é😀', 6, 'é😀'],
   ])('truncation: %s', (_name, input, maxBytes, expected) => {
     expect(resultText(result(text(input)), maxBytes)).toBe(expected);
   });
