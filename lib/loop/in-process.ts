@@ -17,10 +17,10 @@ export interface FrontDoor {
 type Release = () => void;
 
 /**
- * One end of an in-process connection. What one end writes, the other reads a tick later (as a socket would hand
- * it over: never inside the writer's own call); a write is accepted at once, as a socket's kernel buffer takes it,
- * unless the other end's reader is full. Ending one end ends the other's reading; destroying one end destroys the
- * other, so an aborted self-call closes the server's request and response.
+ * One end of an in-process connection. What one end writes, the other reads on the event loop's next turn (as a
+ * socket would hand it over: never inside the writer's own call); a write is accepted at once, as a socket's kernel
+ * buffer takes it, unless the other end's reader is full. Ending one end ends the other's reading; destroying one
+ * end destroys the other, so an aborted self-call closes the server's request and response.
  */
 class ConnectionEnd extends Duplex {
   peer!: ConnectionEnd;
@@ -79,7 +79,10 @@ class ConnectionEnd extends Duplex {
   }
 
   private send(chunk: Buffer | null): void {
-    if (this.outbox.push(chunk) === 1) process.nextTick(handOver, this);
+    // In the event loop's check phase, as a socket's data comes in its poll phase: under many concurrent loops one
+    // turn of the event loop then hands over what many connections wrote (a tick of its own each cost a third of
+    // the throughput at 64 clients).
+    if (this.outbox.push(chunk) === 1) setImmediate(handOver, this);
   }
 
   private accept(done: Release): void {
