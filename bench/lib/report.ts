@@ -125,7 +125,7 @@ function markdown(summary: Summary[], meta: RunMeta): string {
   for (const latency of LATENCIES) lines.push(`### Upstream latency ${latency} ms`, '', table(summary, latency), '');
   const problems = errorsOf(summary);
   if (problems.length) lines.push('Problems:', '', ...problems, '');
-  lines.push('### Targets (issue 6)', '', '| target | figures | verdict |', '| --- | --- | --- |');
+  lines.push('### Targets (issue 14)', '', '| target | figures | verdict |', '| --- | --- | --- |');
   for (const row of targets(summary)) lines.push(`| ${row.target} | ${row.figures} | ${row.verdict} |`);
   return lines.join('\n');
 }
@@ -134,7 +134,7 @@ export function printReport(summary: Summary[], log: (line: string) => void): vo
   log('');
   for (const latency of LATENCIES) log(`Upstream latency ${latency} ms\n\n${table(summary, latency)}\n`);
   for (const problem of errorsOf(summary)) log(problem);
-  log('\nTargets (issue 6)');
+  log('\nTargets (issue 14)');
   for (const row of targets(summary)) log(`- ${row.target}: ${row.figures} => ${row.verdict}`);
 }
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
-import tls from 'node:tls';
 import type { Request } from 'express';
 
 /** The socket fields middlewares read, as a loopback connection to the front door would show them. */
@@ -17,13 +17,17 @@ export interface FrontDoor {
 type Release = () => void;
 
 /**
- * One end of an in-process connection. What one end writes, the other reads, a tick later (as a socket would
- * deliver it: never inside the writer's own call). Ending one end ends the other's reading; destroying one end
- * destroys the other, so an aborted self-call closes the server's request and response.
+ * One end of an in-process connection. What one end writes, the other reads a tick later (as a socket would hand
+ * it over: never inside the writer's own call); a write is accepted at once, as a socket's kernel buffer takes it,
+ * unless the other end's reader is full. Ending one end ends the other's reading; destroying one end destroys the
+ * other, so an aborted self-call closes the server's request and response.
  */
 class ConnectionEnd extends Duplex {
   peer!: ConnectionEnd;
-  /** the writer's callback, held while this end's reader is full */
+  /** written, not yet handed to the peer; null is the end */
+  private outbox: (Buffer | null)[] = [];
+  /** the peer's reader was full at the last hand-over: the next write waits until it reads */
+  private full = false;
   private held?: Release;
   readonly connecting = false;
   remoteAddress?: string;
@@ -39,30 +43,55 @@ class ConnectionEnd extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: Release): void {
-    process.nextTick(deliver, this.peer, chunk, done);
+    this.send(chunk);
+    this.accept(done);
   }
 
   override _writev(chunks: { chunk: Buffer }[], done: Release): void {
-    process.nextTick(deliver, this.peer, chunks.length === 1 ? chunks[0].chunk : Buffer.concat(chunks.map(({ chunk }) => chunk)), done);
+    this.send(chunks.length === 1 ? chunks[0].chunk : Buffer.concat(chunks.map(({ chunk }) => chunk)));
+    this.accept(done);
   }
 
   override _final(done: Release): void {
-    process.nextTick(deliver, this.peer, null, done);
+    this.send(null);
+    done();
   }
 
+  /** This end's reader wants more: its writer may go on. */
   override _read(): void {
-    const held = this.held;
-    this.held = undefined;
-    held?.();
+    this.peer.release();
   }
 
   override _destroy(error: Error | null, done: (error: Error | null) => void): void {
-    process.nextTick(destroyPeer, this.peer);
+    process.nextTick(closePeer, this);
     done(error);
   }
 
-  hold(release: Release): void {
-    this.held = release;
+  /** Hands what was written since the last tick to the peer as one chunk, as a socket's reader gets it in one read. */
+  handOver(): void {
+    const { peer, outbox } = this;
+    this.outbox = [];
+    if (peer.destroyed) return;
+    const ended = outbox[outbox.length - 1] === null;
+    const chunks = (ended ? outbox.slice(0, -1) : outbox) as Buffer[];
+    if (chunks.length > 0 && !peer.push(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))) this.full = true;
+    if (ended) peer.push(null);
+  }
+
+  private send(chunk: Buffer | null): void {
+    if (this.outbox.push(chunk) === 1) process.nextTick(handOver, this);
+  }
+
+  private accept(done: Release): void {
+    if (this.full) this.held = done;
+    else done();
+  }
+
+  private release(): void {
+    this.full = false;
+    const held = this.held;
+    this.held = undefined;
+    held?.();
   }
 
   // What net.Socket offers and http's client, agent and server call: nothing to set on a connection in memory.
@@ -91,14 +120,13 @@ class ConnectionEnd extends Duplex {
   }
 }
 
-function deliver(reader: ConnectionEnd, chunk: Buffer | null, release: Release): void {
-  if (reader.destroyed) return release();
-  if (reader.push(chunk) || chunk === null) release();
-  else reader.hold(release);
+function handOver(end: ConnectionEnd): void {
+  end.handOver();
 }
 
-function destroyPeer(peer: ConnectionEnd): void {
-  if (!peer.destroyed) peer.destroy();
+function closePeer(end: ConnectionEnd): void {
+  end.handOver();
+  if (!end.peer.destroyed) end.peer.destroy();
 }
 
 /** Dispatches a new connection into the front door's server, as its listening socket would; returns the client's end. */
@@ -163,7 +191,8 @@ function loopbackFor(localAddress: string): { remoteAddress: string; remoteFamil
 export function frontDoorOf(req: Request): FrontDoor | undefined {
   const socket = req.socket as Socket & { server?: unknown; encrypted?: boolean };
   const server = socket?.server;
-  if (!(server instanceof http.Server || server instanceof tls.Server) || server.listenerCount('request') === 0) return undefined;
+  // Only Node's HTTP/1 servers: an HTTP/2 server (even with allowHTTP1) would take a new connection for an HTTP/2 session.
+  if (!(server instanceof http.Server || server instanceof https.Server) || server.listenerCount('request') === 0) return undefined;
   const localAddress = socket.localAddress ?? '127.0.0.1';
   return { server: server as http.Server, localAddress, localPort: socket.localPort ?? 0, encrypted: socket.encrypted === true, ...loopbackFor(localAddress) };
 }

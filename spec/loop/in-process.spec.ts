@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import http2 from 'node:http2';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -244,6 +245,8 @@ describe('the in-process transport', () => {
     expect(found({})).toBeUndefined();
     expect(found({ server: new net.Server() })).toBeUndefined();
     expect(found({ server: bare })).toBeUndefined();
+    const h2 = http2.createSecureServer({ allowHTTP1: true }, () => undefined);
+    expect(found({ server: h2, encrypted: true })).toBeUndefined();
     bare.on('request', () => undefined);
     expect(found({ server: bare, localAddress: '::ffff:127.0.0.1', localPort: 3000 })).toEqual({
       server: bare,
