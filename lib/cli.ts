@@ -54,7 +54,7 @@ export function main(argv = process.argv.slice(2)): void {
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
-  const port = portOf(values.port) ?? config.port ?? portOf(process.env.PORT) ?? 3000;
+  const port = portOf(values.port) ?? portOf(process.env.PORT) ?? config.port ?? 3000;
   const host = values.host ?? config.host ?? '127.0.0.1';
   let app;
   try {

@@ -1,7 +1,21 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { AgentLoopMiddleware } from './middleware';
 
 const PROBE_TIMEOUT_MS = 5000;
+
+/** The status of a GET, its body left unread. Not fetch(): it refuses the ports the Fetch spec calls bad (6000, 10080...), which the proxy reaches. */
+function statusOf(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const probe = (target.protocol === 'https:' ? https : http).get(target, { headers, signal }, (reply) => {
+      reply.destroy();
+      resolve(reply.statusCode ?? 0);
+    });
+    probe.once('error', reject);
+  });
+}
 
 /** Whether the upstream answered at least once: any proxied reply below 500, else a `GET {url}/models` probe. */
 export class UpstreamHealth {
@@ -22,12 +36,9 @@ export class UpstreamHealth {
   async down(signal: AbortSignal): Promise<string | undefined> {
     if (this.answered) return undefined;
     try {
-      const reply = await fetch(`${this.url.replace(/\/$/, '')}/models`, { headers: this.headers, signal });
-      await reply.body?.cancel();
-      this.saw(reply.status);
+      this.saw(await statusOf(`${this.url.replace(/\/$/, '')}/models`, this.headers, signal));
     } catch (error) {
-      const { message, cause } = error as Error & { cause?: Error };
-      this.reason = cause?.message ?? message;
+      this.reason = (error as Error).message;
     }
     return this.answered ? undefined : this.reason;
   }

@@ -33,7 +33,11 @@ function alive(pid: number): boolean {
 }
 
 function cli(...args: string[]): Run {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'lib/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]): Run {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'lib/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
   const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.once('exit', resolve)) };
   child.stdout!.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
@@ -121,6 +125,18 @@ describe('agent-loop-gateway (the CLI)', () => {
     if (!ipv6) return; // no IPv6 loopback on this machine
     running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', '0', '--host', '::1');
     await eventually(() => expect(running!.stdout).toMatch(/^listening on http:\/\/\[::1\]:\d+\n/));
+  });
+
+  it("takes the port from --port, else PORT, else the config file's port", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      running = cliWith({ PORT: '0' }, '--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' }, port }));
+      expect(await listeningUrl(running)).not.toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('prints the usage and exits 0 on --help', async () => {

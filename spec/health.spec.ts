@@ -56,6 +56,16 @@ describe('/healthz and /readyz', () => {
     await request(app).get('/readyz').expect(200, { ok: true, down: {} });
   });
 
+  it('probes an upstream on a port that fetch() refuses (10080)', async () => {
+    const mcp = await startMcpServer();
+    const upstream = http.createServer((req, res) => res.writeHead(req.url === '/v1/models' ? 200 : 404).end('{"data":[]}'));
+    const listening = await new Promise<boolean>((resolve) => upstream.once('error', () => resolve(false)).listen(10080, '127.0.0.1', () => resolve(true)));
+    closers.push(() => mcp.close(), () => new Promise((resolve) => upstream.close(resolve)));
+    if (!listening) return; // the port is taken on this machine
+    const app = gateway('http://127.0.0.1:10080', mcp.url);
+    await request(app).get('/readyz').expect(200, { ok: true, down: {} });
+  });
+
   it('takes a proxied reply as the upstream answering, and a 5xx as not', async () => {
     const mcp = await startMcpServer();
     const model = await startModelServer([{ status: 503 }]);
