@@ -25,12 +25,27 @@ function closest(key: string, known: string[]): string | undefined {
 interface Described {
   keys?: Record<string, Described>;
   items?: Described[];
+  matches?: { schema?: Described }[];
 }
 
+/** A union's alternatives, each of them; any other schema, itself. */
+function alternativesOf(node: Described): Described[] {
+  return node.matches ? node.matches.flatMap((match) => (match.schema ? alternativesOf(match.schema) : [])) : [node];
+}
+
+/** The keys an object at `path` may have, in any alternative of the unions on the way. */
 function knownKeys(described: Described, path: (string | number)[]): string[] {
-  let node: Described | undefined = described;
-  for (const part of path) node = typeof part === 'number' ? node?.items?.[0] : node?.keys?.[part];
-  return Object.keys(node?.keys ?? {});
+  let nodes = [described];
+  for (const part of path) {
+    nodes = nodes.flatMap(alternativesOf).flatMap((node) => (typeof part === 'number' ? node.items?.slice(0, 1) : node.keys?.[part] && [node.keys[part]]) ?? []);
+  }
+  return [...new Set(nodes.flatMap(alternativesOf).flatMap((node) => Object.keys(node.keys ?? {})))];
+}
+
+/** joi's complaints, those of every alternative of a union that matched none included. */
+function flattened(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem[] {
+  const inner = detail.type.startsWith('alternatives.') ? (detail.context?.details as Joi.ValidationErrorItem[] | undefined) : undefined;
+  return inner ? inner.flatMap(flattened) : [detail];
 }
 
 function pathOf(path: (string | number)[]): string {
@@ -84,7 +99,12 @@ export function validated<T>(schema: Joi.Schema, value: unknown, hints: Readonly
   const { error, value: valid } = schema.validate(value, { abortEarly: true, convert: false });
   if (!error) return valid as T;
   const all = error.details[0].type === 'object.unknown' ? undefined : schema.validate(value, { abortEarly: false, convert: false }).error;
-  const misspelt = all?.details.find((detail) => detail.type === 'object.unknown');
+  // A key no alternative of a union knows (`listTTLSec` in trellis.mcp) is misspelt too; one that another
+  // alternative knows (`forwardHeaders` beside `command`) is a bad value of the union, said below.
+  const described = schema.describe() as Described;
+  const misspelt = all?.details
+    .flatMap(flattened)
+    .find((detail) => detail.type === 'object.unknown' && !knownKeys(described, detail.path.slice(0, -1)).includes(String(detail.path.at(-1))));
   throw optionError(error, schema, hints, component, misspelt);
 }
 
