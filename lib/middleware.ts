@@ -5,6 +5,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -98,6 +99,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
+    if (isAmbiguousPath(req.originalUrl)) {
+      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
+      return next();
+    }
     const verdict = markerVerdict(req);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
