@@ -66,7 +66,7 @@ describe('judgeOptionSchema rejects', () => {
     ['an empty condition', { rules: [regexRule({})] }, '"rules[0].when.argument" is required'],
     ['a bad argument path', { rules: [regexRule({ argument: 'a..b', matches: 'x' })] }, '"rules[0].when.argument" must be a dotted path like "path" or "options.target"'],
     ['a bad surface', { rules: [{ ...rule, surface: 'result' }] }, '"rules[0].surface" must be one of [tool_call, context]'],
-    ['a bad action', { rules: [{ ...rule, action: 'deny' }] }, '"rules[0].action" must be one of [allow, block, rewrite]'],
+    ['a bad action', { rules: [{ ...rule, action: 'deny' }] }, '"rules[0].action" must be one of [allow, block, rewrite, ask]'],
     ['a rewrite without replace', { rules: [{ surface: 'context', when: { content: 'x' }, action: 'rewrite' }] }, '"rules[0].replace" is required for action "rewrite"'],
     ['replace without a rewrite', { rules: [{ ...rule, replace: 'x' }] }, '"rules[0].replace" is only allowed with action "rewrite"'],
     ['content on the tool_call surface', { rules: [{ ...rule, when: { content: 'x' } }] }, '"rules[0]": when.content applies to the context surface; on tool_call use when.argument and when.matches'],
