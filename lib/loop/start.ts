@@ -13,7 +13,7 @@ import { approvalCalls } from './approval-handback';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import { ContextBudget } from './context-budget';
-import { carryWork } from './continuation';
+import type { Continuations } from './continuation';
 import { JsonReply } from './json-reply';
 import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
@@ -24,8 +24,8 @@ import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
-  /** signs the record of a loop's work that a hand-back carries (the marker's key) */
-  continuationKey: Buffer;
+  /** seals the record of a loop's work that a hand-back carries */
+  continuations: Continuations;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -180,7 +180,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, req
       // a follow-up that falls through hands the normal handler the conversation with every call answered
       req.body = { ...(req.body as object), messages: [...loop.messages] };
     }
-    const handBack = (calls: ToolCall[]) => carryWork(deps.continuationKey, calls, loop.messages.slice(body.messages.length));
+    const handBack = (calls: ToolCall[]) => deps.continuations.carry(req, binding.name, calls, loop.messages.slice(body.messages.length));
     result = await runLoop(loop, {
       body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
