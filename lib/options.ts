@@ -47,6 +47,7 @@ const hints = new Map<string, string>([
   ['telemetry', 'it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }'],
   ['requireApproval', "it must be 'always', 'never' (default) or { never: { toolNames: [...] } } (every tool but those named), e.g. requireApproval: { never: { toolNames: ['notes_read'] } }"],
   ['toolNames', "it must be a list of tool names, e.g. toolNames: ['notes_open', 'notes_read']"],
+  ['approval.tool', "it must be the name of the tool a client declares (in tools) to approve calls, letters, digits, _ and - (default 'approve_tool_call'), e.g. tool: 'approve_tool_call'"],
   ['approval', "it must be { tool?: the name of the tool a client declares to approve calls (default 'approve_tool_call'), ttlSec?: 10 to 86400 (default 600) }, e.g. approval: { tool: 'approve_tool_call' }"],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'"],
 ]);
@@ -152,7 +153,7 @@ export const optionsSchema = settingsSchema.keys({
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
-  approval: Joi.object({ tool: Joi.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/, 'function name').default(APPROVAL_TOOL), ttlSec: range('ttlSec', 10, 86400, APPROVAL_TTL_SEC) }).default(),
+  approval: Joi.object({ tool: Joi.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default(APPROVAL_TOOL), ttlSec: range('ttlSec', 10, 86400, APPROVAL_TTL_SEC) }).default(),
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   metrics: Joi.alternatives(
     Joi.boolean().valid(false),

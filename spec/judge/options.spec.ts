@@ -72,6 +72,7 @@ describe('judgeOptionSchema rejects', () => {
     ['content on the tool_call surface', { rules: [{ ...rule, when: { content: 'x' } }] }, '"rules[0]": when.content applies to the context surface; on tool_call use when.argument and when.matches'],
     ['a tool_call rewrite without an argument', { rules: [{ surface: 'tool_call', action: 'rewrite', replace: '' }] }, '"rules[0]": a tool_call rewrite needs when.argument and when.matches to know what to rewrite'],
     ['a context rewrite of an argument', { rules: [{ surface: 'context', when: { argument: 'a', matches: 'x' }, action: 'rewrite', replace: '' }] }, '"rules[0]": a context rewrite needs when.content to know what to rewrite'],
+    ['an ask on the context surface', { rules: [{ surface: 'context', action: 'ask' }] }, '"rules[0]": action \'ask\' applies to the tool_call surface (a person approves a call before it runs); a result cannot wait for approval'],
     ['a bad mode', { rules: [], mode: 'audit' }, '"mode" must be one of [enforce, monitor]'],
     ['a bad mode on a bare Judge', { evaluate: async () => ({ action: 'allow' }), mode: 'audit' }, '"mode" must be one of [enforce, monitor]'],
     ['a timeout too short', { rules: [], timeoutSec: 0.05 }, '"timeoutSec" must be greater than or equal to 0.1'],
