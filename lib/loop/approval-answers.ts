@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../types';
-import { noteApproval, notApprovedText, type ApprovalOutcome } from './approval';
+import { notApprovedText } from './approval';
+import { noteApproval, type ApprovalOutcome } from './approval-note';
 import type { ApprovalLedger } from './approval-ledger';
 import { approvedCallId, type ApprovalTokens } from './approval-token';
 import type { Loop } from './context';

@@ -1,5 +1,6 @@
 import type { ToolCall } from '../types';
-import { noteApproval, type PendingApproval } from './approval';
+import type { PendingApproval } from './approval';
+import { noteApproval } from './approval-note';
 import type { ApprovalTokens } from './approval-token';
 import type { Loop } from './context';
 

@@ -1,5 +1,4 @@
 import type { RequireApproval, ToolCall } from '../types';
-import type { Loop } from './context';
 
 /** The tool a client declares (in `tools`) to approve the loop's calls; the loop hands each call needing approval to it. */
 export const APPROVAL_TOOL = 'approve_tool_call';
@@ -33,13 +32,4 @@ export function cannotApproveText(tool: string): string {
 
 export function notApprovedText(tool: string, reason: string): string {
   return `tool error: '${tool}' was not approved: ${reason}`;
-}
-
-export type ApprovalOutcome = 'asked' | 'granted' | 'denied' | 'expired' | 'refused';
-
-/** Every approval's step, in the loop's log, metrics and span alike. */
-export function noteApproval(loop: Loop, tool: string, outcome: ApprovalOutcome, reason?: string): void {
-  loop.telemetry?.approval(tool, outcome);
-  const level = outcome === 'asked' || outcome === 'granted' ? 'info' : 'warn';
-  loop.logger[level](`agent-loop approval ${outcome}`, { loopId: loop.id, binding: loop.binding.name, tool, ...(reason === undefined ? {} : { reason }) });
 }
