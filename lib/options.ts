@@ -30,7 +30,7 @@ const hints = new Map<string, string>([
   ['surface', "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'"],
   ['action', "it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'"],
   ['tool', "it must be a tool name glob, e.g. tool: 'files_*'"],
-  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', matches: '^/etc/' }"],
+  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: ['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', within: ['/srv/docs'] }"],
   ['llm', "it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }"],
   ['mode', "it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'"],
   ['timeoutSec', 'it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10'],
