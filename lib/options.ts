@@ -122,6 +122,9 @@ const bindingSchema = Joi.object({
   trellis: trellisSchema,
 });
 
+/** what `settings.update({ bindings: { <name>: ... } })` may change on a binding */
+export const bindingSettingsSchema = Joi.object({ maxTurns: bindingSchema.extract('maxTurns'), toolTimeoutSec: bindingSchema.extract('toolTimeoutSec') });
+
 export const settingsSchema = Joi.object({
   totalBudgetSec: range('totalBudgetSec', 1, 3600, 120),
   defaultMaxTurns: range('defaultMaxTurns', 1, 50, 6),
