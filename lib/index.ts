@@ -1,10 +1,9 @@
 export { agentLoop, type AgentLoopMiddleware } from './middleware';
 export { isInternalRequest, skipWhenInternal } from './internal';
 export { AgentLoopError } from './errors';
-export type { AgentLoopOptions, Settings } from './options';
-export type { RunTimeSettings, SettingsPatch, BindingSettings } from './settings';
-export type { AdminOptions } from './admin/router';
-export type { JudgeView } from './judge/live-judge';
+export type { AgentLoopOptions, Settings, RunTimeSettings, SettingsPatch, BindingSettings } from './options';
+export type { AdminOptions } from './admin/options';
+export type { JudgeView } from './judge/options';
 export type { LoopRecordView, TurnRecord, ToolCallRecord, VerdictRecord } from './telemetry/loop-records';
 export type * from './types';
 export { localTrellis, type LocalTool } from './trellis/local';

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import { adminRouter, type AdminOptions } from './admin/router';
+import type { AdminOptions } from './admin/options';
+import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
 import { markerKey, markerVerdict } from './internal';
 import { LiveJudge } from './judge/live-judge';
@@ -14,9 +15,9 @@ import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
-import { optionsSchema, validate, type AgentLoopOptions, type ValidOptions } from './options';
-import { LiveSettings, type RunTimeSettings, type SettingsPatch } from './settings';
-import type { JudgeView } from './judge/live-judge';
+import { optionsSchema, validate, type AgentLoopOptions, type RunTimeSettings, type SettingsPatch, type ValidOptions } from './options';
+import { LiveSettings } from './settings';
+import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
 

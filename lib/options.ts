@@ -168,6 +168,19 @@ export interface Settings {
   maxTokensPerLoop?: number;
 }
 
+export interface BindingSettings {
+  maxTurns: number;
+  toolTimeoutSec: number;
+}
+
+/** What `settings.get()` shows: the global tunables, and each binding's under its name. */
+export interface RunTimeSettings extends Settings {
+  bindings: Record<string, BindingSettings>;
+}
+
+/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` (or undefined) lifts the token budget. */
+export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop'>> & { maxTokensPerLoop?: number | null; bindings?: Record<string, Partial<BindingSettings>> };
+
 export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: HierarchySource; trellis?: TrellisOption };
 
 export interface ValidOptions extends Settings {

@@ -1,20 +1,7 @@
 import Joi from 'joi';
 import type { Bindings } from './binding';
-import { bindingSettingsSchema, settingsSchema, validate, type Settings } from './options';
+import { bindingSettingsSchema, settingsSchema, validate, type RunTimeSettings, type Settings, type SettingsPatch } from './options';
 import type { Logger } from './types';
-
-export interface BindingSettings {
-  maxTurns: number;
-  toolTimeoutSec: number;
-}
-
-/** What `settings.get()` shows: the global tunables, and each binding's under its name. */
-export interface RunTimeSettings extends Settings {
-  bindings: Record<string, BindingSettings>;
-}
-
-/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` (or undefined) lifts the token budget. */
-export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop'>> & { maxTokensPerLoop?: number | null; bindings?: Record<string, Partial<BindingSettings>> };
 
 const withoutUndefined = <T extends object>(values: T): T => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
 

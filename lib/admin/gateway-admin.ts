@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { MIN_KEY_LENGTH } from './router';
+import { MIN_KEY_LENGTH } from './options';
 
 /** The gateway config's `admin`: the key is read from the environment variable it names, never from the file. */
 export interface GatewayAdminConfig {

@@ -2,17 +2,9 @@ import Joi from 'joi';
 import { AgentLoopError } from '../errors';
 import { validate } from '../options';
 import type { Logger } from '../types';
-import { judgeOptionSchema, type JudgeOption } from './options';
+import { judgeOptionSchema, type JudgeOption, type JudgeView } from './options';
 import type { Rule } from './rule';
 import type { JudgeRunner } from './runner';
-
-export interface JudgeView {
-  /** `rules`: a rules judge, whose rules can be replaced; `llm`, `custom` (a Judge object) or `none` */
-  judge: 'rules' | 'llm' | 'custom' | 'none';
-  mode?: JudgeOption['mode'];
-  /** null unless `judge` is `rules` */
-  rules: Rule[] | null;
-}
 
 const judgeSchema = Joi.object({ judge: judgeOptionSchema });
 
