@@ -8,6 +8,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -19,7 +20,7 @@ import { optionsSchema, validate, type AgentLoopOptions, type RunTimeSettings, t
 import { LiveSettings } from './settings';
 import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
-import type { Trellis } from './types';
+import type { ChatMessage, Trellis } from './types';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   settings: { get(): RunTimeSettings; update(partial: SettingsPatch): RunTimeSettings };
@@ -62,6 +63,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     continuations,
     logger,
     settings: () => settings.current,
+    trustClientHistory: valid.trustClientHistory,
     maxToolResultBytes: valid.maxToolResultBytes,
     passImages: valid.passImages,
     maxRepeatedCalls: valid.maxRepeatedCalls,
@@ -96,22 +98,26 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
-  function withRestoredWork(req: Request, body: ChatRequest, binding: ActiveBinding): ChatRequest {
+  function withRestoredWork(req: Request, body: ChatRequest, binding: ActiveBinding): { chat: ChatRequest; verified: ChatMessage[] } {
     const restored = continuations.restore(req, binding.name, body.messages);
-    if (!restored) return body;
+    if (!restored) return { chat: body, verified: [] };
     if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, forged: restored.forged });
     if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, ignored: restored.ignored });
     req.body = { ...body, messages: restored.messages };
-    return req.body;
+    return { chat: req.body, verified: restored.verified };
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
-    const result = await startLoop(deps, req, res, body, binding);
+  async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding, verified: ChatMessage[]): Promise<void> {
+    const result = await startLoop(deps, req, res, body, binding, verified);
     if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
+    if (isAmbiguousPath(req.originalUrl)) {
+      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
+      return next();
+    }
     const verdict = markerVerdict(req);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
@@ -125,12 +131,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!isChatRequest(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    const chat = withRestoredWork(req, body, binding);
+    const { chat, verified } = withRestoredWork(req, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding, verified).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
