@@ -8,6 +8,8 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { ApprovalLedger } from './loop/approval-ledger';
+import { ApprovalTokens } from './loop/approval-token';
 import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
@@ -71,6 +73,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     get judge() {
       return judge.runner;
     },
+    approvals: { tool: valid.approval.tool, tokens: new ApprovalTokens(key, valid.approval.ttlSec), ledger: new ApprovalLedger(valid.approval.ttlSec) },
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
     telemetry,
