@@ -5,6 +5,8 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { ApprovalLedger } from './loop/approval-ledger';
+import { ApprovalTokens } from './loop/approval-token';
 import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
@@ -56,6 +58,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     maxRepeatedCalls: valid.maxRepeatedCalls,
     maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
+    approvals: { tool: valid.approval.tool, tokens: new ApprovalTokens(key, valid.approval.ttlSec), ledger: new ApprovalLedger(valid.approval.ttlSec) },
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
     telemetry,
