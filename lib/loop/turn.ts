@@ -81,7 +81,7 @@ export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: num
   const pending: PendingApproval[] = [];
   kept.forEach((call, i) => {
     const { approval, text } = outcomes[i];
-    if (approval) pending.push({ call, tool: call.function.name, ...approval });
+    if (approval) pending.push({ callId: call.id, tool: call.function.name, ...approval });
     else loop.messages.push({ role: 'tool', tool_call_id: call.id, content: text });
   });
   const images = imageMessage(kept, outcomes);
