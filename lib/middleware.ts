@@ -5,7 +5,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
-import { restoreWork } from './loop/continuation';
+import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
@@ -43,9 +43,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall);
   const inFlight = new InFlightLoops();
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
+  const continuations = new Continuations(key, valid.continuationTtlSec);
   const deps: LoopDeps = {
     caller,
-    continuationKey: key,
+    continuations,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
@@ -76,11 +77,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
   }
 
-  /** A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike. */
-  function withRestoredWork(req: Request, body: ChatRequest): ChatRequest {
-    const restored = restoreWork(key, body.messages);
+  /**
+   * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
+   * only once a binding took the request, since a token opens only for the binding that wrote it.
+   */
+  function withRestoredWork(req: Request, body: ChatRequest, binding: ActiveBinding): ChatRequest {
+    const restored = continuations.restore(req, binding.name, body.messages);
     if (!restored) return body;
-    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, forged: restored.forged });
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, forged: restored.forged });
+    if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, ignored: restored.ignored });
     req.body = { ...body, messages: restored.messages };
     return req.body;
   }
@@ -103,9 +108,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!isChatRequest(body)) return next();
-    const chat = withRestoredWork(req, body);
-    const binding = bindings.resolve(req, chat);
+    const binding = bindings.resolve(req, body);
     if (!binding) return next();
+    const chat = withRestoredWork(req, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });

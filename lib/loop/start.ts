@@ -11,7 +11,7 @@ import type { Telemetry } from '../telemetry/loop-telemetry';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import { ContextBudget } from './context-budget';
-import { carryWork } from './continuation';
+import type { Continuations } from './continuation';
 import { JsonReply } from './json-reply';
 import { RepeatedCalls } from './repeats';
 import type { AnswerIdentity, Reply } from './reply';
@@ -22,8 +22,8 @@ import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
-  /** signs the record of a loop's work that a hand-back carries (the marker's key) */
-  continuationKey: Buffer;
+  /** seals the record of a loop's work that a hand-back carries */
+  continuations: Continuations;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -169,7 +169,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
       maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
-      handBack: (calls) => carryWork(deps.continuationKey, calls, loop.messages.slice(body.messages.length)),
+      handBack: (calls) => deps.continuations.carry(req, binding.name, calls, loop.messages.slice(body.messages.length)),
     });
     return deliver(result, reply, clientGone, logger, { loopId: id, binding: binding.name, ...stats });
   } finally {
