@@ -5,7 +5,7 @@ import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
-import { wellFormedReply } from './model-reply';
+import { contentText, errorMessage, wellFormedReply } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
 import type { ChatCompletion, SelfCallTransport } from '../types';
 import type { TextSink } from './reply';
@@ -42,8 +42,8 @@ function reasonOf(error: Error, signal: AbortSignal): string {
 }
 
 function upstreamReason(status: number, data: unknown): string {
-  const message = (data as { error?: { message?: unknown } } | undefined)?.error?.message;
-  return typeof message === 'string' ? `HTTP ${status}: ${message}` : `HTTP ${status}`;
+  const message = errorMessage(data);
+  return message === undefined ? `HTTP ${status}` : `HTTP ${status}: ${message}`;
 }
 
 function wellFormed(reply: unknown): ChatCompletion {
@@ -98,8 +98,8 @@ export class SelfCaller {
       });
     }
     const completion = wellFormed(parsedOrUndefined(response.data));
-    const content = completion.choices[0].message.content;
-    if (typeof content === 'string' && content !== '') await onText(content);
+    const text = contentText(completion.choices[0].message.content);
+    if (text !== '') await onText(text);
     return completion;
   }
 
