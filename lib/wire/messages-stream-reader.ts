@@ -4,6 +4,9 @@ import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from '
 /** Takes the events of the blocks the client may see, as they arrive; a promise says to wait (a slow client). */
 export type BlockSink = (event: BlockEvent) => Promise<void> | void;
 
+/** No real Message holds this many blocks: a stream that says otherwise is broken (or hostile), not sparse. */
+const MAX_BLOCK_INDEX = 255;
+
 type Event = Record<string, unknown> & { type?: unknown };
 
 function excerpt(data: string): string {
@@ -86,7 +89,7 @@ class StreamedMessage {
   }
 
   private indexOf(event: { index?: unknown }): number {
-    if (typeof event.index !== 'number' || !Number.isInteger(event.index) || event.index < 0) throw new Error(`the model stream sent a block event without a valid index: ${excerpt(JSON.stringify(event))}`);
+    if (typeof event.index !== 'number' || !Number.isInteger(event.index) || event.index < 0 || event.index > MAX_BLOCK_INDEX) throw new Error(`the model stream sent a block event without a valid index: ${excerpt(JSON.stringify(event))}`);
     return event.index;
   }
 

@@ -69,6 +69,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
     ['no message_stop', [], 'the model stream ended without message_stop'],
     ['a delta for a block that never started', [{ type: 'content_block_delta', index: 3, delta: { type: 'text_delta', text: 'x' } }], 'the model stream sent a delta for block 3, which never started'],
     ['a block without an index', [{ type: 'content_block_start', content_block: { type: 'text', text: '' } }], 'the model stream sent a block event without a valid index'],
+    ['a block index no Message reaches', [{ type: 'content_block_start', index: 1e9, content_block: { type: 'text', text: '' } }], 'the model stream sent a block event without a valid index'],
     [
       'tool input that does not parse',
       [
