@@ -5,6 +5,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -12,7 +13,7 @@ import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
-import type { Trellis } from './types';
+import type { ChatMessage, Trellis } from './types';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   settings: { get(): Settings; update(partial: Partial<Settings>): Settings };
@@ -49,6 +50,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     continuations,
     logger,
     settings: () => settings,
+    trustClientHistory: valid.trustClientHistory,
     maxToolResultBytes: valid.maxToolResultBytes,
     passImages: valid.passImages,
     maxRepeatedCalls: valid.maxRepeatedCalls,
@@ -81,22 +83,26 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
-  function withRestoredWork(req: Request, body: ChatRequest, binding: ActiveBinding): ChatRequest {
+  function withRestoredWork(req: Request, body: ChatRequest, binding: ActiveBinding): { chat: ChatRequest; verified: ChatMessage[] } {
     const restored = continuations.restore(req, binding.name, body.messages);
-    if (!restored) return body;
+    if (!restored) return { chat: body, verified: [] };
     if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, forged: restored.forged });
     if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, ignored: restored.ignored });
     req.body = { ...body, messages: restored.messages };
-    return req.body;
+    return { chat: req.body, verified: restored.verified };
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
-    const result = await startLoop(deps, req, res, body, binding);
+  async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding, verified: ChatMessage[]): Promise<void> {
+    const result = await startLoop(deps, req, res, body, binding, verified);
     if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
+    if (isAmbiguousPath(req.originalUrl)) {
+      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
+      return next();
+    }
     const verdict = markerVerdict(req);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
@@ -110,12 +116,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!isChatRequest(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    const chat = withRestoredWork(req, body, binding);
+    const { chat, verified } = withRestoredWork(req, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding, verified).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();

@@ -24,6 +24,8 @@ export interface LoopDeps {
   caller: SelfCaller;
   /** seals the record of a loop's work that a hand-back carries */
   continuations: Continuations;
+  /** whether tools the client's history says ran unlock their children, or only this loop's and verified continuations' */
+  trustClientHistory: boolean;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -104,10 +106,11 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
 
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, reply), runs it, and sends its
- * answer. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * answer. `verified`: the work the request's continuation tokens restored, which alone (with this loop's own
+ * turns) unlocks the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding): Promise<LoopResult> {
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding, verified: ChatMessage[] = []): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
   const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
@@ -140,7 +143,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     req,
     binding,
     messages: [...body.messages],
-    succeeded: succeededInHistory(body.messages),
+    succeeded: succeededInHistory(deps.trustClientHistory ? body.messages : verified),
     signal,
     logger,
     verbose: logs(logger, 'info'),
