@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { drained, openEventStream } from '../loop/event-stream';
 import type { BlockEvent, ContentBlock, MessagesUsage, ToolUseBlock } from './messages-types';
 
 const PROGRESS_INTERVAL_MS = 1000;
@@ -56,7 +57,7 @@ export class MessagesStreamWriter {
         if (this.openBlock === index) this.openBlock = undefined;
       }
     }
-    if (!this.event({ ...event, index })) return this.drained();
+    if (!this.event({ ...event, index })) return drained(this.res, this.options.signal);
   }
 
   /** A whole block the loop adds (the budget note, a handed-back tool_use), as a stream of the API writes one. */
@@ -118,19 +119,6 @@ export class MessagesStreamWriter {
     this.event({ type: 'ping' });
   }
 
-  private drained(): Promise<void> {
-    const { res, options } = this;
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off('drain', done).off('close', done);
-        options.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      res.once('drain', done).once('close', done);
-      options.signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
   /** false when the client's socket is full */
   private event(data: Record<string, unknown> & { type: string }): boolean {
     if (this.ended || this.res.destroyed) return true;
@@ -143,11 +131,7 @@ export class MessagesStreamWriter {
   private open(): void {
     if (this.opened || this.res.destroyed) return;
     this.opened = true;
-    this.res.status(200);
-    this.res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    this.res.setHeader('cache-control', 'no-cache');
-    this.res.setHeader('x-accel-buffering', 'no');
-    this.res.flushHeaders();
+    openEventStream(this.res);
     const { id, model } = this.identity;
     this.write({ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } });
   }
