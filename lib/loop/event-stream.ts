@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-/** Opens a server-sent event stream on `res`: status, headers that keep proxies from buffering it, and the headers sent. */
+/** Starts a server-sent event stream: its headers go out at once, so proxies pass each event on as it comes. */
 export function openEventStream(res: Response): void {
   res.status(200);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
@@ -9,7 +9,7 @@ export function openEventStream(res: Response): void {
   res.flushHeaders();
 }
 
-/** Resolves once the client drained its full socket, went away, or the loop ended (`signal`): whichever comes first. */
+/** Resolves once the client drained its full socket, went away, or the loop ended (`signal`). */
 export function drained(res: Response, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
