@@ -16,7 +16,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
     ['thinking, text and tool uses', { thinking: 'The user wants the weather.\n\nCall the tool.', text: "I'll check.", toolUses: [{ id: 'toolu_01A', name: 'get_weather', input: { location: 'Paris', units: ['c'] } }, { id: 'toolu_01B', name: 'now', input: {} }] }],
     ['redacted thinking', { redactedThinking: true, text: 'Done.' }],
   ])('%s: every block whole, as the API answers the same reply in JSON', async (_name, step) => {
-    const message = messageOf(step, 'claude-sonnet-4-5', signer);
+    const message = messageOf(step, 'claude-sonnet-4-6', signer);
     // a few bytes at a time: events split across reads, as on a real socket
     const read = await streamedMessage(inParts(sse(eventsOf(message)), 7), () => undefined);
     expect(read).toEqual(message);
