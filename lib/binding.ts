@@ -8,7 +8,7 @@ import type { ValidOptions } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
-import type { BindingMatch, Logger, Trellis } from './types';
+import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
 
 type Matcher = (req: Request, model: unknown) => boolean;
 
@@ -36,14 +36,30 @@ function matcherOf(match: BindingMatch | ((req: Request) => boolean), name: stri
 
 /** Bindings in the order given: the first that matches the request applies; else the web_search-only loop, if asked for. */
 export class Bindings {
-  private readonly rules: { binding: ActiveBinding; matches: Matcher }[];
+  private readonly rules: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean); matches: Matcher }[];
 
   constructor(
     entries: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean) }[],
     logger: Logger,
     private readonly webSearch?: { binding: ActiveBinding; always: boolean },
   ) {
-    this.rules = entries.map(({ binding, match }) => ({ binding, matches: matcherOf(match, binding.name, logger) }));
+    this.rules = entries.map(({ binding, match }) => ({ binding, match, matches: matcherOf(match, binding.name, logger) }));
+  }
+
+  /** the configured bindings with what they match, in order (the web_search-only loop is not one) */
+  get configured(): { binding: ActiveBinding; match: BindingMatch | 'a function' }[] {
+    return this.rules.map(({ binding, match }) => ({ binding, match: typeof match === 'function' ? 'a function' : match }));
+  }
+
+  /** each configured binding's run-time settings, by name */
+  settings(): Record<string, { maxTurns: number; toolTimeoutSec: number }> {
+    return Object.fromEntries(this.rules.map(({ binding }) => [binding.name, { maxTurns: binding.maxTurns!, toolTimeoutSec: binding.toolTimeoutSec }]));
+  }
+
+  /** Loops from now on get the new values; a loop in flight holds the binding it started with, and keeps its values. */
+  tune(name: string, values: { maxTurns: number; toolTimeoutSec: number }): void {
+    const rule = this.rules.find((candidate) => candidate.binding.name === name);
+    if (rule) rule.binding = { ...rule.binding, ...values };
   }
 
   /** every binding, the web_search-only loop's included */
@@ -67,10 +83,10 @@ export class Bindings {
 }
 
 /** Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up. */
-function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false): ActiveBinding {
+function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false, requireApproval: RequireApproval = 'never'): ActiveBinding {
   const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
   void catalog.tools();
-  return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress };
+  return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval };
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
@@ -85,7 +101,7 @@ export function activateBindings(valid: ValidOptions, logger: Logger, owned: Tre
         `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
       );
     }
-    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec, spec.resetTimeoutOnProgress), match: spec.match };
+    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec, spec.resetTimeoutOnProgress, spec.requireApproval), match: spec.match };
   });
   const search = valid.webSearch && {
     always: valid.webSearch.always === true,

@@ -1,0 +1,43 @@
+import type { RequireApproval } from '../types';
+
+/** The tool a client declares (in `tools`) to approve the loop's calls; the loop hands each call needing approval to it. */
+export const APPROVAL_TOOL = 'approve_tool_call';
+/** How long a call handed back for approval can still be approved. */
+export const APPROVAL_TTL_SEC = 600;
+
+export interface ApprovalOptions {
+  tool: string;
+  ttlSec: number;
+}
+
+/** A call that did not run: a person must approve it first. */
+export interface PendingApproval {
+  /** the model's id of the call */
+  callId: string;
+  tool: string;
+  /** what the person approves: the arguments as the judge left them */
+  arguments: Record<string, unknown>;
+  reason: string;
+}
+
+/** Why the binding's `requireApproval` asks a person about `tool`; undefined when it does not. */
+export function requiredApproval(rule: RequireApproval, binding: string, tool: string): string | undefined {
+  if (rule === 'never') return undefined;
+  if (rule !== 'always' && rule.never.toolNames.includes(tool)) return undefined;
+  return `binding '${binding}' requires approval for '${tool}'`;
+}
+
+/** The arguments a person is asked to approve travel sealed in an id: longer ones cannot be handed to them. */
+export const MAX_APPROVAL_ARGUMENTS_BYTES = 8 * 1024;
+
+export function tooLongToApproveText(tool: string): string {
+  return `tool error: '${tool}' needs approval, but its arguments are too long to show a person (over ${MAX_APPROVAL_ARGUMENTS_BYTES} bytes)`;
+}
+
+export function cannotApproveText(tool: string): string {
+  return `tool error: '${tool}' needs approval, which this client cannot give`;
+}
+
+export function notApprovedText(tool: string, reason: string): string {
+  return `tool error: '${tool}' was not approved: ${reason}`;
+}
