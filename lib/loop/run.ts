@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall } from '../types';
 import { budgetNote, type Deadline, type StopReason } from './budget';
+import type { PendingApproval } from './approval';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
 import { runToolCalls } from './turn';
@@ -18,6 +19,8 @@ export interface LoopPlan {
   reply: Reply;
   /** the client's own tool calls as handed back, carrying what the loop did before */
   handBack(calls: ToolCall[]): ToolCall[];
+  /** calls to the client's approval tool, one per call waiting for approval, carrying what the loop did before */
+  askApproval(pending: PendingApproval[]): ToolCall[];
 }
 
 /** The model's last message, its text replaced by the whole answer's text (every turn's). */
@@ -81,7 +84,8 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     if (plan.maxTokens !== undefined && (usage?.total_tokens ?? 0) >= plan.maxTokens) return stopWith('tokens');
     if (turn === plan.maxTurns) break;
     plan.reply.toolsRunning();
-    await runToolCalls(loop, message, turn);
+    const pending = await runToolCalls(loop, message, turn);
+    if (pending.length > 0) return answer('final', { role: 'assistant', content: text.value === '' ? null : text.value, tool_calls: plan.askApproval(pending) }, 'tool_calls');
   }
   return stopWith('max_turns');
 }

@@ -5,9 +5,11 @@ import { succeededInHistory } from '../hierarchy';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import type { Settings } from '../options';
-import type { ChatMessage, ChatTool, Logger } from '../types';
+import type { ChatMessage, ChatTool, Logger, ToolCall } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
+import { answerApprovals, settleApprovals, type ApprovalReader } from './approval-answers';
+import { approvalCalls } from './approval-handback';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import { ContextBudget } from './context-budget';
@@ -34,6 +36,8 @@ export interface LoopDeps {
   /** undefined: no limit */
   maxContextBytes?: number;
   judge?: JudgeRunner;
+  /** reads the client's approval answers and seals the calls handed to it for approval */
+  approvals: ApprovalReader;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   telemetry?: Telemetry;
@@ -55,6 +59,11 @@ const MARKER_GRACE_MS = 5_000;
 function clientToolNames(tools: unknown): ChatTool[] {
   if (!Array.isArray(tools)) return [];
   return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
+}
+
+/** The client's approval tool is the loop's channel to the person, never offered to the model. */
+function declaresApproval(tools: ChatTool[], approvalTool: string): boolean {
+  return tools.some((tool) => tool.function.name === approvalTool);
 }
 
 function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity, signal: AbortSignal): Reply {
@@ -110,7 +119,10 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
  * turns) unlocks the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, body: ChatRequest, binding: ActiveBinding, verified: ChatMessage[] = []): Promise<LoopResult> {
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, request: ChatRequest, binding: ActiveBinding, verified: ChatMessage[] = []): Promise<LoopResult> {
+  const settled = settleApprovals(deps.approvals, req, binding.name, request.messages);
+  const body = settled ? { ...request, messages: settled.messages } : request;
+  const clientTools = clientToolNames(body.tools);
   const url = deps.caller.urlFor(req);
   const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
@@ -154,6 +166,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
     onToolProgress: reply.streams ? () => reply.toolProgress?.() : undefined,
     repeats: new RepeatedCalls(deps.maxRepeatedCalls),
     judge: deps.judge,
+    approvalTool: declaresApproval(clientTools, deps.approvals.tool) ? deps.approvals.tool : undefined,
     telemetry,
     complete(turn, turnSignal, onText, watch) {
       const call = () => deps.caller.complete(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers }, onText);
@@ -164,7 +177,13 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
   try {
     const own = await binding.catalog.tools(signal);
     const offered = new Set(own.map((tool) => tool.function.name));
-    const theirs = clientToolNames(body.tools).filter((tool) => !offered.has(tool.function.name));
+    const theirs = clientTools.filter((tool) => !offered.has(tool.function.name) && tool.function.name !== deps.approvals.tool);
+    if (settled) {
+      await answerApprovals(loop, settled.decisions);
+      // a follow-up that falls through hands the normal handler the conversation with every call answered
+      req.body = { ...(req.body as object), messages: [...loop.messages] };
+    }
+    const handBack = (calls: ToolCall[]) => deps.continuations.carry(req, binding.name, calls, loop.messages.slice(body.messages.length));
     result = await runLoop(loop, {
       body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
@@ -172,7 +191,8 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, bod
       maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply,
-      handBack: (calls) => deps.continuations.carry(req, binding.name, calls, loop.messages.slice(body.messages.length)),
+      handBack,
+      askApproval: (pending) => handBack(approvalCalls(loop, deps.approvals.tokens, pending)),
     });
     return deliver(result, reply, clientGone, logger, { loopId: id, binding: binding.name, ...stats });
   } finally {

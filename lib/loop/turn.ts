@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from '../types';
+import type { PendingApproval } from './approval';
 import type { Loop } from './context';
 import { callsIn } from './model-reply';
 import { runToolCall, type ToolOutcome } from './tool-call';
@@ -36,12 +37,32 @@ function withOwnIds(loop: Loop, calls: ToolCall[], turn: number): ToolCall[] {
   });
 }
 
+/** One tool call with its telemetry and, when verbose, its log line; `approved`: a person approved it. */
+export async function watchedToolCall(loop: Loop, call: ToolCall, turn: number, approved = false): Promise<ToolOutcome> {
+  const started = performance.now();
+  const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.function?.name));
+  const outcome = await runToolCall(loop, call, watch, approved);
+  watch?.ended(outcome);
+  if (loop.verbose) {
+    loop.logger.info('agent-loop tool call', {
+      loopId: loop.id,
+      binding: loop.binding.name,
+      turn,
+      tool: call.function?.name,
+      outcome: outcome.kind,
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+  return outcome;
+}
+
 /**
  * One turn's tool calls: only the first `maxToolCallsPerTurn` run, and the assistant message carried into the
  * next turn lists only those, so the model never believes a call ran when it did not. The calls run in
- * parallel; each gets exactly one `role: "tool"` answer, in call order.
+ * parallel; each gets exactly one `role: "tool"` answer, in call order, but those waiting for a person's approval:
+ * they are returned, to be answered once the client decided.
  */
-export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: number): Promise<void> {
+export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: number): Promise<PendingApproval[]> {
   const requested = assistant.tool_calls ?? [];
   const kept = withOwnIds(loop, requested.slice(0, loop.maxToolCallsPerTurn), turn);
   if (kept.length < requested.length) {
@@ -53,27 +74,15 @@ export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: num
     });
   }
   loop.messages.push({ ...assistant, tool_calls: kept });
-  const outcomes = await Promise.all(
-    kept.map(async function timedToolCall(call) {
-      const started = performance.now();
-      const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.function?.name));
-      const outcome = await runToolCall(loop, call, watch);
-      watch?.ended(outcome);
-      if (loop.verbose) {
-        loop.logger.info('agent-loop tool call', {
-          loopId: loop.id,
-          binding: loop.binding.name,
-          turn,
-          tool: call.function?.name,
-          outcome: outcome.kind,
-          durationMs: Math.round(performance.now() - started),
-        });
-      }
-      return outcome;
-    }),
-  );
-  kept.forEach((call, i) => loop.messages.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i].text }));
+  const outcomes = await Promise.all(kept.map((call) => watchedToolCall(loop, call, turn)));
+  const pending: PendingApproval[] = [];
+  kept.forEach((call, i) => {
+    const { approval, text } = outcomes[i];
+    if (approval) pending.push({ call, tool: call.function.name, ...approval });
+    else loop.messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+  });
   const images = imageMessage(kept, outcomes);
   if (images) loop.messages.push(images);
-  loop.stats.toolCalls += kept.length;
+  loop.stats.toolCalls += kept.length - pending.length;
+  return pending;
 }
