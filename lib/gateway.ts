@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
+import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from './admin/gateway-admin';
 import { clientKeysOf, requireClientKey, type ClientKeysConfig } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './gateway-routes';
 import { healthRoutes, UpstreamHealth } from './health';
@@ -20,6 +21,8 @@ export interface GatewayConfig extends AgentLoopOptions, ClientKeysConfig {
   upstream: { url: string; apiKeyEnv?: string; routes?: string[] };
   /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
   bodyLimit?: string | number;
+  /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
+  admin?: GatewayAdminConfig;
 }
 
 const hints = new Map([
@@ -32,6 +35,7 @@ const hints = new Map([
   ['host', "it must be a host name or address to listen on, e.g. '127.0.0.1'"],
   ['port', 'it must be a port number from 0 to 65535, e.g. 3000'],
   ['bodyLimit', "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'"],
+  ['admin', ADMIN_HINT],
 ]);
 
 /** what express.json() takes as its `limit` */
@@ -48,6 +52,7 @@ const gatewaySchema = Joi.object({
   clientKeys: Joi.array().items(Joi.string().min(16)).min(1),
   clientKeysEnv: Joi.string(),
   ...Object.fromEntries(loopOptions),
+  admin: adminConfigSchema,
 });
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
@@ -74,7 +79,8 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
  */
 export function createGateway(config: GatewayConfig): Express {
   validated(gatewaySchema, config, hints, 'createGateway');
-  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, clientKeys: _keys, clientKeysEnv: _keysEnv, ...loopOptions } = config;
+  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, admin, clientKeys: _keys, clientKeysEnv: _keysEnv, ...loopOptions } = config;
+  const adminKey = adminKeyOf(admin);
   const keys = clientKeysOf(config);
   const clientKey = keys && requireClientKey(keys);
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
@@ -84,6 +90,7 @@ export function createGateway(config: GatewayConfig): Express {
   app.disable('x-powered-by');
   app.locals.agentLoop = loop;
   healthRoutes(app, loop, health);
+  if (adminKey) app.use('/admin', loop.admin({ key: adminKey }));
   const registry = loop.metrics;
   if (registry) {
     app.get('/metrics', ...(clientKey ? [clientKey] : []), function metricsEndpoint(_req, res, next) {

@@ -97,6 +97,14 @@ describe('a person approves a tool call before it runs (chat completions, real M
     expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open']);
   });
 
+  it('arguments too long to show a person are not handed back: the model reads so', async () => {
+    const long = [{ toolCalls: [{ id: 'c_del', name: 'notes_delete', arguments: { id: 'x'.repeat(9000) } }] }, { content: 'Too long.' }];
+    const { client } = await rig.gateway(long, { bindings: [notes], judge: destructive });
+    const answer = await client.chat.completions.create({ model: 'agent-1', messages: [question], tools: [approveTool] });
+    expect(answer.choices[0].message.content).toBe('Too long.');
+    expect(rig.toolTexts(1)).toEqual(["tool error: 'notes_delete' needs approval, but its arguments are too long to show a person (over 8192 bytes)"]);
+  });
+
   it('monitor mode logs the ask and lets the call run', async () => {
     const { client } = await rig.gateway(script, { bindings: [notes], judge: { ...destructive, mode: 'monitor' } });
     const answer = await client.chat.completions.create({ model: 'agent-1', messages: [question], tools: [approveTool] });
