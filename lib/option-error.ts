@@ -54,7 +54,7 @@ function pathOf(path: (string | number)[]): string {
 }
 
 /** Options whose values are secrets: an error message (which lands in logs and CI output) never shows them. */
-const SECRET = new Set(['internalSecret', 'headers', 'env']);
+const SECRET = new Set(['internalSecret', 'headers', 'env', 'clientKeys']);
 
 function hidingSecrets(key: string, value: unknown): unknown {
   if (SECRET.has(key) && value !== undefined) return '[not shown]';
