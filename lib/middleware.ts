@@ -5,14 +5,15 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
-import { restoreWork } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
-import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
+import { startLoop, type LoopDeps } from './loop/start';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
 import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
 import type { Trellis } from './types';
+import type { Wire, WireRequest } from './wire/wire';
+import { wireFor } from './wire/wires';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   settings: { get(): Settings; update(partial: Partial<Settings>): Settings };
@@ -21,14 +22,6 @@ export interface AgentLoopMiddleware extends RequestHandler {
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
   metrics?: MetricsEndpoint;
-}
-
-/** A chat request the loop can serve: messages it can carry on, and one answer asked for (a loop cannot give `n`). */
-function isChatRequest(body: unknown): body is ChatRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { messages, n } = body as { messages?: unknown; n?: unknown };
-  if (n !== undefined && n !== null && n !== 1) return false;
-  return Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string');
 }
 
 /** The agent loop as Express middleware: `app.use(express.json()); app.use(agentLoop(options))`. */
@@ -77,21 +70,22 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   }
 
   /** A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike. */
-  function withRestoredWork(req: Request, body: ChatRequest): ChatRequest {
-    const restored = restoreWork(key, body.messages);
+  function withRestoredWork(req: Request, wire: Wire, body: WireRequest): WireRequest {
+    const restored = wire.restore(key, body);
     if (!restored) return body;
-    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, forged: restored.forged });
-    req.body = { ...body, messages: restored.messages };
-    return req.body;
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, wire: wire.name, forged: restored.forged });
+    req.body = restored.body;
+    return restored.body;
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding): Promise<void> {
-    const result = await startLoop(deps, req, res, body, binding);
+  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding): Promise<void> {
+    const result = await startLoop(deps, req, res, wire, body, binding);
     if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
-    if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
+    const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
+    if (!wire) return next();
     const verdict = markerVerdict(req);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
@@ -102,15 +96,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     }
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
-    if (!isChatRequest(body)) return next();
-    const chat = withRestoredWork(req, body);
-    const binding = bindings.resolve(req, chat);
+    if (!wire.accepts(body)) return next();
+    const request = withRestoredWork(req, wire, body);
+    const binding = bindings.resolve(req, request);
     if (!binding) return next();
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();

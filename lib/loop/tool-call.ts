@@ -1,7 +1,8 @@
 import { blockedText, type JudgeDecision } from '../judge/runner';
 import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
-import type { CallToolResult, JudgeSurface, ToolCall, ToolProgress } from '../types';
+import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
+import type { WireCall } from '../wire/wire';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
@@ -19,8 +20,8 @@ export interface ToolOutcome {
 async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, result?: string): Promise<JudgeDecision> {
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
-    { surface, binding: loop.binding.name, tool, arguments: args, annotations: loop.binding.catalog.annotations(tool), ...(surface === 'tool_call' ? { messages: loop.messages } : { result }) },
-    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
+    { surface, wire: loop.wire, binding: loop.binding.name, tool, arguments: args, annotations: loop.binding.catalog.annotations(tool), ...(surface === 'tool_call' ? { messages: loop.conversation.items as JudgeInput['messages'] } : { result }) },
+    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.judgeCompletion(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;
@@ -31,12 +32,12 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
  * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run.
  * Never throws: every failure is a readable result.
  */
-export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch): Promise<ToolOutcome> {
+export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
-  const tool = call.function?.name;
+  const tool = call.name;
   if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
-  const parsed = parseArguments(tool, call.function.arguments);
+  const parsed = parseArguments(tool, call.arguments);
   if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
   const refusal = hierarchy.gate(tool, loop.succeeded);
   if (refusal) return { kind: 'refused', text: refusal };

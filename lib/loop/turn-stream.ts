@@ -35,10 +35,15 @@ async function drain(stream: Readable): Promise<void> {
   clearTimeout(cutOff);
 }
 
-/** A streamed turn read as it arrives; the stream is destroyed only when the turn fails. */
-export async function streamedTurn(stream: Readable, onText: TextSink): Promise<ChatCompletion> {
+/** Reads one wire's SSE reply as it arrives, to its end event; a broken stream throws. */
+export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink) => Promise<T>;
+
+/** A streamed turn read as it arrives (a chat completion unless another wire's reader is given); the stream is destroyed only when the turn fails. */
+export async function streamedTurn(stream: Readable, onText: TextSink): Promise<ChatCompletion>;
+export async function streamedTurn<T>(stream: Readable, onText: TextSink, read: StreamedReader<T>): Promise<T>;
+export async function streamedTurn(stream: Readable, onText: TextSink, read: StreamedReader<unknown> = streamedCompletion): Promise<unknown> {
   try {
-    const completion = await streamedCompletion({ [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) }, onText);
+    const completion = await read({ [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) }, onText);
     await drain(stream);
     return completion;
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
+import type { Trellis } from '../types';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import { createMetrics, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';
 import type { LoopSpan, ToolSpan, TurnSpan } from './spans';
@@ -25,7 +26,7 @@ export class TurnWatch {
     return this.span ? this.span.within(work) : work();
   }
 
-  succeeded(reply: ChatCompletion): void {
+  succeeded(reply: TurnResult): void {
     this.span?.succeeded(reply);
     this.metrics?.turn(this.binding, 'ok', seconds(this.started));
   }
@@ -77,16 +78,16 @@ export class LoopTelemetry {
     metrics?.loopStarted(binding);
   }
 
-  turn(messages: ChatMessage[]): TurnWatch {
+  turn(messages: readonly unknown[]): TurnWatch {
     return new TurnWatch(this.binding, this.span?.turn(this.model, messages), this.metrics);
   }
 
   /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
-  tool(call: ToolCall, known: boolean): ToolWatch {
-    return new ToolWatch(this.binding, known ? call.function.name : '_unknown', this.span?.tool(call), this.metrics);
+  tool(call: WireCall, known: boolean): ToolWatch {
+    return new ToolWatch(this.binding, known ? call.name : '_unknown', this.span?.tool(call), this.metrics);
   }
 
-  ended(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
+  ended(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span?.end(stop, stats, usage);
     this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
   }
@@ -107,8 +108,8 @@ export class Telemetry {
     return tracing || metrics ? new Telemetry(tracing, metrics) : undefined;
   }
 
-  loop(req: Request, binding: string, model: string, loopId: string): LoopTelemetry | undefined {
-    const span = this.tracing?.startLoop(req, binding, model, loopId);
+  loop(req: Request, binding: string, model: string, loopId: string, wire: string): LoopTelemetry | undefined {
+    const span = this.tracing?.startLoop(req, binding, model, loopId, wire);
     return span || this.metrics ? new LoopTelemetry(binding, model, span, this.metrics) : undefined;
   }
 }

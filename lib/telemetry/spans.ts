@@ -1,6 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
+import type { Trellis } from '../types';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import { inputMessages, outputMessages } from './content';
 
 // SpanKind and SpanStatusCode values, fixed by the API: no import needed where the API may be missing.
@@ -25,9 +26,9 @@ function failed(span: Span, type: string): void {
   span.setStatus({ code: ERROR });
 }
 
-function usageAttributes(usage: ChatUsage | undefined): Attributes {
+function usageAttributes(usage: TokenUsage | undefined): Attributes {
   if (!usage) return {};
-  return { 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens };
+  return { 'gen_ai.usage.input_tokens': usage.input, 'gen_ai.usage.output_tokens': usage.output };
 }
 
 /** A span under the loop's: the trace context its call carries, and that call run with it active. */
@@ -50,14 +51,13 @@ abstract class CallSpan {
 /** A `chat {model}` span: one turn, one model call; the self-call carries it as headers. */
 export class TurnSpan extends CallSpan {
 
-  succeeded(reply: ChatCompletion): void {
-    const [choice] = reply.choices;
+  succeeded(reply: TurnResult): void {
     this.span.setAttributes({
       'gen_ai.response.id': reply.id,
       'gen_ai.response.model': reply.model,
-      'gen_ai.response.finish_reasons': [choice.finish_reason ?? 'stop'],
+      'gen_ai.response.finish_reasons': [reply.stop ?? 'stop'],
       ...usageAttributes(reply.usage),
-      ...(this.captureContent ? { 'gen_ai.output.messages': outputMessages(choice.message, choice.finish_reason) } : {}),
+      ...(this.captureContent ? { 'gen_ai.output.messages': outputMessages(reply) } : {}),
     });
     this.span.end();
   }
@@ -99,21 +99,21 @@ export class LoopSpan {
     this.active = (child, work) => api.context.with(api.trace.setSpan(context, child), work);
   }
 
-  turn(model: string, messages: ChatMessage[]): TurnSpan {
+  turn(model: string, messages: readonly unknown[]): TurnSpan {
     const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model };
     if (this.captureContent) attributes['gen_ai.input.messages'] = inputMessages(messages);
     return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${model}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
   }
 
-  tool(call: ToolCall): ToolSpan {
-    const name = String(call.function?.name);
+  tool(call: WireCall): ToolSpan {
+    const name = String(call.name);
     const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function' };
-    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = String(call.function?.arguments);
+    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = (typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments));
     return new ToolSpan(this.tracer.startSpan(`execute_tool ${name}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
   }
 
   /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */
-  end(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
+  end(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span.setAttributes({ 'agent_loop.stop': stop, 'agent_loop.turns': stats.turns, 'agent_loop.tool_calls': stats.toolCalls, ...usageAttributes(usage) });
     if (stop === 'fallthrough' || stop === 'upstream_error') failed(this.span, stop);
     this.span.end();

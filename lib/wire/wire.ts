@@ -1,0 +1,130 @@
+import type { Readable } from 'node:stream';
+import type { Response } from 'express';
+import type { LoopStats } from '../loop/context';
+import type { Answer, Reply, TextSink } from '../loop/reply';
+import type { ToolOutcome } from '../loop/tool-call';
+import type { TurnRequest } from '../loop/turn-body';
+import type { ChatTool, Logger } from '../types';
+
+/** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
+export type WireName = 'chat' | 'responses' | 'messages';
+
+/** One tool call as the loop runs it, whatever the wire; `index` is its place among the calls of the model's output. */
+export interface WireCall {
+  id: string;
+  name: string;
+  /** a JSON object encoded as a string, as the model gave it (Messages: its `input` object, serialised); checked when it runs */
+  arguments: unknown;
+  index: number;
+}
+
+/** Token counts, normalised so that every wire's turns can be summed. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  total: number;
+}
+
+/** One model reply, read: what the loop needs to go on, and the model's output kept whole to send back unchanged. */
+export interface TurnResult<Output = unknown> {
+  /** the reply's text (a streamed reply's text went to `onText` as it arrived) */
+  text: string;
+  calls: WireCall[];
+  /** what the model produced (a chat message, Responses output items, Messages content blocks), every field kept */
+  output: Output;
+  usage?: TokenUsage;
+  /** the wire's own stop reason (`stop`, `tool_calls`; `completed`; `end_turn`, `tool_use`), null if none */
+  stop: string | null;
+  id: string;
+  model: string;
+  /** the reply whole: a JSON answer takes its shape */
+  reply: unknown;
+}
+
+/** Reads one turn's reply; throws an Error naming what is wrong (the turn then fails like a failed model call). */
+export interface TurnReader<Output = unknown> {
+  /** a `stream: false` reply, parsed (undefined when it is not JSON) */
+  json(body: unknown): TurnResult<Output>;
+  /** a `stream: true` reply, read as it arrives; each text delta goes to `onText` (a promise there says to wait) */
+  stream(stream: Readable, onText: TextSink): Promise<TurnResult<Output>>;
+}
+
+/** The conversation of one loop in the wire's own shape: the client's history, then the loop's turns. */
+export interface Conversation<Output = unknown> {
+  /** every item so far (chat messages, Responses input items, Messages messages): the judge's and the spans' view */
+  readonly items: readonly unknown[];
+  /** tools that ran successfully in the client's history: they unlock their children */
+  succeededInHistory(): Set<string>;
+  /** call ids the conversation already holds: a call the model gives one of these (or none) gets the loop's own */
+  takenIds(): Set<string>;
+  /** the model's output joins, listing only the calls that will run (`kept`, ids as the loop gives them) */
+  addOutput(turn: TurnResult<Output>, kept: WireCall[]): void;
+  /** one answer per kept call, in call order, in the wire's shape (images too, when there are any) */
+  addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void;
+  /** the next turn's request body (only new items where the wire chains turns upstream) */
+  request(): TurnRequest;
+  /** the client's own calls as handed back, carrying the loop's earlier work (continuation) */
+  handBack(turn: TurnResult<Output>, calls: WireCall[]): WireCall[];
+}
+
+export interface ReplyOptions {
+  keepAliveSec: number;
+  /** the loop's signal: a loop that ends stops waiting for a slow client */
+  signal: AbortSignal;
+  /** a judge runs: the answer says how many calls it blocked */
+  judged: boolean;
+}
+
+/** What a wire needs to set up one loop. */
+export interface LoopSetup {
+  loopId: string;
+  /** the binding's tools, MCP's definitions as chat functions; the wire offers them in its own shape */
+  tools: ChatTool[];
+  /** a token budget counts: streamed turns must report their usage */
+  countsTokens: boolean;
+  /** undefined: no limit; else the wire elides the loop's oldest results to keep each request within it */
+  maxContextBytes?: number;
+  stats: LoopStats;
+  logger: Logger;
+  /** signs and seals what a hand-back carries */
+  continuationKey: Buffer;
+}
+
+/** One loop's wire: its conversation, its reply reader and where its answer goes. */
+export interface WireLoop<Output = unknown> {
+  conversation: Conversation<Output>;
+  reader: TurnReader<Output>;
+  /** the client's own tools (by name): a call to one ends the loop and is handed back */
+  clientTools: ReadonlySet<string>;
+  /** the client's answer: one JSON object at the end, or the wire's stream written while the loop runs */
+  reply(res: Response, options: ReplyOptions): Reply;
+}
+
+/** A request body this wire's loop can serve. */
+export interface WireRequest {
+  model?: unknown;
+  stream?: unknown;
+  [key: string]: unknown;
+}
+
+/**
+ * One front door's wire. The loop, tool calls, budgets, judge and telemetry know only this; everything in the
+ * wire's own shape (the client's request and history, each turn's body and reply, the answer) lives behind it.
+ */
+export interface Wire<Output = unknown> {
+  readonly name: WireName;
+  /** the request path (`req.path`) is this wire's front door */
+  matches(path: string): boolean;
+  /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
+  accepts(body: unknown): body is WireRequest;
+  /** headers this wire's upstream needs, forwarded from the client's request onto every turn */
+  readonly upstreamHeaders: readonly string[];
+  /**
+   * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too);
+   * undefined when the body carries none (the common case). `forged`: tokens that did not verify, dropped.
+   */
+  restore(key: Buffer, body: WireRequest): { body: WireRequest; forged: number } | undefined;
+  open(body: WireRequest, setup: LoopSetup): WireLoop<Output>;
+}
+
+export type { Answer, LoopStats, Reply, TextSink, ToolOutcome, TurnRequest };
