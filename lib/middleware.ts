@@ -5,6 +5,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type LoopDeps } from './loop/start';
@@ -36,9 +37,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall);
   const inFlight = new InFlightLoops();
   let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
+  const continuations = new Continuations(key, valid.continuationTtlSec);
   const deps: LoopDeps = {
     caller,
-    continuationKey: key,
+    continuations,
     logger,
     settings: () => settings,
     maxToolResultBytes: valid.maxToolResultBytes,
@@ -69,11 +71,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
   }
 
-  /** A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike. */
-  function withRestoredWork(req: Request, wire: Wire, body: WireRequest): WireRequest {
-    const restored = wire.restore(key, body);
+  /**
+   * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
+   * only once a binding took the request, since a token opens only for the binding that wrote it.
+   */
+  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): WireRequest {
+    const restored = wire.restore(body, { continuations, req, binding: binding.name });
     if (!restored) return body;
-    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, wire: wire.name, forged: restored.forged });
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
+    if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });
     req.body = restored.body;
     return restored.body;
   }
@@ -97,9 +103,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!wire.accepts(body)) return next();
-    const request = withRestoredWork(req, wire, body);
-    const binding = bindings.resolve(req, request);
+    const binding = bindings.resolve(req, body);
     if (!binding) return next();
+    const request = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });

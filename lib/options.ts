@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { FROM_TRELLIS, Hierarchy } from './hierarchy';
 import type { LlmJudgeOptions } from './judge/llm';
+import { CONTINUATION_TTL_SEC } from './loop/continuation';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { distance, validated } from './option-error';
@@ -138,6 +139,7 @@ export const optionsSchema = settingsSchema.keys({
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization', 'traceparent', 'tracestate', 'x-request-id']),
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
+  continuationTtlSec: range('continuationTtlSec', 10, 86400, CONTINUATION_TTL_SEC),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   passImages: Joi.boolean().default(false),
   maxConcurrentLoops: Joi.number().integer().min(1),
@@ -175,6 +177,8 @@ export interface ValidOptions extends Settings {
   forwardHeaders: string[];
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  /** how long a hand-back's continuation token restores the loop's work */
+  continuationTtlSec: number;
   maxToolResultBytes: number;
   passImages: boolean;
   /** past it, a request falls through to the normal handler with `x-agent-loop-stop: overloaded`; none: no limit */

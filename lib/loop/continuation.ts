@@ -1,18 +1,16 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
+import { credentialOf, open, seal } from '../sealed-token';
 import type { ChatMessage, ToolCall } from '../types';
 import { elide, toolNames } from './context-budget';
 
-/** Between the model's own call id and the token: `<call id>.al1.<payload>.<hmac>`. */
+/** Between the model's own call id and the token: `<call id>.al1.<sealed token>`. */
 const TAG = '.al1.';
-/** A token (payload and signature) is at most this long: it travels twice in the follow-up (call id, tool_call_id). */
+/** A token is at most this long: it travels twice in the follow-up (call id, tool_call_id). */
 export const MAX_CONTINUATION_CHARS = 16 * 1024;
-const MAX_WORK_BYTES = 4 * 1024 * 1024;
-const SIGNATURE_LENGTH = 43; // base64url of a SHA-256 digest
-
-function signature(key: Buffer, callId: string, payload: string): string {
-  return createHmac('sha256', key).update(`agent-loop continuation v1\n${callId}\n${payload}`).digest('base64url');
-}
+/** What one loop's record may unpack to; a follow-up gets back at most this much work, all its tokens together. */
+export const MAX_WORK_BYTES = 1024 * 1024;
+/** How long a hand-back's token opens, by default: the client's own tool (or its user) may take a while. */
+export const CONTINUATION_TTL_SEC = 3600;
 
 /** What the loop did before it handed back: its tool calls and their results; the text is in the handed-back message. */
 function workOf(messages: readonly ChatMessage[]): ChatMessage[] {
@@ -21,86 +19,118 @@ function workOf(messages: readonly ChatMessage[]): ChatMessage[] {
   );
 }
 
-/** The signed token, or `undefined` while it (or the record it unpacks to) is over its bound. */
-function sealed(key: Buffer, callId: string, work: ChatMessage[]): string | undefined {
-  const json = JSON.stringify(work);
-  if (Buffer.byteLength(json) > MAX_WORK_BYTES) return undefined;
-  const payload = deflateRawSync(json).toString('base64url');
-  const token = `${payload}.${signature(key, callId, payload)}`;
-  return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
-}
+/** A token is bound to the binding that wrote it and to the model's call id that carries it. */
+const purpose = (binding: string, callId: string) => `continuation\n${binding}\n${callId}`;
 
-/**
- * The calls handed back to the client, the first one's id carrying a signed, compressed record of the loop's earlier
- * turns, so that the client's follow-up (which sends the id back unchanged) brings them along. Results are elided,
- * oldest first, until the token fits its bound. Nothing to carry, or nothing that fits: the calls as they are.
- */
-export function carryWork(key: Buffer, calls: ToolCall[], own: readonly ChatMessage[]): ToolCall[] {
-  const [first, ...rest] = calls;
-  if (own.length === 0 || typeof first.id !== 'string') return calls;
-  const work = workOf(own);
-  const names = toolNames(work, 0);
-  let token = sealed(key, first.id, work);
-  for (let i = 0; token === undefined && i < work.length; i++) {
-    const message = work[i];
-    if (message.role !== 'tool') continue;
-    work[i] = elide(message, names);
-    token = sealed(key, first.id, work);
-  }
-  return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
-}
-
-/** The loop's work carried by a call id, if its signature holds; `undefined` for a token that does not verify. */
-function opened(key: Buffer, callId: string, token: string): ChatMessage[] | undefined {
-  const cut = token.lastIndexOf('.');
-  const payload = token.slice(0, cut);
-  const given = Buffer.from(token.slice(cut + 1));
-  if (cut < 0 || token.length > MAX_CONTINUATION_CHARS || given.length !== SIGNATURE_LENGTH) return undefined;
-  if (!timingSafeEqual(given, Buffer.from(signature(key, callId, payload)))) return undefined;
-  try {
-    const work: unknown = JSON.parse(inflateRawSync(Buffer.from(payload, 'base64url'), { maxOutputLength: MAX_WORK_BYTES }).toString('utf8'));
-    return Array.isArray(work) ? (work as ChatMessage[]) : undefined;
-  } catch {
-    return undefined; // signed with a key this process shares, but not a record it wrote
-  }
-}
+const tokenAt = (call: unknown): number => (typeof (call as ToolCall | undefined)?.id === 'string' ? (call as ToolCall).id.indexOf(TAG) : -1);
 
 export interface Continued {
   messages: ChatMessage[];
-  /** tokens that did not verify: removed, their work not restored */
+  /** the work the verified tokens carried: what this loop's earlier turns did, not what the client says */
+  verified: ChatMessage[];
+  /** tokens that did not open (forged, tampered, expired, another binding's or another client's): work not restored */
   forged: number;
+  /** tokens not restored because they repeat one, ride on a later call of a message, or pass the follow-up's bound */
+  ignored: number;
 }
 
 /**
- * The client's messages with every carried record put back where it belongs, just before the handed-back assistant
- * message, and every call id restored to the model's own; `undefined` when no message carries one (the common case).
+ * The loop's hand-back token: a sealed record of its earlier turns in the first handed-back call's id, so that the
+ * client's follow-up (which sends the id back unchanged) brings them along, for the same binding and client only.
  */
-export function restoreWork(key: Buffer, messages: readonly ChatMessage[]): Continued | undefined {
-  const carries = (message: ChatMessage) => Array.isArray(message.tool_calls) && message.tool_calls.some((call) => typeof call?.id === 'string' && call.id.includes(TAG));
-  if (!messages.some(carries)) return undefined;
+export class Continuations {
+  constructor(
+    private readonly key: Buffer,
+    private readonly ttlSec = CONTINUATION_TTL_SEC,
+  ) {}
+
+  /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */
+  private sealed(callId: string, work: ChatMessage[], binding: string, credential: string | undefined): string | undefined {
+    if (Buffer.byteLength(JSON.stringify(work)) > MAX_WORK_BYTES) return undefined;
+    const token = seal(this.key, purpose(binding, callId), work, { ttlSec: this.ttlSec, credential });
+    return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
+  }
+
+  /**
+   * The calls handed back to the client, the first one's id carrying the token. Results are elided, oldest first,
+   * until the token fits its bound. Nothing to carry, or nothing that fits: the calls as they are.
+   */
+  carry(req: IncomingMessage, binding: string, calls: ToolCall[], own: readonly ChatMessage[]): ToolCall[] {
+    const [first, ...rest] = calls;
+    if (own.length === 0 || typeof first.id !== 'string') return calls;
+    const credential = credentialOf(req);
+    const work = workOf(own);
+    const names = toolNames(work, 0);
+    let token = this.sealed(first.id, work, binding, credential);
+    for (let i = 0; token === undefined && i < work.length; i++) {
+      if (work[i].role !== 'tool') continue;
+      work[i] = elide(work[i], names);
+      token = this.sealed(first.id, work, binding, credential);
+    }
+    return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
+  }
+
+  /**
+   * The client's messages with the carried records put back where they belong, just before each handed-back
+   * assistant message, and every call id restored to the model's own; `undefined` when no message carries one.
+   * Bounded by what loops can have written: one token per message (on its first call), each token once, the
+   * latest first until `MAX_WORK_BYTES` of work is back; older ones lose their work, not their ids.
+   */
+  restore(req: IncomingMessage, binding: string, messages: readonly ChatMessage[]): Continued | undefined {
+    const carriers = messages.map((message) => (Array.isArray(message.tool_calls) && message.tool_calls.some((call) => tokenAt(call) >= 0) ? message.tool_calls : undefined));
+    if (!carriers.some(Boolean)) return undefined;
+    const credential = credentialOf(req);
+    const works = new Map<number, ChatMessage[]>();
+    const seen = new Set<string>();
+    let budget = MAX_WORK_BYTES;
+    let forged = 0;
+    let ignored = 0;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const calls = carriers[i];
+      if (!calls) continue;
+      ignored += calls.filter((call, at) => at > 0 && tokenAt(call) >= 0).length;
+      const at = tokenAt(calls[0]);
+      if (at < 0) continue;
+      const { id } = calls[0];
+      if (seen.has(id) || budget === 0 || id.length - at - TAG.length > MAX_CONTINUATION_CHARS) {
+        ignored++;
+        continue;
+      }
+      seen.add(id);
+      const opened = open<ChatMessage[]>(this.key, purpose(binding, id.slice(0, at)), id.slice(at + TAG.length), { credential, maxBytes: budget });
+      if ('payload' in opened && Array.isArray(opened.payload)) {
+        works.set(i, opened.payload);
+        budget -= opened.bytes;
+      } else if ('failed' in opened && opened.failed === 'too large') {
+        budget = 0;
+        ignored++;
+      } else forged++;
+    }
+    return { messages: restoredIds(messages, works), verified: [...works.keys()].reverse().flatMap((i) => works.get(i)!), forged, ignored };
+  }
+}
+
+/** `messages` with each carried work before its message, and every id that carries a token cut back to the model's. */
+function restoredIds(messages: readonly ChatMessage[], works: ReadonlyMap<number, ChatMessage[]>): ChatMessage[] {
   const ids = new Map<string, string>();
   const restored: ChatMessage[] = [];
-  let forged = 0;
-  for (const message of messages) {
+  messages.forEach((message, i) => {
     if (message.role === 'tool' && typeof message.tool_call_id === 'string' && ids.has(message.tool_call_id)) {
       restored.push({ ...message, tool_call_id: ids.get(message.tool_call_id) });
-      continue;
+      return;
     }
     if (!Array.isArray(message.tool_calls)) {
       restored.push(message);
-      continue;
+      return;
     }
+    restored.push(...(works.get(i) ?? []));
     const calls = message.tool_calls.map((call) => {
-      const at = typeof call?.id === 'string' ? call.id.indexOf(TAG) : -1;
+      const at = tokenAt(call);
       if (at < 0) return call;
-      const callId = call.id.slice(0, at);
-      ids.set(call.id, callId);
-      const work = opened(key, callId, call.id.slice(at + TAG.length));
-      if (work) restored.push(...work);
-      else forged++;
-      return { ...call, id: callId };
+      ids.set(call.id, call.id.slice(0, at));
+      return { ...call, id: call.id.slice(0, at) };
     });
     restored.push({ ...message, tool_calls: calls });
-  }
-  return { messages: restored, forged };
+  });
+  return restored;
 }

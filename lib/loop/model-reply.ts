@@ -1,38 +1,47 @@
 import type { ChatCompletion, ChatMessage, ToolCall } from '../types';
-
-type Fields = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isObject, type Fields } from './deltas';
 
 /** The tool calls a message of the conversation carries: a client's history may hold anything there. */
 export function callsIn(message: ChatMessage): ToolCall[] {
   return Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isObject).map((call) => call as unknown as ToolCall) : [];
 }
 
-/** Text content as a string: a string, null, or OpenAI's list of `{ type: 'text', text }` parts. */
-function textOf(content: unknown): string | null {
-  if (content === undefined || content === null) return null;
+const isTextPart = (part: unknown): part is { text: string } => isObject(part) && (part.type === undefined || part.type === 'text') && typeof part.text === 'string';
+
+/** The text of a reply's content: a string, null, or a list of parts (only its text parts: Mistral's thinking parts are not the answer). */
+export function contentText(content: unknown): string {
+  if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
-  if (Array.isArray(content) && content.every((part) => isObject(part) && typeof part.text === 'string')) return content.map((part) => part.text).join('');
+  if (Array.isArray(content) && content.every(isObject)) return content.filter(isTextPart).map((part) => part.text).join('');
   throw new Error(`the reply's content is not text: ${JSON.stringify(content)?.slice(0, 80)}`);
 }
 
+/** The model's own content, except that a list of text parts only is joined into the one string it says. */
+function contentOf(content: unknown): unknown {
+  const text = contentText(content);
+  return Array.isArray(content) && content.every(isTextPart) ? text : content;
+}
+
 /**
- * A call as the loop runs it: an id only when the model gave a string (else the loop gives one), a name only when
- * it is a string (else the unknown-tool answer), the arguments as given (their check answers anything else).
+ * A call as the loop runs it and sends it back: every field the model gave, with an id only when the model gave
+ * a string (else the loop gives one), a name only when it is a string (else the unknown-tool answer), the
+ * arguments as given (their check answers anything else).
  */
 function callOf(call: Fields): ToolCall {
   const fn = isObject(call.function) ? call.function : {};
   return {
+    ...call,
     id: typeof call.id === 'string' ? call.id : '',
-    type: 'function',
-    function: { name: typeof fn.name === 'string' ? fn.name : '', arguments: fn.arguments as string },
-  };
+    type: typeof call.type === 'string' ? call.type : 'function',
+    function: { ...fn, name: typeof fn.name === 'string' ? fn.name : '', arguments: fn.arguments as string },
+  } as ToolCall;
 }
 
 /**
  * The model's reply in the shape the loop relies on, or an Error naming what is wrong with it (the turn then fails
- * like any failed model call). Entries of `tool_calls` that are not objects are left out: no call, no answer owed.
+ * like any failed model call). The message keeps every field the model sent (reasoning, signatures, provider
+ * extras), so that it goes back unchanged on the next turn. Entries of `tool_calls` that are not objects are left
+ * out (no call, no answer owed), and an empty list with them: providers refuse `tool_calls: []` on the way back.
  */
 export function wellFormedReply(reply: unknown): ChatCompletion {
   const choice: unknown = isObject(reply) && Array.isArray(reply.choices) ? reply.choices[0] : undefined;
@@ -49,9 +58,17 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
       {
         ...choice,
         index: 0,
-        message: { ...rest, role: 'assistant', content: textOf(message.content), ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+        message: { ...rest, role: 'assistant', content: contentOf(message.content) ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
         finish_reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
       },
     ],
   };
+}
+
+/** The message of an error body: OpenAI's `{ error: { message } }`, also as the first entry of a list (Gemini's). */
+export function errorMessage(body: unknown): string | undefined {
+  const first = Array.isArray(body) ? body[0] : body;
+  const error = isObject(first) ? first.error : undefined;
+  if (typeof error === 'string') return error;
+  return isObject(error) && typeof error.message === 'string' ? error.message : undefined;
 }

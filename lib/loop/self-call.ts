@@ -5,6 +5,7 @@ import axios, { type AxiosInstance } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
+import { errorMessage } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
 import type { ChatCompletion, SelfCallTransport } from '../types';
 import { chatReader } from '../wire/chat-reader';
@@ -45,8 +46,8 @@ function reasonOf(error: Error, signal: AbortSignal): string {
 }
 
 function upstreamReason(status: number, data: unknown): string {
-  const message = (data as { error?: { message?: unknown } } | undefined)?.error?.message;
-  return typeof message === 'string' ? `HTTP ${status}: ${message}` : `HTTP ${status}`;
+  const message = errorMessage(data);
+  return message === undefined ? `HTTP ${status}` : `HTTP ${status}: ${message}`;
 }
 
 function read<T>(reply: () => T): T {

@@ -10,6 +10,7 @@ import type { Telemetry } from '../telemetry/loop-telemetry';
 import type { Wire, WireRequest } from '../wire/wire';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
+import type { Continuations } from './continuation';
 import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
@@ -17,8 +18,8 @@ import type { SelfCaller } from './self-call';
 
 export interface LoopDeps {
   caller: SelfCaller;
-  /** signs the record of a loop's work that a hand-back carries (the marker's key) */
-  continuationKey: Buffer;
+  /** seals the record of a loop's work that a hand-back carries */
+  continuations: Continuations;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -105,7 +106,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
   let reply: Reply | undefined;
   try {
     const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, continuationKey: deps.continuationKey });
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name } });
     const answer = (reply = session.reply(res, { keepAliveSec: deps.keepAliveSec, signal, judged: deps.judge !== undefined }));
     const { conversation, reader } = session;
     const loop: Loop = {
@@ -114,7 +115,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
       binding,
       wire: wire.name,
       conversation,
-      succeeded: conversation.succeededInHistory(),
+      succeeded: wire.succeededIn(conversation.history),
       signal,
       logger,
       verbose: logs(logger, 'info'),

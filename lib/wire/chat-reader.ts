@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { wellFormedReply } from '../loop/model-reply';
+import { contentText, wellFormedReply } from '../loop/model-reply';
 import type { TextSink } from '../loop/reply';
 import { streamedTurn } from '../loop/turn-stream';
 import type { ChatCompletion, ChatMessage } from '../types';
@@ -11,7 +11,7 @@ export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
   const { message } = choice;
   const { usage } = completion;
   return {
-    text: typeof message.content === 'string' ? message.content : '',
+    text: contentText(message.content),
     calls: (message.tool_calls ?? []).map((call, index) => ({ id: call.id, name: call.function?.name, arguments: call.function?.arguments, index })),
     output: message,
     usage: usage && { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0, total: usage.total_tokens ?? 0 },

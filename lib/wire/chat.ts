@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
 import { ContextBudget } from '../loop/context-budget';
-import { carryWork, restoreWork } from '../loop/continuation';
 import { JsonReply } from '../loop/json-reply';
 import { callsIn } from '../loop/model-reply';
 import type { Reply } from '../loop/reply';
@@ -74,8 +73,8 @@ class ChatConversation implements Conversation<ChatMessage> {
     this.source = setup.maxContextBytes === undefined ? body : new ContextBudget(body, setup.maxContextBytes, client.length, setup.stats, { logger: setup.logger, loopId: setup.loopId });
   }
 
-  succeededInHistory(): Set<string> {
-    return succeededInHistory(this.client);
+  get history(): readonly ChatMessage[] {
+    return this.client;
   }
 
   takenIds(): Set<string> {
@@ -100,7 +99,8 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {
-    const carried = carryWork(this.setup.continuationKey, calls.map(asToolCall), this.items.slice(this.client.length));
+    const { continuations, req, binding } = this.setup.handBacks;
+    const carried = continuations.carry(req, binding, calls.map(asToolCall), this.items.slice(this.client.length));
     return calls.map((call, i) => ({ ...call, id: carried[i].id }));
   }
 }
@@ -111,10 +111,11 @@ export const chatWire: Wire<ChatMessage> = {
   matches: (path) => path.endsWith('/chat/completions'),
   accepts: isChatRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
-  restore(key, body) {
-    const restored = restoreWork(key, (body as ChatRequest).messages);
-    return restored && { body: { ...body, messages: restored.messages }, forged: restored.forged };
+  restore(body, { continuations, req, binding }) {
+    const restored = continuations.restore(req, binding, (body as ChatRequest).messages);
+    return restored && { body: { ...body, messages: restored.messages }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
   },
+  succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
   open(request, setup): WireLoop<ChatMessage> {
     const body = request as ChatRequest;
     const offered = new Set(setup.tools.map((tool) => tool.function.name));

@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Response } from 'express';
+import type { Continuations } from '../loop/continuation';
 import type { LoopStats } from '../loop/context';
 import type { Answer, Reply, TextSink } from '../loop/reply';
 import type { ToolOutcome } from '../loop/tool-call';
@@ -53,8 +55,8 @@ export interface TurnReader<Output = unknown> {
 export interface Conversation<Output = unknown> {
   /** every item so far (chat messages, Responses input items, Messages messages): the judge's and the spans' view */
   readonly items: readonly unknown[];
-  /** tools that ran successfully in the client's history: they unlock their children */
-  succeededInHistory(): Set<string>;
+  /** the client's own items (its history), as the request brought them */
+  readonly history: readonly unknown[];
   /** call ids the conversation already holds: a call the model gives one of these (or none) gets the loop's own */
   takenIds(): Set<string>;
   /** the model's output joins, listing only the calls that will run (`kept`, ids as the loop gives them) */
@@ -75,6 +77,24 @@ export interface ReplyOptions {
   judged: boolean;
 }
 
+/** Where a hand-back's token is sealed and opened: for this binding and this client only. */
+export interface HandBacks {
+  continuations: Continuations;
+  req: IncomingMessage;
+  binding: string;
+}
+
+/** A follow-up with the loop's earlier work put back. */
+export interface Restored {
+  body: WireRequest;
+  /** the work the verified tokens carried (this loop's earlier turns, not what the client says), in the wire's shape */
+  verified: unknown[];
+  /** tokens that did not open: their work not restored */
+  forged: number;
+  /** tokens left unopened past the bounds (repeats, later calls, the follow-up's byte bound) */
+  ignored: number;
+}
+
 /** What a wire needs to set up one loop. */
 export interface LoopSetup {
   loopId: string;
@@ -86,8 +106,8 @@ export interface LoopSetup {
   maxContextBytes?: number;
   stats: LoopStats;
   logger: Logger;
-  /** signs and seals what a hand-back carries */
-  continuationKey: Buffer;
+  /** seals what a hand-back carries */
+  handBacks: HandBacks;
 }
 
 /** One loop's wire: its conversation, its reply reader and where its answer goes. */
@@ -120,10 +140,12 @@ export interface Wire<Output = unknown> {
   /** headers this wire's upstream needs, forwarded from the client's request onto every turn */
   readonly upstreamHeaders: readonly string[];
   /**
-   * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too);
-   * undefined when the body carries none (the common case). `forged`: tokens that did not verify, dropped.
+   * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too) and every
+   * call id the model's own again; undefined when the body carries no token (the common case).
    */
-  restore(key: Buffer, body: WireRequest): { body: WireRequest; forged: number } | undefined;
+  restore(body: WireRequest, handBacks: HandBacks): Restored | undefined;
+  /** tools that ran successfully in `items` (this wire's shape): they unlock their children */
+  succeededIn(items: readonly unknown[]): Set<string>;
   open(body: WireRequest, setup: LoopSetup): WireLoop<Output>;
 }
 

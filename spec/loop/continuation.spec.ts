@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, tool, type ModelMessage } from 'ai';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import { MAX_CONTINUATION_CHARS } from '../../lib/loop/continuation';
 import { mcpRig } from '../e2e/mcp-gateway';
 import { postRaw } from '../helpers/listen';
@@ -24,7 +25,7 @@ const followUpTurn = [
   { role: 'tool', tool_call_id: 'loc1', content: 'Berlin' },
 ];
 
-describe('a hand-back keeps the loop’s work (signed continuation in the call id), over a real MCP Trellis', () => {
+describe('a hand-back keeps the loop’s work (sealed continuation in the call id), over a real MCP Trellis', () => {
   const rig = mcpRig();
   const question = { role: 'user' as const, content: 'what should I buy here?' };
 
@@ -38,7 +39,7 @@ describe('a hand-back keeps the loop’s work (signed continuation in the call i
     const { client } = await rig.gateway(script, { bindings: [notes] });
     const handed = await handBack(client);
     const call = handed.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
-    expect(call.id).toMatch(/^loc1\.al1\.[\w-]+\.[\w-]{43}$/);
+    expect(call.id).toMatch(/^loc1\.al1\.[0-9a-z]+\.[\w-]+$/);
     expect(call.id.length).toBeLessThanOrEqual('loc1.al1.'.length + MAX_CONTINUATION_CHARS);
     expect(handed.content).toBe('Let me look.\n\nWhere are you?');
 
@@ -87,19 +88,75 @@ describe('a hand-back keeps the loop’s work (signed continuation in the call i
     const ids: string[] = [];
     for await (const chunk of stream) chunk.choices[0]?.delta.tool_calls?.forEach((delta) => delta.id && ids.push(delta.id));
     expect(ids).toHaveLength(1);
-    expect(ids[0]).toMatch(/^loc1\.al1\.[\w-]+\.[\w-]{43}$/);
+    expect(ids[0]).toMatch(/^loc1\.al1\.[0-9a-z]+\.[\w-]+$/);
   });
 
   it('never trusts a token that does not verify: its work is not restored, the id is the model’s again, a warning names it', async () => {
     const { client, lines } = await rig.gateway(script, { bindings: [notes] });
     const handed = await handBack(client);
     const id = handed.tool_calls![0].id;
-    const forged = `${id.slice(0, 12)}${id[12] === 'A' ? 'B' : 'A'}${id.slice(13)}`;
+    const at = id.length - 10;
+    const forged = `${id.slice(0, at)}${id[at] === 'A' ? 'B' : 'A'}${id.slice(at + 1)}`;
     const tampered = { ...handed, tool_calls: [{ ...handed.tool_calls![0], id: forged }] };
     await client.chat.completions.create({ model: 'agent-1', messages: [question, tampered, { role: 'tool', tool_call_id: forged, content: 'Berlin' }], tools: [getLocation] });
 
     expect(rig.model.requests[2].body.messages).toEqual([followUpTurn[0], ...followUpTurn.slice(3)]);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop ignored a continuation that does not verify', forged: 1 }));
+  });
+
+  const followUp = (handed: OpenAI.ChatCompletionMessage, id = handed.tool_calls![0].id) => [question, handed, { role: 'tool' as const, tool_call_id: id, content: 'Berlin' }];
+
+  it('restores one copy of the work however often the client repeats its token, in one message or many', async () => {
+    const { client, lines } = await rig.gateway(script, { bindings: [notes] });
+    const handed = await handBack(client);
+    const call = handed.tool_calls![0];
+    const repeated = { ...handed, tool_calls: Array.from({ length: 50 }, () => call) };
+    const copies = Array.from({ length: 50 }, () => handed);
+    await client.chat.completions.create({ model: 'agent-1', messages: [question, repeated, ...copies, { role: 'tool', tool_call_id: call.id, content: 'Berlin' }], tools: [getLocation] });
+
+    const sent = rig.model.requests[2].body.messages;
+    expect(sent.filter((m) => m.role === 'tool' && m.tool_call_id === 's1')).toHaveLength(1);
+    expect(sent).toHaveLength(1 + 1 + 50 + 2 + 1);
+    expect(sent.slice(-4)).toEqual(followUpTurn.slice(1));
+    expect(JSON.stringify(sent)).not.toContain('.al1.');
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop ignored continuations past the bound of one per hand-back', ignored: 99 }));
+  });
+
+  it('does not expand a request that no binding takes: it passes on as the client sent it', async () => {
+    const { client } = await rig.gateway([...script.slice(0, 2), { content: 'Plain answer.' }], { bindings: [notes] });
+    const handed = await handBack(client);
+    const messages = followUp(handed);
+    await client.chat.completions.create({ model: 'plain-model', messages, tools: [getLocation] });
+
+    expect(rig.model.requests[2].headers['x-mcp-internal']).toBeUndefined();
+    expect(rig.model.requests[2].body.messages).toEqual(JSON.parse(JSON.stringify(messages)));
+  });
+
+  it.each([
+    ['another client (another Authorization)', { apiKey: 'someone-else' }, 'agent-1'],
+    ['another binding', {}, 'other-1'],
+  ])('restores nothing for %s replaying the token', async (_case, as, model) => {
+    const other = { ...notes, name: 'other', match: { model: 'other-*' } };
+    const { client, lines } = await rig.gateway(script, { bindings: [notes, other] });
+    const handed = await handBack(client);
+    const replayer = new OpenAI({ baseURL: client.baseURL, apiKey: 'client-key', maxRetries: 0, ...as });
+    await replayer.chat.completions.create({ model, messages: followUp(handed), tools: [getLocation] });
+
+    expect(rig.model.requests[2].body.messages).toEqual([followUpTurn[0], ...followUpTurn.slice(3)]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop ignored a continuation that does not verify', forged: 1 }));
+  });
+
+  it("keeps the loop's tool results from the client: no part of the token reads as them", async () => {
+    const { client } = await rig.gateway(script, { bindings: [notes] });
+    const token = (await handBack(client)).tool_calls![0].id.split('.al1.')[1];
+    const readable = (part: string) => {
+      try {
+        return inflateRawSync(Buffer.from(part, 'base64url')).toString('latin1');
+      } catch {
+        return Buffer.from(part, 'base64url').toString('latin1');
+      }
+    };
+    for (const part of token.split('.')) expect(readable(part)).not.toContain('note ids');
   });
 
   it.each([['a string', 'x.al1.y'], ['an object', { id: 'x.al1.y' }]])('passes a request whose tool_calls is %s on without a 500', async (_name, toolCalls) => {

@@ -1,4 +1,4 @@
-import { callsIn, wellFormedReply } from '../../lib/loop/model-reply';
+import { callsIn, contentText, errorMessage, wellFormedReply } from '../../lib/loop/model-reply';
 
 const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: 'stop', ...extra }] });
 
@@ -41,6 +41,32 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
   it('keeps a well-formed reply as it is', () => {
     const good = reply({ role: 'assistant', content: 'hi' });
     expect(wellFormedReply(good)).toEqual(good);
+  });
+
+  it('keeps every field of the message and of each call: reasoning, signatures, provider extras', () => {
+    const message = {
+      role: 'assistant',
+      content: '',
+      reasoning_content: 'The user wants the weather.',
+      reasoning_details: [{ type: 'reasoning.encrypted', data: 'opaque', index: 0 }],
+      tool_calls: [{ id: 'a', type: 'function', function: { name: 'lookup', arguments: '', strict: true }, extra_content: { google: { thought_signature: 'ts' } } }],
+    };
+    expect(wellFormedReply(reply(message)).choices[0].message).toEqual(message);
+  });
+
+  it("keeps content of parts that are not all text as the model gave it, and reads only its text parts as the answer's text", () => {
+    const content = [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }, { type: 'text', text: 'Paris.' }];
+    expect(wellFormedReply(reply({ role: 'assistant', content })).choices[0].message.content).toEqual(content);
+    expect(contentText(content)).toBe('Paris.');
+    expect(() => contentText(['Paris.'])).toThrow(`the reply's content is not text: ["Paris."]`);
+  });
+
+  it('names the message of an error body: an object, a list of them (Gemini), or a string error', () => {
+    expect(errorMessage({ error: { message: 'bad' } })).toBe('bad');
+    expect(errorMessage([{ error: { code: 400, message: 'Function call is missing a thought_signature', status: 'INVALID_ARGUMENT' } }])).toBe('Function call is missing a thought_signature');
+    expect(errorMessage({ error: 'model not found' })).toBe('model not found');
+    expect(errorMessage([])).toBeUndefined();
+    expect(errorMessage('oops')).toBeUndefined();
   });
 
   it('reads the calls of a client history of any shape: a list, and only its objects', () => {

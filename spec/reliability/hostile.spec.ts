@@ -94,6 +94,8 @@ const REPLIES: [string, ScriptStep][] = [
   ['an HTML page with 200', { raw: '<html>bad gateway</html>' }],
   ['an empty body', { raw: '' }],
   ['a stream frame with tool_calls: [null]', { raw: 'data: {"choices":[{"delta":{"tool_calls":[null]}}]}\n\ndata: [DONE]\n\n' }],
+  ['a stream frame with a tool call at index 4294967294', { raw: 'data: {"choices":[{"delta":{"tool_calls":[{"index":4294967294,"id":"a","function":{"name":"lookup","arguments":"{}"}}]}}]}\n\ndata: [DONE]\n\n' }],
+  ['a stream frame with a tool call at index "__proto__"', { raw: 'data: {"choices":[{"delta":{"tool_calls":[{"index":"__proto__","id":"a","function":{"name":"lookup","arguments":"{}"}}]}}]}\n\ndata: [DONE]\n\n' }],
   ['a stream frame with a numeric call id', { raw: 'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":5,"function":{"name":"lookup","arguments":"{}"}}]}}]}\n\ndata: [DONE]\n\n' }],
 ];
 
@@ -181,6 +183,8 @@ describe('reliability: hostile bodies and replies', () => {
 
   it.each(REPLIES)('a reply with %s, on each turn, to JSON and streaming clients: no 5xx, a well-formed answer', async (_name, step) => {
     for (const firstTurn of [true, false]) for (const stream of [false, true]) await sendReply(step, firstTurn, stream);
+    const stats = await gateway.stats();
+    expect(stats.prototypeKeys).toEqual(stats.prototypeKeysAtStart);
   }, SCENARIO_TIMEOUT_MS);
 
   it(`${RUNS} hostile model replies, on the first turn or a later one, to JSON and streaming clients: never a 5xx, never a hang`, async () => {
