@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { FROM_TRELLIS, Hierarchy } from './hierarchy';
+import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from './hierarchy';
 import type { LlmJudgeOptions } from './judge/llm';
 import { CONTINUATION_TTL_SEC } from './loop/continuation';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
@@ -30,7 +30,7 @@ const hints = new Map<string, string>([
   ['surface', "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'"],
   ['action', "it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'"],
   ['tool', "it must be a tool name glob, e.g. tool: 'files_*'"],
-  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', matches: '^/etc/' }"],
+  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: ['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', within: ['/srv/docs'] }"],
   ['llm', "it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }"],
   ['mode', "it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'"],
   ['timeoutSec', 'it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10'],
@@ -44,6 +44,7 @@ const hints = new Map<string, string>([
   ['registry', "it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')"],
   ['prefix', "it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'"],
   ['telemetry', 'it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }'],
+  ['trustClientHistory', "it must be false (default: only this loop's own turns and verified continuations unlock a child tool) or true (the client's history counts too), e.g. trustClientHistory: false"],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'"],
 ]);
 
@@ -96,6 +97,12 @@ const hierarchySchema = Joi.any()
       const error = new Error(`did you mean '${FROM_TRELLIS}'? That takes the tree from Trellis; a single tool named ${JSON.stringify(value)} is written [${JSON.stringify(value)}]`);
       return helpers.error('any.custom', { error });
     }
+    // A misspelt node key (`childern`) is a misspelt option: taken as is, the children would silently disappear.
+    const misspelt = unknownNodeKey(value);
+    if (misspelt) {
+      const { state } = helpers as unknown as { state: { path: (string | number)[]; localize(path: (string | number)[]): Joi.State } };
+      return helpers.error('object.unknown', { child: misspelt.at(-1), known: NODE_KEYS }, state.localize([...state.path, ...misspelt]));
+    }
     try {
       return new Hierarchy(Array.isArray(value) ? value : [value]);
     } catch (error) {
@@ -139,6 +146,7 @@ export const optionsSchema = settingsSchema.keys({
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization', 'traceparent', 'tracestate', 'x-request-id']),
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
+  trustClientHistory: Joi.boolean().default(false),
   continuationTtlSec: range('continuationTtlSec', 10, 86400, CONTINUATION_TTL_SEC),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   passImages: Joi.boolean().default(false),
@@ -177,6 +185,8 @@ export interface ValidOptions extends Settings {
   forwardHeaders: string[];
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  /** tools the client's history says ran unlock their children too; by default only this loop's and verified continuations' do */
+  trustClientHistory: boolean;
   /** how long a hand-back's continuation token restores the loop's work */
   continuationTtlSec: number;
   maxToolResultBytes: number;

@@ -20,6 +20,8 @@ export interface LoopDeps {
   caller: SelfCaller;
   /** seals the record of a loop's work that a hand-back carries */
   continuations: Continuations;
+  /** whether tools the client's history says ran unlock their children, or only this loop's and verified continuations' */
+  trustClientHistory: boolean;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -70,11 +72,12 @@ function chatUrlOf(url: string, wire: Wire): string {
 
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, the wire's conversation and reply),
- * runs it, and sends its answer. Only a fall-through is left to the caller. A client that went away never falls
- * through: with `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its
- * outcome is logged.
+ * runs it, and sends its answer. `verified`: the work the request's continuation tokens restored (in the wire's
+ * shape), which alone (with this loop's own turns) unlocks the hierarchy gate, unless the client's history is
+ * trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, body: WireRequest, binding: ActiveBinding): Promise<LoopResult> {
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, body: WireRequest, binding: ActiveBinding, verified: readonly unknown[] = []): Promise<LoopResult> {
   const url = deps.caller.urlFor(req);
   const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
@@ -115,7 +118,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
       binding,
       wire: wire.name,
       conversation,
-      succeeded: wire.succeededIn(conversation.history),
+      succeeded: wire.succeededIn(deps.trustClientHistory ? conversation.history : verified),
       signal,
       logger,
       verbose: logs(logger, 'info'),
