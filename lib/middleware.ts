@@ -5,6 +5,8 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { ApprovalLedger } from './loop/approval-ledger';
+import { ApprovalTokens } from './loop/approval-token';
 import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
@@ -50,6 +52,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     maxRepeatedCalls: valid.maxRepeatedCalls,
     maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
+    approvals: { tool: valid.approval.tool, tokens: new ApprovalTokens(key, valid.approval.ttlSec), ledger: new ApprovalLedger(valid.approval.ttlSec) },
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
     telemetry,
@@ -94,16 +97,18 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
     if (!wire) return next();
-    if (isAmbiguousPath(req.originalUrl)) {
-      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
-      return next();
-    }
-    const verdict = markerVerdict(req);
+    const verdict = markerVerdict(req, key);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
     // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.
     if (verdict === 'forged') {
-      logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      // another agentLoop's turn in this process (its own secret) is no forgery: it is just not ours to loop
+      if (markerVerdict(req) === 'internal') logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
+      else logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      return next();
+    }
+    if (isAmbiguousPath(req.originalUrl)) {
+      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
       return next();
     }
     const body: unknown = req.body;

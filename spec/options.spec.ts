@@ -54,6 +54,10 @@ describe('agentLoop options', () => {
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', forwardHeaders: ['bad header'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "forwardHeaders?: ['authorization']"],
     [{ trellis: { mcp: { command: 'node', forwardHeaders: ['authorization'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "option 'trellis' is {\"mcp\":{\"command\":\"node\",\"forwardHeaders\":[\"authorization\"]}}; it must be a Trellis"],
     [{ passImages: 'yes' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'passImages' is \"yes\"; it must be true (tools' images go to the next turn as image parts, for vision models) or false"],
+    [{ bindings: [{ ...binding, requireApproval: 'sometimes' }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].requireApproval' is \"sometimes\"; it must be 'always', 'never' (default) or { never: { toolNames: [...] } }"],
+    [{ bindings: [{ ...binding, requireApproval: { never: { tool_names: ['a'] } } }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].requireApproval.never.tool_names'. Did you mean `toolNames`?"],
+    [{ approval: { tool: 'approve tool' } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "fails to match the required pattern: /^[a-zA-Z0-9_-]{1,64}$/; it must be the name of the tool a client declares (in tools) to approve calls, letters, digits, _ and - (default 'approve_tool_call'), e.g. tool: 'approve_tool_call'."],
+    [{ approval: { ttlSec: 5 } }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'approval.ttlSec' is 5; it must be a whole number from 10 to 86400 (default 600), e.g. ttlSec: 600."],
     [{ bindings: [{ ...binding, resetTimeoutOnProgress: 1 }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].resetTimeoutOnProgress' is 1; it must be true (a progress notification starts the tool timeout afresh"],
   ])('rejects %j at start-up with %s', (options, code, message) => {
     const error = failure({ trellis, bindings: [binding], ...options });
@@ -74,7 +78,7 @@ describe('agentLoop options', () => {
     [{ judge: 5 }, "option 'judge' is 5; it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }."],
     [{ judge: { rules: 5 } }, "option 'judge.rules' is 5; rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]."],
     [{ judge: { rules: [{ surface: 'x', action: 'block' }] } }, "option 'judge.rules[0].surface' is \"x\"; it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'."],
-    [{ judge: { rules: [{ surface: 'tool_call', action: 'deny' }] } }, "option 'judge.rules[0].action' is \"deny\"; it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'."],
+    [{ judge: { rules: [{ surface: 'tool_call', action: 'deny' }] } }, "option 'judge.rules[0].action' is \"deny\"; it must be 'allow', 'block', 'rewrite' or 'ask' (a person approves the call first), e.g. action: 'block'."],
     [{ judge: { rules: [{ surface: 'tool_call', when: { content: 'x' }, action: 'block' }] } }, "when.content applies to the context surface; on tool_call use when.argument and when.matches; rules are a list like ["],
     [{ judge: { rules: [], mode: 'x' } }, "option 'judge.mode' is \"x\"; it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'."],
     [{ judge: { llm: { policy: 'p' } } }, "option 'judge.llm.model' is undefined; it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }."],

@@ -20,6 +20,8 @@ describe('isAmbiguousPath', () => {
     ['/v1%2fchat/completions', true],
     ['/x\\..\\v1/chat/completions', true],
     ['/v1/ch\u00e4t/completions', true],
+    ['http://elsewhere/v1/chat/completions', true],
+    [':99999/v1/chat/completions', true],
   ])('%s: %s', (path, ambiguous) => {
     expect(isAmbiguousPath(path)).toBe(ambiguous);
   });

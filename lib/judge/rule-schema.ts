@@ -70,6 +70,7 @@ function conditionTarget(rule: Rule): 'argument' | 'paths' | 'content' | 'annota
 function coherentRule(rule: Rule, helpers: CustomHelpers): Rule | Joi.ErrorReport {
   const target = conditionTarget(rule);
   if (rule.surface === 'tool_call' && target === 'content') return helpers.error('rule.contentOnToolCall');
+  if (rule.action === 'ask' && rule.surface !== 'tool_call') return helpers.error('rule.askOnContext');
   if (rule.action !== 'rewrite') return rule;
   if (target === 'paths') return helpers.error('rule.rewriteWithin');
   if (rule.surface === 'tool_call' && target !== 'argument') return helpers.error('rule.rewriteNeedsArgument');
@@ -85,7 +86,7 @@ const ruleSchema = Joi.object<Rule>({
     then: contentCondition,
     otherwise: Joi.alternatives().conditional('.annotation', { is: Joi.exist(), then: annotationCondition, otherwise: argumentCondition }),
   }),
-  action: Joi.string().valid('allow', 'block', 'rewrite').required(),
+  action: Joi.string().valid('allow', 'block', 'rewrite', 'ask').required(),
   reason: Joi.string(),
   replace: Joi.string()
     .allow('')
@@ -98,6 +99,7 @@ const ruleSchema = Joi.object<Rule>({
   .custom(coherentRule)
   .messages({
     'rule.contentOnToolCall': '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
+    'rule.askOnContext': "{{#label}}: action 'ask' applies to the tool_call surface (a person approves a call before it runs); a result cannot wait for approval",
     'rule.rewriteNeedsArgument': '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
     'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
     'rule.rewriteWithin': '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',

@@ -15,7 +15,7 @@ export interface Rule {
   /** glob: `*` matches any run of characters */
   tool?: string;
   when?: RuleCondition;
-  action: 'allow' | 'block' | 'rewrite';
+  action: 'allow' | 'block' | 'rewrite' | 'ask';
   reason?: string;
   /** for `rewrite`: replacement for every match of the rule's regex */
   replace?: string;

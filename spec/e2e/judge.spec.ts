@@ -188,7 +188,7 @@ describe('the judge inside the loop, end to end', () => {
     it.each([
       ['throws', { judge: { evaluate: () => Promise.reject(new Error('policy store offline')) } }, 'judge failed: policy store offline'],
       ['times out', { judge: { evaluate: () => new Promise<Verdict>(() => undefined) }, timeoutSec: 0.1 }, 'judge failed: timed out after 0.1s'],
-      ['returns garbage', { judge: { evaluate: async () => ({ action: 'maybe' }) as unknown as Verdict } }, 'judge failed: invalid verdict: action must be allow, block or rewrite, got "maybe"'],
+      ['returns garbage', { judge: { evaluate: async () => ({ action: 'maybe' }) as unknown as Verdict } }, 'judge failed: invalid verdict: action must be allow, block, rewrite or ask, got "maybe"'],
     ])('a judge that %s blocks the call and the loop still answers', async (_case, judge, reason) => {
       model.setScript(shellThenAnswer());
       const res = await send({ judge: judge as AgentLoopOptions['judge'] });
