@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
-import type { ApprovalDecision, ApprovalReader } from '../loop/approval-answers';
+import type { ApprovalDecision, ApprovalReader } from '../loop/approval-decision';
 import type { Continuations } from '../loop/continuation';
 import type { LoopStats } from '../loop/context';
 import type { Answer, Reply, TextSink } from '../loop/reply';
