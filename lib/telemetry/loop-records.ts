@@ -1,6 +1,6 @@
 import type { ChatUsage } from '../types';
 import { chatUsage } from '../wire/chat-answer';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
 
 /** how many finished loops are kept */
 export const RECENT_LOOPS = 100;
