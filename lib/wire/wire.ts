@@ -21,8 +21,11 @@ export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({ id: call.i
 export interface TurnReader<Output = unknown> {
   /** a `stream: false` reply, parsed (undefined when it is not JSON) */
   json(body: unknown): TurnResult<Output>;
-  /** a `stream: true` reply, read as it arrives; each text delta goes to `onText` (a promise there says to wait) */
-  stream(stream: Readable, onText: TextSink): Promise<TurnResult<Output>>;
+  /**
+   * a `stream: true` reply, read as it arrives (`streamedTurn` with the wire's event reader); each text delta goes to
+   * `onText` (a promise there says to wait); past `maxBytes` the turn fails
+   */
+  stream(stream: Readable, onText: TextSink, maxBytes: number): Promise<TurnResult<Output>>;
 }
 
 /** The conversation of one loop in the wire's own shape: the client's history, then the loop's turns. */
