@@ -6,6 +6,11 @@ const root = path.resolve(__dirname, '..', '..');
 // Under node_modules so that the transpiled files still resolve the project's packages.
 const outDir = path.join(root, 'node_modules', '.cache', 'express-agent-loop-bench');
 const SOURCES = ['lib', 'fixtures', 'bench'];
+/**
+ * The bench's own packages (bench/package.json), for the transpiled files: they sit under the root's node_modules,
+ * so the project's packages resolve first and these only for what the project does not install.
+ */
+export const BENCH_PACKAGES = path.join(root, 'bench', 'node_modules');
 let transpiled = false;
 
 function compilerOptions(): ts.CompilerOptions {
@@ -18,6 +23,7 @@ function compilerOptions(): ts.CompilerOptions {
 function transpileTree(dir: string, options: ts.CompilerOptions): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const source = path.join(dir, entry.name);
+    if (entry.name === 'node_modules') continue;
     if (entry.isDirectory()) transpileTree(source, options);
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
       const target = path.join(outDir, path.relative(root, source)).replace(/\.ts$/, '.js');
