@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
+import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from './admin/gateway-admin';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from './internal';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
@@ -17,6 +18,8 @@ export interface GatewayConfig extends AgentLoopOptions {
   upstream: { url: string; apiKeyEnv?: string };
   /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
   bodyLimit?: string | number;
+  /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
+  admin?: GatewayAdminConfig;
 }
 
 const hints = new Map([
@@ -26,6 +29,7 @@ const hints = new Map([
   ['host', "it must be a host name or address to listen on, e.g. '127.0.0.1'"],
   ['port', 'it must be a port number from 0 to 65535, e.g. 3000'],
   ['bodyLimit', "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'"],
+  ['admin', ADMIN_HINT],
 ]);
 
 /** what express.json() takes as its `limit` */
@@ -40,6 +44,7 @@ const gatewaySchema = Joi.object({
   upstream: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), apiKeyEnv: Joi.string() }).required(),
   bodyLimit: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
   ...Object.fromEntries(loopOptions),
+  admin: adminConfigSchema,
 });
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
@@ -66,7 +71,8 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
  */
 export function createGateway(config: GatewayConfig): Express {
   validated(gatewaySchema, config, hints, 'createGateway');
-  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, ...loopOptions } = config;
+  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, admin, ...loopOptions } = config;
+  const adminKey = adminKeyOf(admin);
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
   const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
@@ -74,6 +80,7 @@ export function createGateway(config: GatewayConfig): Express {
   app.disable('x-powered-by');
   app.locals.agentLoop = loop;
   healthRoutes(app, loop, health);
+  if (adminKey) app.use('/admin', loop.admin({ key: adminKey }));
   const registry = loop.metrics;
   if (registry) {
     app.get('/metrics', function metricsEndpoint(_req, res, next) {

@@ -136,6 +136,9 @@ const bindingSchema = Joi.object({
   requireApproval: Joi.alternatives(Joi.string().valid('always', 'never'), Joi.object({ never: Joi.object({ toolNames: Joi.array().items(Joi.string()).required() }).required() })).default('never'),
 });
 
+/** what `settings.update({ bindings: { <name>: ... } })` may change on a binding */
+export const bindingSettingsSchema = Joi.object({ maxTurns: bindingSchema.extract('maxTurns'), toolTimeoutSec: bindingSchema.extract('toolTimeoutSec') });
+
 export const settingsSchema = Joi.object({
   totalBudgetSec: range('totalBudgetSec', 1, 3600, 120),
   defaultMaxTurns: range('defaultMaxTurns', 1, 50, 6),
@@ -179,6 +182,19 @@ export interface Settings {
   /** undefined: no token budget */
   maxTokensPerLoop?: number;
 }
+
+export interface BindingSettings {
+  maxTurns: number;
+  toolTimeoutSec: number;
+}
+
+/** What `settings.get()` shows: the global tunables, and each binding's under its name. */
+export interface RunTimeSettings extends Settings {
+  bindings: Record<string, BindingSettings>;
+}
+
+/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` (or undefined) lifts the token budget. */
+export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop'>> & { maxTokensPerLoop?: number | null; bindings?: Record<string, Partial<BindingSettings>> };
 
 export type ValidBinding = Omit<Required<Binding>, 'hierarchy' | 'trellis'> & { hierarchy: HierarchySource; trellis?: TrellisOption };
 

@@ -12,7 +12,7 @@ describe('gateway.example.json', () => {
   it('is a config createGateway accepts', async () => {
     const app = createGateway({ ...(example as GatewayConfig), logger: quiet });
     const loop = app.locals.agentLoop as AgentLoopMiddleware;
-    expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop });
+    expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });
     await loop.close();
   });
 

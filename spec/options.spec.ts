@@ -17,7 +17,7 @@ function failure(options: unknown): AgentLoopError {
 describe('agentLoop options', () => {
   it('accepts good options and fills the defaults', () => {
     const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
-    expect(loop.settings.get()).toEqual({ totalBudgetSec: 120, defaultMaxTurns: 6, maxToolCallsPerTurn: 8 });
+    expect(loop.settings.get()).toEqual({ totalBudgetSec: 120, defaultMaxTurns: 6, maxToolCallsPerTurn: 8, bindings: { b: { maxTurns: 6, toolTimeoutSec: 30 } } });
   });
 
   it.each([
@@ -121,7 +121,7 @@ describe('agentLoop options', () => {
     expect(() => loop.settings.update({ totalBudgetSec: 0 })).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_OUT_OF_RANGE' }));
     expect(() => loop.settings.update({ maxTokensPerLoop: 1.5 })).toThrow("agentLoop: option 'maxTokensPerLoop' is 1.5; it must be a whole number from 1 to 1000000000");
     expect(() => loop.settings.update({ maxTurns: 3 } as never)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION' }));
-    expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({ totalBudgetSec: 30, defaultMaxTurns: 6, maxToolCallsPerTurn: 8 });
+    expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({ totalBudgetSec: 30, defaultMaxTurns: 6, maxToolCallsPerTurn: 8, bindings: { b: { maxTurns: 6, toolTimeoutSec: 30 } } });
     expect(loop.settings.get().totalBudgetSec).toBe(30);
   });
 });

@@ -64,7 +64,10 @@ function decisionFor(verdict: Verdict, input: JudgeInput): JudgeDecision {
   return input.surface === 'tool_call' ? { blocked: false, arguments: verdict.arguments } : { blocked: false, result: verdict.result };
 }
 
-export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?: LoopMetrics): JudgeRunner {
+/** what the admin API's loop records keep of a verdict */
+export type VerdictSink = (loopId: string, verdict: { surface: string; tool: string; action: string; reason?: string }) => void;
+
+export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?: LoopMetrics, onVerdict?: VerdictSink): JudgeRunner {
   const judge = judgeFrom(option);
   return {
     async review(input, context) {
@@ -73,6 +76,7 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
       const reason = failure ?? ('reason' in verdict ? verdict.reason : undefined);
       const level = failure || verdict.action === 'block' ? 'warn' : 'info';
       metrics?.verdict(input.binding, input.surface, failure ? 'error' : verdict.action);
+      onVerdict?.(context.loopId, { surface: input.surface, tool: input.tool, action: verdict.action, ...(reason === undefined ? {} : { reason }) });
       (context.logger ?? logger)[level]('judge verdict', {
         loopId: context.loopId,
         surface: input.surface,

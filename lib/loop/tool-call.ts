@@ -2,7 +2,7 @@ import { blockedText, type JudgeDecision } from '../judge/runner';
 import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall, ToolProgress } from '../types';
-import { cannotApproveText, requiredApproval } from './approval';
+import { cannotApproveText, MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval, tooLongToApproveText } from './approval';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
@@ -43,6 +43,7 @@ function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, a
   const reason = ask ?? requiredApproval(loop.binding.requireApproval, loop.binding.name, tool);
   if (reason === undefined) return undefined;
   if (loop.approvalTool === undefined) return { kind: 'unapproved', text: cannotApproveText(tool) };
+  if (Buffer.byteLength(JSON.stringify(args)) > MAX_APPROVAL_ARGUMENTS_BYTES) return { kind: 'unapproved', text: tooLongToApproveText(tool) };
   return { kind: 'pending', text: '', approval: { arguments: args, reason } };
 }
 

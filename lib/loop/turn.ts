@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall } from '../types';
 import type { PendingApproval } from './approval';
 import type { Loop } from './context';
+import { givenId } from './call-id';
 import { callsIn } from './model-reply';
 import { runToolCall, type ToolOutcome } from './tool-call';
 
@@ -26,12 +27,14 @@ function calledIds(messages: ChatMessage[]): Set<string> {
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
- * used (the model repeated an id), gets `call_<loop>_<turn>_<n>`, so every call has exactly one answer.
+ * used (the model repeated an id), gets one of the loop's (in the model's own id form, else `call_<loop>_<turn>_<n>`),
+ * so every call has exactly one answer.
  */
 function withOwnIds(loop: Loop, calls: ToolCall[], turn: number): ToolCall[] {
   const used = calledIds(loop.messages);
+  const like = calls.find((call) => call.id)?.id ?? [...used].at(-1);
   return calls.map((call, i) => {
-    const own = call.id && !used.has(call.id) ? call : { ...call, id: `call_${loop.id}_${turn}_${i}` };
+    const own = call.id && !used.has(call.id) ? call : { ...call, id: givenId(like, `call_${loop.id}_${turn}_${i}`, used) };
     used.add(own.id);
     return own;
   });
@@ -78,7 +81,7 @@ export async function runToolCalls(loop: Loop, assistant: ChatMessage, turn: num
   const pending: PendingApproval[] = [];
   kept.forEach((call, i) => {
     const { approval, text } = outcomes[i];
-    if (approval) pending.push({ call, tool: call.function.name, ...approval });
+    if (approval) pending.push({ callId: call.id, tool: call.function.name, ...approval });
     else loop.messages.push({ role: 'tool', tool_call_id: call.id, content: text });
   });
   const images = imageMessage(kept, outcomes);

@@ -66,6 +66,11 @@ export class ToolCatalog {
     return this.listed ? undefined : (this.failure ?? 'not listed yet');
   }
 
+  /** why the last listing failed (the last known tools are offered meanwhile); undefined when it worked */
+  get listingFailure(): string | undefined {
+    return this.failure;
+  }
+
   /** The text a call to a tool outside the tree in force reads: never an empty list of valid tools. */
   unknownToolText(tool: string): string {
     const valid = this.offered.hierarchy.tools;

@@ -247,4 +247,24 @@ describe('tracing under an HTTP instrumentation', () => {
       await (gateway.locals.agentLoop as AgentLoopMiddleware).close();
     }
   });
+
+  it('marks a call waiting for approval on its execute_tool span (no error) and each approval step as an event on the loop span', async () => {
+    rig.mcp.setTool({ name: 'notes_delete', description: 'Delete a note.', annotations: { destructiveHint: true }, handler: () => ({ content: [{ type: 'text', text: 'deleted' }] }) });
+    const judge = { rules: [{ surface: 'tool_call' as const, tool: 'notes_delete', action: 'ask' as const }] };
+    const approve = { type: 'function' as const, function: { name: 'approve_tool_call', parameters: { type: 'object', properties: {} } } };
+    const { client } = await rig.gateway([{ toolCalls: [{ id: 'd1', name: 'notes_delete' }] }, { content: 'Deleted.' }], { bindings: [{ ...notes, hierarchy: ['notes_delete'] }], metrics: false, judge });
+    const first = await client.chat.completions.create({ ...ask('delete it'), tools: [approve] });
+    const [agent, , waiting] = await spans(3);
+    expect(waiting.name).toBe('execute_tool notes_delete');
+    expect(waiting.attributes['agent_loop.approval']).toBe('asked');
+    expect(waiting.status.code).not.toBe(ERROR);
+    expect(agent.events.map((event) => [event.name, event.attributes])).toEqual([['agent_loop.approval', { 'gen_ai.tool.name': 'notes_delete', 'agent_loop.approval': 'asked' }]]);
+
+    exporter.reset();
+    const handed = first.choices[0].message;
+    await client.chat.completions.create({ ...ask('delete it'), messages: [ask('delete it').messages[0], handed, { role: 'tool', tool_call_id: handed.tool_calls![0].id, content: '{"approved":true}' }], tools: [approve] });
+    const again = await spans(3);
+    expect(byName(again, 'invoke_agent notes')[0].events.map((event) => event.attributes?.['agent_loop.approval'])).toEqual(['granted']);
+    expect(byName(again, 'execute_tool notes_delete')[0].status.code).not.toBe(ERROR);
+  });
 });
