@@ -27,7 +27,8 @@ const CALL_TIMEOUT_MS = 60 * 60 * 1000;
 const LIST_TIMEOUT_MS = 30 * 1000;
 
 function placeOf(options: McpTrellisOptions): string {
-  if (!('url' in options)) return `'${options.command}'`;
+  // the arguments too: two servers started with `node` are told apart by their scripts
+  if (!('url' in options)) return `'${[options.command, ...(options.args ?? [])].join(' ')}'`;
   const url = URL.canParse(options.url) ? new URL(options.url) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `mcpTrellis: url '${options.url}' is not an http(s) URL; expected e.g. 'http://127.0.0.1:4000/mcp'.`);
