@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { AgentLoopError } from '../errors';
-import { redacted } from '../redact';
+import { redacted, redactedArgs } from '../redact';
 import { defaultLogger } from '../logger';
 import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
@@ -28,8 +28,8 @@ const CALL_TIMEOUT_MS = 60 * 60 * 1000;
 const LIST_TIMEOUT_MS = 30 * 1000;
 
 function placeOf(options: McpTrellisOptions): string {
-  // the arguments too: two servers started with `node` are told apart by their scripts
-  if (!('url' in options)) return `'${[options.command, ...(options.args ?? [])].join(' ')}'`;
+  // the arguments too (redacted): two servers started with `node` are told apart by their scripts
+  if (!('url' in options)) return `'${[options.command, ...redactedArgs(options.args ?? [])].join(' ')}'`;
   const url = URL.canParse(options.url) ? new URL(options.url) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `mcpTrellis: url '${redacted(options.url)}' is not an http(s) URL; expected e.g. 'http://127.0.0.1:4000/mcp'.`);
