@@ -114,9 +114,9 @@ describe('agentLoop options', () => {
   it("never shows a URL's user info or query string, nor a credential in stdio args", () => {
     const messages = [
       failure({ trellis: { mcp: { url: 'ftp://ada:pw0rd@x/mcp?key=abc123' } }, bindings: [binding] }).message,
-      failure({ trellis: { mcp: { command: 'node', args: ['--api-key', 'k-0f9e8d', '--token=t-0f9e8d'], listTtlSec: -1 } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { command: 'node', args: ['--api-key', 'k-0f9e8d', '--token=t-0f9e8d'], forwardHeaders: ['authorization'] } }, bindings: [binding] }).message,
     ];
-    expect(messages[0]).toContain(`option 'trellis' is {"mcp":{"url":"ftp://[redacted]@x/mcp?[redacted]"}}`);
+    expect(messages[0]).toContain(`option 'trellis.mcp.url' is "ftp://[redacted]@x/mcp?[redacted]"`);
     expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"command":"node","args":["--api-key","[redacted]","--token=[redacted]`);
     for (const secret of ['pw0rd', 'abc123', 'k-0f9e8d', 't-0f9e8d']) expect(messages.join('\n')).not.toContain(secret);
   });
