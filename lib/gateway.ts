@@ -69,8 +69,13 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
  * A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
-export function createGateway(config: GatewayConfig): Express {
+/** Throws the coded error createGateway would for `config`'s own keys (the loop's options are agentLoop's to check). */
+export function validateGatewayConfig(config: unknown): void {
   validated(gatewaySchema, config, hints, 'createGateway');
+}
+
+export function createGateway(config: GatewayConfig): Express {
+  validateGatewayConfig(config);
   const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, admin, ...loopOptions } = config;
   const adminKey = adminKeyOf(admin);
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
