@@ -50,7 +50,7 @@ export function main(argv = process.argv.slice(2)): void {
     return fail(`agent-loop-gateway: ${(error as Error).message}\n${USAGE}`);
   }
   if (values.help) {
-    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.`);
+    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.`);
     return process.exit(0);
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);

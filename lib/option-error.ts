@@ -1,5 +1,6 @@
 import type Joi from 'joi';
 import { AgentLoopError } from './errors';
+import { redacted, redactedArgs } from './redact';
 
 export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -53,10 +54,11 @@ function pathOf(path: (string | number)[]): string {
 }
 
 /** Options whose values are secrets: an error message (which lands in logs and CI output) never shows them. */
-const SECRET = new Set(['internalSecret', 'headers', 'env']);
+const SECRET = new Set(['internalSecret', 'headers', 'env', 'clientKeys']);
 
 function hidingSecrets(key: string, value: unknown): unknown {
-  return SECRET.has(key) && value !== undefined ? '[not shown]' : value;
+  if (SECRET.has(key) && value !== undefined) return '[not shown]';
+  return key === 'args' && Array.isArray(value) ? redactedArgs(value) : value;
 }
 
 function show(value: unknown, name?: string): string {
@@ -64,7 +66,9 @@ function show(value: unknown, name?: string): string {
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (name !== undefined && SECRET.has(name) && value !== undefined) return typeof value === 'string' ? `a string of ${value.length} characters (not shown)` : `${Array.isArray(value) ? 'an array' : `a ${value === null ? 'null' : typeof value}`} (not shown)`;
   const text = JSON.stringify(value, hidingSecrets);
-  return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  if (text === undefined) return String(value);
+  const shown = redacted(text);
+  return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
 }
 
 function valueAt(root: unknown, path: (string | number)[]): unknown {

@@ -142,7 +142,7 @@ describe('agent-loop-gateway (the CLI)', () => {
   it('prints the usage and exits 0 on --help', async () => {
     running = cli('--help');
     expect(await running.exited).toBe(0);
-    expect(running.stdout).toBe(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.\n`);
+    expect(running.stdout).toBe(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.\n`);
     expect(running.stderr).toBe('');
   });
 

@@ -1,3 +1,4 @@
+import { mcpTrellis } from '../lib/trellis/mcp';
 import { agentLoop, AgentLoopError } from '../lib';
 import { localTrellis } from '../lib/trellis/local';
 
@@ -103,6 +104,20 @@ describe('agentLoop options', () => {
     ];
     for (const message of messages) expect(message).not.toContain(secret);
     expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"url":"ftp://x","headers":"[not shown]"}}`);
+  });
+
+  it("never shows a URL's user info or query string, nor a credential in stdio args", () => {
+    const messages = [
+      failure({ trellis: { mcp: { url: 'ftp://ada:pw0rd@x/mcp?key=abc123' } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { command: 'node', args: ['--api-key', 'k-0f9e8d', '--token=t-0f9e8d'], listTtlSec: -1 } }, bindings: [binding] }).message,
+    ];
+    expect(messages[0]).toContain(`option 'trellis' is {"mcp":{"url":"ftp://[redacted]@x/mcp?[redacted]"}}`);
+    expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"command":"node","args":["--api-key","[redacted]","--token=[redacted]`);
+    for (const secret of ['pw0rd', 'abc123', 'k-0f9e8d', 't-0f9e8d']) expect(messages.join('\n')).not.toContain(secret);
+  });
+
+  it("mcpTrellis never shows a bad URL's credentials", () => {
+    expect(() => mcpTrellis({ url: 'ftp://ada:pw0rd@x/mcp?key=abc123' })).toThrow("mcpTrellis: url 'ftp://[redacted]@x/mcp?[redacted]' is not an http(s) URL");
   });
 
   it("accepts hierarchy 'from-trellis' and an MCP trellis with its listing TTL", async () => {

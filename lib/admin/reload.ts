@@ -11,7 +11,7 @@ type Config = Record<string, unknown>;
 const TUNABLE = ['totalBudgetSec', 'defaultMaxTurns', 'maxToolCallsPerTurn', 'maxTokensPerLoop'];
 const BINDING_TUNABLE = ['maxTurns', 'toolTimeoutSec'];
 /** the gateway's own keys, which agentLoop does not take */
-const GATEWAY_ONLY = ['host', 'port', 'upstream', 'bodyLimit', 'admin'];
+const GATEWAY_ONLY = ['host', 'port', 'upstream', 'bodyLimit', 'admin', 'clientKeys', 'clientKeysEnv'];
 
 const without = (value: unknown, keys: string[]) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key))) : value);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

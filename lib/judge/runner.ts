@@ -1,3 +1,4 @@
+import { redacted } from '../redact';
 import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
 import { evaluateWithin } from './deadline';
@@ -82,7 +83,7 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
         surface: input.surface,
         tool: input.tool,
         action: verdict.action,
-        reason,
+        reason: reason === undefined ? undefined : redacted(reason),
         durationMs: Date.now() - startedAt,
         mode: option.mode,
         ...(input.approved ? { approved: true } : {}),

@@ -1,4 +1,5 @@
 import { blockedText, type JudgeDecision } from '../judge/runner';
+import { redacted } from '../redact';
 import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
 import type { CallToolResult, JudgeSurface, ToolCall, ToolProgress } from '../types';
@@ -90,7 +91,7 @@ export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch,
     result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
-    return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };
+    return { kind: 'transport', text: `tool error: ${redacted((error as Error)?.message ?? String(error))}` };
   }
   const text = resultText(result, loop.maxToolResultBytes, loop.passImages);
   const after = await review(loop, 'context', tool, args, approved, text);

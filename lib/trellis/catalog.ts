@@ -1,4 +1,5 @@
 import { FROM_TRELLIS, Hierarchy } from '../hierarchy';
+import { redacted } from '../redact';
 import type { ChatTool, EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
 import { effectiveAnnotations } from './annotations';
 
@@ -54,7 +55,7 @@ export class ToolCatalog {
       this.failure = undefined;
     } catch (error) {
       if (!signal?.aborted) {
-        this.failure = (error as Error).message;
+        this.failure = redacted((error as Error).message);
         this.logger.warn(`agent-loop trellis listing failed; ${this.fallback()}`, { binding: this.binding, reason: this.failure });
       }
     }

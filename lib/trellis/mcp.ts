@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { AgentLoopError } from '../errors';
+import { redacted } from '../redact';
 import { defaultLogger } from '../logger';
 import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
@@ -30,7 +31,7 @@ function placeOf(options: McpTrellisOptions): string {
   if (!('url' in options)) return `'${options.command}'`;
   const url = URL.canParse(options.url) ? new URL(options.url) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `mcpTrellis: url '${options.url}' is not an http(s) URL; expected e.g. 'http://127.0.0.1:4000/mcp'.`);
+    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `mcpTrellis: url '${redacted(options.url)}' is not an http(s) URL; expected e.g. 'http://127.0.0.1:4000/mcp'.`);
   }
   return `${url.origin}${url.pathname}`;
 }

@@ -130,6 +130,26 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     expect(clock.attributes['gen_ai.tool.call.result']).toBe('2025-01-01T12:00:00.000Z');
   });
 
+  it("bounds the client's model name and the model's tool name in span names (64 plain characters) and attributes (256)", async () => {
+    const model = `agent-${'m'.repeat(300)} <b>\u202e`;
+    const tool = `clock_now${'t'.repeat(1000)}; DROP`;
+    const { client } = await rig.gateway([{ toolCalls: [{ id: `c${'9'.repeat(400)}`, name: tool }] }, { content: 'noon' }], { bindings: [notes], metrics: false });
+    await client.chat.completions.create({ ...ask(), model });
+
+    const all = await spans(4);
+    const [turn, call] = ['chat', 'execute_tool'].map((operation) => all.find((span) => span.attributes['gen_ai.operation.name'] === operation)!);
+    expect(turn.name).toBe(`chat agent-${'m'.repeat(58)}`);
+    expect(turn.attributes['gen_ai.request.model']).toBe(model.slice(0, 256));
+    expect(call.name).toBe(`execute_tool clock_now${'t'.repeat(55)}`);
+    expect(call.attributes['gen_ai.tool.name']).toBe(tool.slice(0, 256));
+    expect(call.attributes['gen_ai.tool.call.id']).toBe(`c${'9'.repeat(255)}`);
+
+    exporter.reset();
+    rig.model.setScript([{ content: 'noon' }]);
+    await client.chat.completions.create({ ...ask(), model: 'agent-1 <b>\u202e' });
+    expect((await spans(2)).map((span) => span.name)).toContain('chat agent-1__b__');
+  });
+
   it("marks a turn that failed and a loop that fell through, with error.type", async () => {
     const { client } = await rig.gateway([{ status: 500 }], { bindings: [notes], metrics: false });
     await expect(client.chat.completions.create(ask())).rejects.toThrow();
