@@ -55,7 +55,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
   const key = markerKey(valid.internalSecret);
-  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall);
+  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall, valid.maxReplyBytes);
   const inFlight = new InFlightLoops();
   const settings = new LiveSettings({ totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop }, bindings, logger);
   let records: LoopRecorder | undefined;

@@ -3,6 +3,7 @@ import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from './hierarchy'
 import type { LlmJudgeOptions } from './judge/llm';
 import { APPROVAL_TOOL, APPROVAL_TTL_SEC, type ApprovalOptions } from './loop/approval';
 import { CONTINUATION_TTL_SEC } from './loop/continuation';
+import { MAX_REPLY_BYTES } from './loop/turn-stream';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { distance, validated } from './option-error';
@@ -63,6 +64,9 @@ const limit = (name: string, min: number, max: number, example: number) => {
   hints.set(name, `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`);
   return Joi.number().integer().min(min).max(max);
 };
+
+/** `maxReplyBytes`' ceiling: a string past about 512 MiB is more than V8 can hold */
+const MAX_REPLY_BYTES_CEILING = 256 * 1024 * 1024;
 
 /** the default of `shutdownDrainSec`: the CLI gives a request still running after the drain as long again */
 export const SHUTDOWN_DRAIN_SEC = 10;
@@ -163,6 +167,7 @@ export const optionsSchema = settingsSchema.keys({
   shutdownDrainSec: range('shutdownDrainSec', 0, 3600, SHUTDOWN_DRAIN_SEC),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
+  maxReplyBytes: range('maxReplyBytes', 1024, MAX_REPLY_BYTES_CEILING, MAX_REPLY_BYTES),
   judge: judgeOptionSchema,
   approval: Joi.object({ tool: Joi.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default(APPROVAL_TOOL), ttlSec: range('ttlSec', 10, 86400, APPROVAL_TTL_SEC) }).default(),
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
@@ -220,6 +225,8 @@ export interface ValidOptions extends Settings {
   shutdownDrainSec: number;
   maxRepeatedCalls: number;
   maxContextBytes?: number;
+  /** what one turn may read of the model's reply (JSON body or whole stream); past it the turn fails */
+  maxReplyBytes: number;
   judge?: JudgeOption;
   approval: ApprovalOptions;
   webSearch?: WebSearchOptions;

@@ -50,6 +50,7 @@ describe('agentLoop options', () => {
     [{ maxRepeatedCalls: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxRepeatedCalls' is 0; it must be a whole number from 1 to 100 (default 3), e.g. maxRepeatedCalls: 3."],
     [{ maxTokensPerLoop: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is 0; it must be a whole number from 1 to 1000000000, or left out for no limit, e.g. maxTokensPerLoop: 50000."],
     [{ maxContextBytes: 1000 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxContextBytes' is 1000; it must be a whole number from 1024 to 1073741824, or left out for no limit, e.g. maxContextBytes: 200000."],
+    [{ maxReplyBytes: 512 * 1024 * 1024 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxReplyBytes' is 536870912; it must be a whole number from 1024 to 268435456 (default 33554432), e.g. maxReplyBytes: 33554432."],
     [{ maxTokensPerLoop: '5k' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is \"5k\"; it must be a whole number from 1 to 1000000000"],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', forwardHeaders: ['bad header'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "forwardHeaders?: ['authorization']"],

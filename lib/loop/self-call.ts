@@ -10,7 +10,7 @@ import { frontDoorOf, InProcessAgents } from './in-process';
 import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
 import type { ChatCompletion, SelfCallTransport } from '../types';
 import type { TextSink } from './reply';
-import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
+import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
 export class SelfCallError extends Error {
@@ -67,10 +67,12 @@ export class SelfCaller {
     private readonly forwardHeaders: string[],
     private readonly selfUrl?: string,
     private readonly transport: SelfCallTransport = 'in-process',
+    private readonly maxReplyBytes = MAX_REPLY_BYTES,
   ) {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
-    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [] });
+    // `maxContentLength` bounds a JSON reply; a streamed one is bounded as it is read.
+    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [], maxContentLength: maxReplyBytes });
     // axios merges its instance defaults into every request's config: keep only what this client uses. No default
     // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
     // per request), nothing for browsers (xsrf) or data: URLs (env).
@@ -90,7 +92,7 @@ export class SelfCaller {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
-      return streamedTurn(untilAborted(response.data, call.signal), onText).then(wellFormed, (error: Error) => {
+      return streamedTurn(untilAborted(response.data, call.signal), onText, this.maxReplyBytes).then(wellFormed, (error: Error) => {
         throw new SelfCallError(reasonOf(error, call.signal));
       });
     }

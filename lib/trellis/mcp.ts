@@ -90,15 +90,18 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
     open: (forwarded) => connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
   });
 
-  /** Runs `use` on the session; a session the server no longer knows is re-initialised once and `use` retried. */
+  /**
+   * Runs `use` on the session. When the server no longer knows it, or it was dropped under `use` because the server
+   * lost it (the call was in flight), `use` is retried once on the next session: every call in flight then waits for
+   * the same single re-initialise. A server that went away is no lost session: its calls fail as they are.
+   */
   async function withClient<T>(use: (client: Client) => Promise<T>, signal?: AbortSignal, connection: McpConnection = shared): Promise<T> {
     const client = await abortable(connection.client(), signal);
     try {
       return await use(client);
     } catch (error) {
-      if (!isSessionLost(error) || signal?.aborted) throw error;
-      logger.info('trellis session lost; re-initialising', { trellis });
-      await connection.discard(client);
+      if (signal?.aborted || !(isSessionLost(error) || connection.lostSession(client))) throw error;
+      if (await connection.discard(client, true)) logger.info('trellis session lost; re-initialising', { trellis });
       return use(await abortable(connection.client(), signal));
     }
   }
