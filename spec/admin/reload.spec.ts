@@ -6,6 +6,7 @@ import request from 'supertest';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { reloadConfig } from '../../lib/admin/reload';
 import { memoryLogger } from '../helpers/gateway';
+import { javascript } from '../helpers/javascript';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 
 const KEY = 'reload-admin-key-0123456789abcdef';
@@ -84,7 +85,7 @@ describe('reloading the config file (what the CLI does on SIGHUP)', () => {
   it('the CLI reloads on SIGHUP and keeps serving', async () => {
     const config = { ...started(), admin: { keyEnv: 'RELOAD_ADMIN_KEY' } };
     writeConfig(file, config);
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'lib/cli.ts', '--config', file, '--port', '0'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', RELOAD_ADMIN_KEY: KEY } });
+    const child = spawn(process.execPath, [javascript('lib/cli.ts'), '--config', file, '--port', '0'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', RELOAD_ADMIN_KEY: KEY } });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', resolve));
