@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { ChatUsage } from '../types';
-import type { Answer, AnswerIdentity, Reply } from './reply';
+import { chatAnswer, chatUsage, type AnswerIdentity } from '../wire/chat-answer';
+import type { Answer, Reply } from './reply';
 
 const PROGRESS_INTERVAL_MS = 1000;
 
@@ -55,8 +56,9 @@ export class StreamReply implements Reply {
   }
 
   send(answer: Answer): void {
-    (answer.message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
-    this.finish(answer.finishReason, answer.usage);
+    const { message, finishReason } = chatAnswer(answer);
+    (message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
+    this.finish(finishReason, answer.usage && chatUsage(answer.usage));
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */

@@ -51,10 +51,18 @@ async function* bounded(stream: Readable, maxBytes: number): AsyncGenerator<Buff
   }
 }
 
-/** A streamed turn read as it arrives, at most `maxBytes` of it; the stream is destroyed only when the turn fails. */
-export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number): Promise<ChatCompletion> {
+/** Reads one wire's SSE reply as it arrives, to its end event; a broken stream throws. */
+export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink) => Promise<T>;
+
+/**
+ * A streamed turn read as it arrives (a chat completion unless another wire's reader is given), at most `maxBytes`
+ * of it; the stream is destroyed only when the turn fails.
+ */
+export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number): Promise<ChatCompletion>;
+export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T>;
+export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<unknown> = streamedCompletion): Promise<unknown> {
   try {
-    const completion = await streamedCompletion(bounded(stream, maxBytes), onText);
+    const completion = await read(bounded(stream, maxBytes), onText);
     await drain(stream);
     return completion;
   } catch (error) {

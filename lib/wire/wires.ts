@@ -1,0 +1,9 @@
+import { chatWire } from './chat';
+import type { Wire } from './wire';
+
+/** Every front door the loop serves, by the end of its path. */
+export const WIRES: readonly Wire[] = [chatWire];
+
+export function wireFor(path: string): Wire | undefined {
+  return WIRES.find((wire) => wire.matches(path));
+}
