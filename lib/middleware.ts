@@ -27,9 +27,10 @@ import type { Wire, WireRequest } from './wire/wire';
 import { wireFor } from './wire/wires';
 
 export interface AgentLoopMiddleware extends RequestHandler {
-  settings: { get(): RunTimeSettings; update(partial: SettingsPatch): RunTimeSettings };
+  /** `source`: who changed them, for the log line (default `settings.update()`) */
+  settings: { get(): RunTimeSettings; update(partial: SettingsPatch, source?: string): RunTimeSettings };
   /** the judge's rules: read them, or replace them (validated like the option) for the loops that start from now on */
-  judgeRules: { get(): JudgeView; replace(rules: Rule[]): JudgeView };
+  judgeRules: { get(): JudgeView; replace(rules: Rule[], source?: string): JudgeView };
   /** the admin API and page, for `app.use('/admin', loop.admin({ key }))`; `{ auth: false }` when your own middleware guards it */
   admin(options: AdminOptions): Router;
   close(): Promise<void>;
@@ -144,8 +145,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     inFlight.track(run);
   } as AgentLoopMiddleware;
 
-  middleware.settings = { get: () => settings.get(), update: (partial) => settings.update(partial) };
-  middleware.judgeRules = { get: () => judge.view(), replace: (rules) => judge.replaceRules(rules) };
+  middleware.settings = { get: () => settings.get(), update: (partial, source) => settings.update(partial, source) };
+  middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
   middleware.admin = function admin(adminOptions) {
     records ??= new LoopRecorder(valid.telemetry?.captureContent === true);
     const router = adminRouter({ settings, bindings, judge, records, captureContent: valid.telemetry?.captureContent === true }, adminOptions, logger);

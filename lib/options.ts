@@ -15,6 +15,7 @@ import type { Binding, Judge, Logger, SelfCallTransport, TrellisOption } from '.
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
   ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
+  ['mcp.url', "it must be the server's http(s) URL, scheme included, e.g. url: 'http://127.0.0.1:4000/mcp'"],
   ['bindings', "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]"],
   ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
   ['match.model', "it must be a model name glob or a list of them, e.g. model: 'gpt-*' or model: ['gpt-4o', 'llama3*']"],
@@ -152,7 +153,7 @@ export const settingsSchema = Joi.object({
 
 export const optionsSchema = settingsSchema.keys({
   trellis: trellisSchema,
-  bindings: Joi.array().items(bindingSchema).unique('name').default([]),
+  bindings: Joi.array().items(bindingSchema).unique('name').messages({ 'array.unique': 'bindings[{#dupePos}] has that name too' }).default([]),
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   selfCall: Joi.string().valid('in-process', 'socket').when('selfUrl', { is: Joi.exist(), then: Joi.valid(Joi.override, 'socket') }),
