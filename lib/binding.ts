@@ -7,7 +7,7 @@ import type { ValidOptions } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
-import type { BindingMatch, Logger, Trellis } from './types';
+import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
 import type { WireRequest } from './wire/wire';
 
 type Matcher = (req: Request, model: unknown) => boolean;
@@ -67,10 +67,10 @@ export class Bindings {
 }
 
 /** Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up. */
-function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false): ActiveBinding {
+function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false, requireApproval: RequireApproval = 'never'): ActiveBinding {
   const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
   void catalog.tools();
-  return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress };
+  return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval };
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
@@ -85,7 +85,7 @@ export function activateBindings(valid: ValidOptions, logger: Logger, owned: Tre
         `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
       );
     }
-    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec, spec.resetTimeoutOnProgress), match: spec.match };
+    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec, spec.resetTimeoutOnProgress, spec.requireApproval), match: spec.match };
   });
   const search = valid.webSearch && {
     always: valid.webSearch.always === true,

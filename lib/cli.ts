@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { AgentLoopError } from './errors';
 import { createGateway, type GatewayConfig } from './gateway';
@@ -78,20 +78,28 @@ export function main(argv = process.argv.slice(2)): void {
 let shuttingDown = false;
 
 /**
- * Stops accepting, drains, then exits 0. In-process turns never come in through the listener, so it closes at once;
- * socket turns (`selfUrl`, `selfCall: 'socket'`) do, so then it stays open until the loops drained, and new
- * requests meanwhile get no loop (the normal handler answers them). Either way /readyz says 503 from the signal on,
- * and a request still running after the drain gets the drain's length again before its connection is cut.
+ * Stops taking connections and leaves the open ones alone. `http.Server#close()` also closes the idle ones, and
+ * between two turns of a loop its in-process connection is idle: the next turn, already written, would be cut.
+ */
+function stopListening(server: http.Server): void {
+  net.Server.prototype.close.call(server);
+}
+
+/**
+ * Stops accepting, drains, then exits 0. In-process turns never come in through the listener, so it stops listening
+ * at once; socket turns (`selfUrl`, `selfCall: 'socket'`) do, so then it stays open until the loops drained, and new
+ * requests meanwhile get no loop (the normal handler answers them). Idle connections are closed once the loops
+ * drained. Either way /readyz says 503 from the signal on, and a request still running after the drain gets the
+ * drain's length again before its connection is cut.
  */
 async function shutDown(server: http.Server, loop: AgentLoopMiddleware, { drainSec, turnsUseListener }: { drainSec: number; turnsUseListener: boolean }, signal: NodeJS.Signals): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting`);
   const closed = new Promise((resolve) => server.once('close', resolve));
-  if (!turnsUseListener) server.close();
+  if (!turnsUseListener) stopListening(server);
   await loop.close();
-  if (turnsUseListener) server.close();
-  server.closeIdleConnections();
+  server.close();
   setTimeout(() => server.closeAllConnections(), drainSec * 1000).unref();
   await closed;
   process.exit(0);

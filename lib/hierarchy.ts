@@ -3,6 +3,25 @@ import type { ChatMessage, HierarchyNode, Tool } from './types';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The keys a tool node `{ tool, children }` may have. */
+export const NODE_KEYS = ['tool', 'children'];
+
+/** The path to the first key of a tool node that is not one of `NODE_KEYS` (`childern`), from `nodes` down. */
+export function unknownNodeKey(nodes: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (Array.isArray(nodes)) {
+    for (const [i, node] of nodes.entries()) {
+      const found = unknownNodeKey(node, [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof nodes !== 'object' || nodes === null) return undefined;
+  const unknown = Object.keys(nodes).find((key) => !NODE_KEYS.includes(key));
+  if (unknown !== undefined) return [...path, unknown];
+  const { children } = nodes as { children?: unknown };
+  return Array.isArray(children) ? unknownNodeKey(children, [...path, 'children']) : undefined;
+}
+
 /** A binding's `hierarchy` value that takes the tree from the tools' own `_meta.parent`. */
 export const FROM_TRELLIS = 'from-trellis';
 
@@ -81,7 +100,7 @@ export class Hierarchy {
 
 export const isFailureText = (text: string): boolean => text.startsWith('tool error:') || text.startsWith('⛔');
 
-/** Tools that already ran successfully in the client's own history: they unlock their children. */
+/** Tools that ran successfully in `messages` (a verified continuation's work, or a trusted history): they unlock their children. */
 export function succeededInHistory(messages: ChatMessage[]): Set<string> {
   const names = new Map<string, string>();
   const succeeded = new Set<string>();

@@ -8,7 +8,12 @@ const VERDICT = Symbol('agent-loop.internal-verdict');
 const SIGNATURE_LENGTH = 43; // base64url of a SHA-256 digest
 const keys = new Set<Buffer>();
 
-type Marked = IncomingMessage & { [VERDICT]?: Verdict };
+/** The marker as the request brought it (the header is gone once read), and the verdict under each key asked. */
+interface Memo {
+  value: unknown;
+  verdicts: Map<Buffer | undefined, Verdict>;
+}
+type Marked = IncomingMessage & { [VERDICT]?: Memo };
 export type Verdict = 'internal' | 'external' | 'forged';
 
 /** Whether the process-wide key comes from env MCP_INTERNAL_SECRET (and so may be shared with other processes). */
@@ -37,22 +42,23 @@ export function signMarker(key: Buffer, loopId: string, expiresAt: number): stri
 
 // Every turn of a loop carries the loop's marker, so it is verified once: later turns find it here until it expires.
 // Only a marker that verified is ever stored, so a lookup can only succeed for a string that would verify anyway.
+// Each entry keeps the key it verified under: a marker of one agentLoop is no proof to another with its own secret.
 const MAX_VERIFIED = 4_096;
-const verified = new Map<string, number>();
+const verified = new Map<string, { expiresAt: number; key: Buffer }>();
 
-function remember(marker: string, expiresAt: number): void {
+function remember(marker: string, expiresAt: number, key: Buffer): void {
   const now = Date.now();
-  for (const [oldest, expiry] of verified) {
-    if (expiry > now && verified.size < MAX_VERIFIED) break;
+  for (const [oldest, entry] of verified) {
+    if (entry.expiresAt > now && verified.size < MAX_VERIFIED) break;
     verified.delete(oldest);
   }
-  verified.set(marker, expiresAt);
+  verified.set(marker, { expiresAt, key });
 }
 
-function verifies(value: unknown): boolean {
+function verifies(value: unknown, accepted: Iterable<Buffer>): boolean {
   if (typeof value !== 'string' || value.length > 200) return false;
   const known = verified.get(value);
-  if (known !== undefined) return known > Date.now();
+  if (known !== undefined && [...accepted].some((key) => key.equals(known.key))) return known.expiresAt > Date.now();
   const cut = value.lastIndexOf('.');
   const payload = value.slice(0, cut);
   const given = Buffer.from(value.slice(cut + 1));
@@ -60,32 +66,44 @@ function verifies(value: unknown): boolean {
   const expiresAt = Number(fields[2]);
   if (cut < 0 || given.length !== SIGNATURE_LENGTH || fields.length !== 3 || fields[0] !== 'v1') return false;
   if (!(expiresAt > Date.now())) return false;
-  for (const key of keys) {
+  for (const key of accepted) {
     if (timingSafeEqual(given, Buffer.from(signature(key, payload)))) {
-      remember(value, expiresAt);
+      remember(value, expiresAt, key);
       return true;
     }
   }
   return false;
 }
 
+/** The marker out of `headers` and out of `rawHeaders` (name, value, name, value...), where a logger may read it. */
+function removeMarker(req: IncomingMessage): void {
+  delete req.headers[INTERNAL_HEADER];
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === INTERNAL_HEADER) raw.splice(i, 2);
+}
+
 /**
- * Whether `req` is one of the loop's own self-calls. Verifies the signed marker once, memoises the verdict on
- * the request and removes the header either way, so it never travels upstream and a forged one is never trusted.
+ * Whether `req` is a self-call signed under `key` (one agentLoop's), or with no key under any agentLoop's of this
+ * process. Verifies the marker once per key, memoises the verdict on the request and removes the header either way,
+ * so it never travels upstream and a forged one is never trusted.
  */
-export function markerVerdict(req: IncomingMessage): Verdict {
+export function markerVerdict(req: IncomingMessage, key?: Buffer): Verdict {
   const marked = req as Marked;
-  if (marked[VERDICT]) return marked[VERDICT];
-  const value = req.headers[INTERNAL_HEADER];
-  let verdict: Verdict = 'external';
-  if (value !== undefined) {
-    verdict = verifies(value) ? 'internal' : 'forged';
-    delete req.headers[INTERNAL_HEADER];
+  let memo = marked[VERDICT];
+  if (!memo) {
+    memo = { value: req.headers[INTERNAL_HEADER], verdicts: new Map() };
+    marked[VERDICT] = memo;
+    if (memo.value !== undefined) removeMarker(req);
   }
-  marked[VERDICT] = verdict;
+  let verdict = memo.verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = memo.value === undefined ? 'external' : verifies(memo.value, key ? [key] : keys) ? 'internal' : 'forged';
+    memo.verdicts.set(key, verdict);
+  }
   return verdict;
 }
 
+/** Whether `req` is a turn of any agentLoop in this process: injectors skip every loop's turns. */
 export function isInternalRequest(req: IncomingMessage): boolean {
   return markerVerdict(req) === 'internal';
 }

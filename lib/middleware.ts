@@ -5,6 +5,9 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { ApprovalLedger } from './loop/approval-ledger';
+import { ApprovalTokens } from './loop/approval-token';
+import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -43,11 +46,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     continuations,
     logger,
     settings: () => settings,
+    trustClientHistory: valid.trustClientHistory,
     maxToolResultBytes: valid.maxToolResultBytes,
     passImages: valid.passImages,
     maxRepeatedCalls: valid.maxRepeatedCalls,
     maxContextBytes: valid.maxContextBytes,
     judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
+    approvals: { tool: valid.approval.tool, tokens: new ApprovalTokens(key, valid.approval.ttlSec), ledger: new ApprovalLedger(valid.approval.ttlSec) },
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
     telemetry,
@@ -75,29 +80,35 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
-  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): WireRequest {
+  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; verified: unknown[] } {
     const restored = wire.restore(body, { continuations, req, binding: binding.name });
-    if (!restored) return body;
+    if (!restored) return { request: body, verified: [] };
     if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
     if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });
     req.body = restored.body;
-    return restored.body;
+    return { request: restored.body, verified: restored.verified };
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding): Promise<void> {
-    const result = await startLoop(deps, req, res, wire, body, binding);
+  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, verified: unknown[]): Promise<void> {
+    const result = await startLoop(deps, req, res, wire, body, binding, verified);
     if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
     if (!wire) return next();
-    const verdict = markerVerdict(req);
+    const verdict = markerVerdict(req, key);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
     // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.
     if (verdict === 'forged') {
-      logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      // another agentLoop's turn in this process (its own secret) is no forgery: it is just not ours to loop
+      if (markerVerdict(req) === 'internal') logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
+      else logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      return next();
+    }
+    if (isAmbiguousPath(req.originalUrl)) {
+      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
       return next();
     }
     const body: unknown = req.body;
@@ -105,12 +116,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    const request = withRestoredWork(req, wire, body, binding);
+    const { request, verified } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, verified).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();

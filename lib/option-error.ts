@@ -111,7 +111,8 @@ export function validated<T>(schema: Joi.Schema, value: unknown, hints: Readonly
 /** Turns joi's complaint into a coded error naming the option, the bad value and the fix. */
 function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop', detail = error.details[0]): AgentLoopError {
   const unknownKey = detail.type === 'object.unknown';
-  const known = unknownKey ? knownKeys(schema.describe() as Described, detail.path.slice(0, -1)) : [];
+  // A custom check that knows the keys itself (a hierarchy node) says them; joi's description does not reach there.
+  const known = unknownKey ? ((detail.context?.known as string[] | undefined) ?? knownKeys(schema.describe() as Described, detail.path.slice(0, -1))) : [];
   if (known.length > 0) {
     const guess = closest(String(detail.path[detail.path.length - 1]), known);
     return new AgentLoopError(

@@ -1,6 +1,7 @@
 import Joi from 'joi';
-import { FROM_TRELLIS, Hierarchy } from './hierarchy';
+import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from './hierarchy';
 import type { LlmJudgeOptions } from './judge/llm';
+import { APPROVAL_TOOL, APPROVAL_TTL_SEC, type ApprovalOptions } from './loop/approval';
 import { CONTINUATION_TTL_SEC } from './loop/continuation';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
@@ -28,9 +29,9 @@ const hints = new Map<string, string>([
   ['judge', "it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }"],
   ['rules', "rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]"],
   ['surface', "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'"],
-  ['action', "it must be 'allow', 'block' or 'rewrite', e.g. action: 'block'"],
+  ['action', "it must be 'allow', 'block', 'rewrite' or 'ask' (a person approves the call first), e.g. action: 'block'"],
   ['tool', "it must be a tool name glob, e.g. tool: 'files_*'"],
-  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', matches: '^/etc/' }"],
+  ['when', "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: ['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', within: ['/srv/docs'] }"],
   ['llm', "it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }"],
   ['mode', "it must be 'enforce' (verdicts apply) or 'monitor' (verdicts are only logged), e.g. mode: 'enforce'"],
   ['timeoutSec', 'it must be a number of seconds from 0.1 to 120 (default 10), e.g. timeoutSec: 10'],
@@ -44,6 +45,11 @@ const hints = new Map<string, string>([
   ['registry', "it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')"],
   ['prefix', "it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'"],
   ['telemetry', 'it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }'],
+  ['requireApproval', "it must be 'always', 'never' (default) or { never: { toolNames: [...] } } (every tool but those named), e.g. requireApproval: { never: { toolNames: ['notes_read'] } }"],
+  ['toolNames', "it must be a list of tool names, e.g. toolNames: ['notes_open', 'notes_read']"],
+  ['approval.tool', "it must be the name of the tool a client declares (in tools) to approve calls, letters, digits, _ and - (default 'approve_tool_call'), e.g. tool: 'approve_tool_call'"],
+  ['approval', "it must be { tool?: the name of the tool a client declares to approve calls (default 'approve_tool_call'), ttlSec?: 10 to 86400 (default 600) }, e.g. approval: { tool: 'approve_tool_call' }"],
+  ['trustClientHistory', "it must be false (default: only this loop's own turns and verified continuations unlock a child tool) or true (the client's history counts too), e.g. trustClientHistory: false"],
   ['onClientDisconnect', "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'"],
 ]);
 
@@ -96,6 +102,12 @@ const hierarchySchema = Joi.any()
       const error = new Error(`did you mean '${FROM_TRELLIS}'? That takes the tree from Trellis; a single tool named ${JSON.stringify(value)} is written [${JSON.stringify(value)}]`);
       return helpers.error('any.custom', { error });
     }
+    // A misspelt node key (`childern`) is a misspelt option: taken as is, the children would silently disappear.
+    const misspelt = unknownNodeKey(value);
+    if (misspelt) {
+      const { state } = helpers as unknown as { state: { path: (string | number)[]; localize(path: (string | number)[]): Joi.State } };
+      return helpers.error('object.unknown', { child: misspelt.at(-1), known: NODE_KEYS }, state.localize([...state.path, ...misspelt]));
+    }
     try {
       return new Hierarchy(Array.isArray(value) ? value : [value]);
     } catch (error) {
@@ -121,6 +133,7 @@ const bindingSchema = Joi.object({
   toolTimeoutSec: range('toolTimeoutSec', 1, 300, 30),
   resetTimeoutOnProgress: Joi.boolean().default(false),
   trellis: trellisSchema,
+  requireApproval: Joi.alternatives(Joi.string().valid('always', 'never'), Joi.object({ never: Joi.object({ toolNames: Joi.array().items(Joi.string()).required() }).required() })).default('never'),
 });
 
 export const settingsSchema = Joi.object({
@@ -139,6 +152,7 @@ export const optionsSchema = settingsSchema.keys({
   forwardHeaders: Joi.array().items(Joi.string()).default(['authorization', 'traceparent', 'tracestate', 'x-request-id']),
   keepAliveSec: range('keepAliveSec', 1, 300, 10),
   onClientDisconnect: Joi.string().valid('abort', 'finish').default('abort'),
+  trustClientHistory: Joi.boolean().default(false),
   continuationTtlSec: range('continuationTtlSec', 10, 86400, CONTINUATION_TTL_SEC),
   maxToolResultBytes: range('maxToolResultBytes', 1024, 10 * 1024 * 1024, 64 * 1024),
   passImages: Joi.boolean().default(false),
@@ -147,6 +161,7 @@ export const optionsSchema = settingsSchema.keys({
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
   judge: judgeOptionSchema,
+  approval: Joi.object({ tool: Joi.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default(APPROVAL_TOOL), ttlSec: range('ttlSec', 10, 86400, APPROVAL_TTL_SEC) }).default(),
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
   metrics: Joi.alternatives(
     Joi.boolean().valid(false),
@@ -177,6 +192,8 @@ export interface ValidOptions extends Settings {
   forwardHeaders: string[];
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
+  /** tools the client's history says ran unlock their children too; by default only this loop's and verified continuations' do */
+  trustClientHistory: boolean;
   /** how long a hand-back's continuation token restores the loop's work */
   continuationTtlSec: number;
   maxToolResultBytes: number;
@@ -188,6 +205,7 @@ export interface ValidOptions extends Settings {
   maxRepeatedCalls: number;
   maxContextBytes?: number;
   judge?: JudgeOption;
+  approval: ApprovalOptions;
   webSearch?: WebSearchOptions;
   logger?: Logger;
   metrics?: MetricsOption | false;
@@ -196,7 +214,7 @@ export interface ValidOptions extends Settings {
 
 export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & Partial<JudgeSettings>;
 
-export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings' | 'judge'>> & { bindings?: Binding[]; judge?: JudgeOptionInput };
+export type AgentLoopOptions = Partial<Omit<ValidOptions, 'bindings' | 'judge' | 'approval'>> & { bindings?: Binding[]; judge?: JudgeOptionInput; approval?: Partial<ApprovalOptions> };
 
 export function validate<T>(schema: Joi.Schema, value: unknown): T {
   return validated<T>(schema, value ?? {}, hints);

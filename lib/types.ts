@@ -77,7 +77,12 @@ export interface Binding {
   /** a tool's progress notification starts its timeout afresh, up to the total budget (default false) */
   resetTimeoutOnProgress?: boolean;
   trellis?: TrellisOption;
+  /** which calls a person approves before they run, in OpenAI's words (default 'never') */
+  requireApproval?: RequireApproval;
 }
+
+/** `{ never: { toolNames } }`: every tool but those named needs approval. */
+export type RequireApproval = 'always' | 'never' | { never: { toolNames: string[] } };
 
 /** How a turn reaches the front door: handed to the server that took the request, in memory, or over loopback HTTP. */
 export type SelfCallTransport = 'in-process' | 'socket';
@@ -115,12 +120,16 @@ export interface JudgeInput {
   messages?: ChatMessage[] | Record<string, unknown>[];
   /** the tool's result text (context surface) */
   result?: string;
+  /** a person approved this call (it was handed to the client for approval and came back approved) */
+  approved?: boolean;
 }
 
 export type Verdict =
   | { action: 'allow' }
   | { action: 'block'; reason: string }
-  | { action: 'rewrite'; arguments?: Record<string, unknown>; result?: string; reason?: string };
+  | { action: 'rewrite'; arguments?: Record<string, unknown>; result?: string; reason?: string }
+  /** tool_call surface only: a person approves the call (with `arguments` when given) before it runs */
+  | { action: 'ask'; reason?: string; arguments?: Record<string, unknown> };
 
 export interface JudgeContext {
   signal: AbortSignal;

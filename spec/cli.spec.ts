@@ -239,6 +239,30 @@ describe('agent-loop-gateway (the CLI)', () => {
       await eventually(() => expect(alive(trellisPid)).toBe(false));
     }, 30_000);
 
+    it.each([
+      ['in-process turns (the default)', {}],
+      ["selfCall: 'socket'", { selfCall: 'socket' }],
+    ])('on SIGTERM between turns ends each of 20 concurrent 5-turn loops with its final answer, with %s', async (_name, extra) => {
+      // Every loop's first tool call waits at the gate; the gate lets one through every 2 ms and SIGTERM comes halfway,
+      // so that loops send their next turn on their pooled connection just as the signal arrives.
+      const waiting: (() => void)[] = [];
+      mcp.setTool({ name: 'gate', description: 'Waits for the test.', handler: () => new Promise((resolve) => waiting.push(() => resolve({ content: [{ type: 'text', text: 'open' }] }))) });
+      const toolTurns = (body: { messages: { role: string }[] }) => body.messages.filter((message) => message.role === 'tool').length;
+      model = await startModelServer((body) => (toolTurns(body) < 4 ? { toolCalls: [{ name: toolTurns(body) === 0 ? 'gate' : 'clock_now' }] } : { content: 'Done.' }));
+      const config = { upstream: { url: model.url }, trellis: { mcp: { url: mcp.url } }, bindings: [{ name: 'gated', match: { model: '*' }, hierarchy: ['gate', 'clock_now'] }], ...extra };
+      running = cli('--config', configFile(config), '--port', '0');
+      const url = await listeningUrl(running);
+      const answers = Array.from({ length: 20 }, () => postRaw(url, { model: 'any', messages: [{ role: 'user', content: 'time?' }] }));
+      await eventually(() => expect(waiting).toHaveLength(20), 20_000);
+      waiting.forEach((release, i) => setTimeout(release, i * 2));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      running!.child.kill('SIGTERM');
+
+      const ends = (await Promise.all(answers)).map(({ status, headers, body }) => `${status} ${headers['x-agent-loop-stop']} ${JSON.parse(body).choices[0].message.content}`);
+      expect(ends).toEqual(Array(20).fill('200 final Done.'));
+      expect(await running!.exited).toBe(0);
+    }, 60_000);
+
     it('ends a loop still running when shutdownDrainSec runs out with the shutdown note, HTTP 200, and exits 0', async () => {
       const { answer, trellisPid } = await gatewayMidLoop(60_000, { shutdownDrainSec: 1 });
       running!.child.kill('SIGTERM');

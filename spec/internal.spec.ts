@@ -1,18 +1,43 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { isInternalRequest, markerKey, signMarker, skipWhenInternal } from '../lib/internal';
+import { isInternalRequest, markerKey, markerVerdict, signMarker, skipWhenInternal } from '../lib/internal';
 
 const secret = 'a gateway secret that is long enough!';
 const key = markerKey(secret);
-const requestWith = (marker?: string | string[]) => ({ headers: marker === undefined ? {} : { 'x-mcp-internal': marker } }) as unknown as IncomingMessage;
+/** A request as Node parses one: `headers`, and `rawHeaders` as the lines came (name, value, name, value...). */
+const requestWith = (marker?: string | string[]) =>
+  ({
+    headers: { host: 'front.door', ...(marker === undefined ? {} : { 'x-mcp-internal': marker }) },
+    rawHeaders: ['Host', 'front.door', ...[marker ?? []].flat().flatMap((value) => ['X-MCP-Internal', value]), 'Content-Type', 'application/json'],
+  }) as unknown as IncomingMessage;
 
 describe('the X-MCP-Internal marker', () => {
   it('verifies a marker signed under a registered secret and removes the header', () => {
     const req = requestWith(signMarker(key, 'abc', Date.now() + 10_000));
     expect(isInternalRequest(req)).toBe(true);
     expect(req.headers['x-mcp-internal']).toBeUndefined();
+    expect(req.rawHeaders).toEqual(['Host', 'front.door', 'Content-Type', 'application/json']);
     expect(isInternalRequest(req)).toBe(true);
+  });
+
+  it('removes every marker line from rawHeaders too, forged ones included', () => {
+    const req = requestWith(['forged', signMarker(key, 'abc', Date.now() + 10_000)]);
+    expect(isInternalRequest(req)).toBe(false);
+    expect(req.rawHeaders).toEqual(['Host', 'front.door', 'Content-Type', 'application/json']);
+  });
+
+  it("trusts a marker under one agentLoop's key only for that one, whatever another verified first", () => {
+    const mine = markerKey('the secret of one agentLoop, long enough!!');
+    const theirs = markerKey('the secret of another agentLoop, long enough');
+    const expiresAt = Date.now() + 10_000;
+    const req = requestWith(signMarker(theirs, 'their-loop', expiresAt));
+    expect(markerVerdict(req, theirs)).toBe('internal');
+    expect(markerVerdict(req, mine)).toBe('forged');
+    expect(isInternalRequest(req)).toBe(true);
+    const again = requestWith(signMarker(theirs, 'their-loop', expiresAt));
+    expect(markerVerdict(again, mine)).toBe('forged');
+    expect(markerVerdict(requestWith(), mine)).toBe('external');
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import express from 'express';
+import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import request from 'supertest';
 import { agentLoop } from '../lib';
 import { signMarker } from '../lib/internal';
@@ -136,5 +137,20 @@ describe('agentLoop as middleware', () => {
     const { app } = buildGateway(model.url, { trellis, bindings, logger });
     await request(app).post('/v1/chat/completions').send(body).expect(200);
     expect(lines).toEqual([]);
+  });
+
+  it("passes another agentLoop's turns on (a marker under its own secret), never taking them for its own", async () => {
+    const { logger: first } = memoryLogger('warn');
+    const { logger: second, lines } = memoryLogger('debug');
+    const app = express();
+    app.use(express.json());
+    app.use(agentLoop({ trellis, bindings, logger: first, internalSecret: 'the first agentLoop of this app, long enough' }));
+    app.use(agentLoop({ trellis, bindings: [{ ...bindings[0], name: 'other' }], logger: second, internalSecret: 'the second agentLoop of this app, long enough' }));
+    app.post('/v1/chat/completions', createProxyMiddleware({ target: new URL(model.url).origin, on: { proxyReq: fixRequestBody } }));
+    const res = await request(app).post('/v1/chat/completions').send(body).expect(200);
+
+    expect(res.body.choices[0].message.content).toBe('It is 08:00 UTC.');
+    expect(model.requests).toHaveLength(2);
+    expect(lines.map((line) => line.message)).toEqual(["agent-loop passed on another agentLoop's turn", "agent-loop passed on another agentLoop's turn"]);
   });
 });

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
+import { CONTROL_CHARACTER } from './paths-within';
 import type { Rule } from './rule';
 
 function javaScriptAccepts(source: string): boolean {
@@ -31,13 +32,24 @@ const regex = Joi.string()
       "{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule",
   });
 
+const folder = Joi.string()
+  .pattern(/^\//)
+  .pattern(CONTROL_CHARACTER, { invert: true })
+  .messages({ 'string.pattern.base': '{{#label}} must be an absolute folder like "/srv/docs"', 'string.pattern.invert.base': '{{#label}} must be an absolute folder like "/srv/docs"' });
+
 const argumentCondition = Joi.object({
   argument: Joi.string()
     .pattern(/^[^.]+(\.[^.]+)*$/)
     .required()
     .messages({ 'string.pattern.base': '{{#label}} must be a dotted path like "path" or "options.target"' }),
-  matches: regex.required(),
-});
+  matches: regex,
+  within: Joi.array().items(folder).min(1).messages({ 'array.min': '{{#label}} must name at least one folder, e.g. within: ["/srv/docs"]' }),
+})
+  .xor('matches', 'within')
+  .messages({
+    'object.missing': '{{#label}} needs matches (a regex) or within (a list of folders, e.g. within: ["/srv/docs"])',
+    'object.xor': '{{#label}} takes matches or within, not both: write two rules',
+  });
 
 const contentCondition = Joi.object({ content: regex.required() });
 
@@ -48,16 +60,19 @@ const annotationCondition = Joi.object({
   is: Joi.boolean(),
 });
 
-function conditionTarget(rule: Rule): 'argument' | 'content' | 'annotation' | undefined {
+function conditionTarget(rule: Rule): 'argument' | 'paths' | 'content' | 'annotation' | undefined {
   if (!rule.when) return undefined;
   if ('annotation' in rule.when) return 'annotation';
+  if ('within' in rule.when) return 'paths';
   return 'content' in rule.when ? 'content' : 'argument';
 }
 
 function coherentRule(rule: Rule, helpers: CustomHelpers): Rule | Joi.ErrorReport {
   const target = conditionTarget(rule);
   if (rule.surface === 'tool_call' && target === 'content') return helpers.error('rule.contentOnToolCall');
+  if (rule.action === 'ask' && rule.surface !== 'tool_call') return helpers.error('rule.askOnContext');
   if (rule.action !== 'rewrite') return rule;
+  if (target === 'paths') return helpers.error('rule.rewriteWithin');
   if (rule.surface === 'tool_call' && target !== 'argument') return helpers.error('rule.rewriteNeedsArgument');
   if (rule.surface === 'context' && target !== 'content') return helpers.error('rule.rewriteNeedsContent');
   return rule;
@@ -71,7 +86,7 @@ const ruleSchema = Joi.object<Rule>({
     then: contentCondition,
     otherwise: Joi.alternatives().conditional('.annotation', { is: Joi.exist(), then: annotationCondition, otherwise: argumentCondition }),
   }),
-  action: Joi.string().valid('allow', 'block', 'rewrite').required(),
+  action: Joi.string().valid('allow', 'block', 'rewrite', 'ask').required(),
   reason: Joi.string(),
   replace: Joi.string()
     .allow('')
@@ -84,8 +99,10 @@ const ruleSchema = Joi.object<Rule>({
   .custom(coherentRule)
   .messages({
     'rule.contentOnToolCall': '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
+    'rule.askOnContext': "{{#label}}: action 'ask' applies to the tool_call surface (a person approves a call before it runs); a result cannot wait for approval",
     'rule.rewriteNeedsArgument': '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
     'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
+    'rule.rewriteWithin': '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',
   });
 
 export const rulesSchema = Joi.array().items(ruleSchema);

@@ -2,15 +2,20 @@ import { RE2JS } from 're2js';
 import { globToRegExp } from '../glob';
 import { effectiveAnnotations } from '../trellis/annotations';
 import type { JudgeInput, JudgeSurface } from '../types';
+import { folderOf, placementsOf } from './paths-within';
 
-export type RuleCondition = { argument: string; matches: string } | { content: string } | { annotation: string; is?: boolean };
+export type RuleCondition =
+  | { argument: string; matches: string }
+  | { argument: string; within: readonly string[] }
+  | { content: string }
+  | { annotation: string; is?: boolean };
 
 export interface Rule {
   surface: JudgeSurface;
   /** glob: `*` matches any run of characters */
   tool?: string;
   when?: RuleCondition;
-  action: 'allow' | 'block' | 'rewrite';
+  action: 'allow' | 'block' | 'rewrite' | 'ask';
   reason?: string;
   /** for `rewrite`: replacement for every match of the rule's regex */
   replace?: string;
@@ -24,12 +29,17 @@ export interface CompiledRule {
   argumentPath?: string[];
   /** the tool annotation the rule needs, and the value it needs it to have */
   annotation?: { name: string; is: boolean };
+  /** normalised folders the argument's paths must lie in */
+  within?: string[];
 }
 
 export function compileRule(rule: Rule): CompiledRule {
   const compiled: CompiledRule = { rule, tool: globToRegExp(rule.tool ?? '*') };
   if (rule.when && 'annotation' in rule.when) {
     compiled.annotation = { name: rule.when.annotation, is: rule.when.is ?? true };
+  } else if (rule.when && 'within' in rule.when) {
+    compiled.within = rule.when.within.map(folderOf);
+    compiled.argumentPath = rule.when.argument.split('.');
   } else if (rule.when && 'argument' in rule.when) {
     compiled.pattern = RE2JS.compile(rule.when.matches);
     compiled.argumentPath = rule.when.argument.split('.');
@@ -75,6 +85,16 @@ function annotationOf(input: JudgeInput, name: string): boolean {
   return annotations[name] === true;
 }
 
+/**
+ * `within`, read the safe way round: an `allow` needs every path the argument names inside a folder, a `block`
+ * any path that is not plainly outside, so neither a doubtful path nor a harmless one beside it slips through.
+ */
+function pathsMatch(compiled: CompiledRule, args: Record<string, unknown>): boolean {
+  const placements = placementsOf(valueAt(args, compiled.argumentPath!), compiled.within!);
+  if (compiled.rule.action === 'allow') return placements.length > 0 && placements.every((placement) => placement === 'inside');
+  return placements.some((placement) => placement !== 'outside');
+}
+
 /** The text the rule's regex matched ('' for a rule without `when`), or undefined when the rule does not apply. */
 export function matchedText(
   compiled: CompiledRule,
@@ -84,6 +104,7 @@ export function matchedText(
 ): string | undefined {
   if (compiled.rule.surface !== input.surface || !compiled.tool.test(input.tool)) return undefined;
   if (compiled.annotation) return annotationOf(input, compiled.annotation.name) === compiled.annotation.is ? '' : undefined;
+  if (compiled.within) return pathsMatch(compiled, args) ? '' : undefined;
   if (!compiled.pattern) return '';
   const text = compiled.argumentPath ? argumentText(compiled, args, compiled.argumentPath) : result;
   return text !== undefined && compiled.pattern.test(text) ? text : undefined;

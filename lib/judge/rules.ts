@@ -9,8 +9,8 @@ function defaultBlockReason(input: JudgeInput): string {
 }
 
 /**
- * The first `allow` or `block` rule that matches decides. `rewrite` rules before it all apply, in order, so that
- * several redaction rules (API keys, card numbers) all redact the same result.
+ * The first `allow`, `block` or `ask` rule that matches decides (`ask` is an `allow` once a person approved the call).
+ * `rewrite` rules before it all apply, in order, so that several redaction rules (API keys, card numbers) all redact the same result.
  */
 function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
   let args = input.arguments;
@@ -22,7 +22,8 @@ function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
     if (text === undefined) continue;
     const { action, reason, replace = '' } = compiled.rule;
     if (action === 'block') return { action: 'block', reason: reason ?? defaultBlockReason(input) };
-    if (action === 'allow') break;
+    if (action === 'allow' || (action === 'ask' && input.approved)) break;
+    if (action === 'ask') return { action: 'ask', ...(reason ? { reason } : {}), ...(rewritten ? { arguments: args } : {}) };
     const replaced = (compiled.pattern as RE2JS).matcher(text).replaceAll(replace);
     if (compiled.argumentPath) args = withValueAt(args, compiled.argumentPath, replaced);
     else result = replaced;

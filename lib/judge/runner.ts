@@ -6,8 +6,9 @@ import type { JudgeOption } from './options';
 import { rulesJudge } from './rules';
 import { verdictProblem } from './verdict';
 
+/** `ask`: why a person must approve the call (with `arguments`, when given) before it runs */
 export type JudgeDecision =
-  | { blocked: false; arguments?: Record<string, unknown>; result?: string }
+  | { blocked: false; arguments?: Record<string, unknown>; result?: string; ask?: string }
   | { blocked: true; reason: string };
 
 export interface JudgeRunner {
@@ -51,9 +52,15 @@ async function reviewed(judge: Judge, input: JudgeInput, context: JudgeContext, 
   return { verdict: option.onError === 'allow' ? { action: 'allow' } : { action: 'block', reason }, failure: reason };
 }
 
+/** A call a person already approved is not asked about again. */
 function decisionFor(verdict: Verdict, input: JudgeInput): JudgeDecision {
   if (verdict.action === 'block') return { blocked: true, reason: verdict.reason };
   if (verdict.action === 'allow') return { blocked: false };
+  if (verdict.action === 'ask') {
+    if (input.approved) return { blocked: false };
+    const ask = typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : `the policy asks a person to approve '${input.tool}'`;
+    return { blocked: false, ask, ...(verdict.arguments ? { arguments: verdict.arguments } : {}) };
+  }
   return input.surface === 'tool_call' ? { blocked: false, arguments: verdict.arguments } : { blocked: false, result: verdict.result };
 }
 
@@ -74,6 +81,7 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
         reason,
         durationMs: Date.now() - startedAt,
         mode: option.mode,
+        ...(input.approved ? { approved: true } : {}),
       });
       return option.mode === 'monitor' ? { blocked: false } : decisionFor(verdict, input);
     },

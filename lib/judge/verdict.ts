@@ -19,7 +19,10 @@ export function verdictProblem(value: unknown, surface: JudgeSurface): string | 
       return typeof value.reason === 'string' && value.reason.trim() !== '' ? undefined : 'a block needs a reason';
     case 'rewrite':
       return rewriteProblem(value, surface);
+    case 'ask':
+      if (surface !== 'tool_call') return 'ask applies to the tool_call surface: a result cannot wait for approval';
+      return value.arguments === undefined || isPlainObject(value.arguments) ? undefined : 'an ask\'s arguments must be an object';
     default:
-      return `action must be allow, block or rewrite, got ${JSON.stringify(value.action) ?? 'none'}`;
+      return `action must be allow, block, rewrite or ask, got ${JSON.stringify(value.action) ?? 'none'}`;
   }
 }

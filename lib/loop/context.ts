@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, Logger, ToolProgress, Trellis } from '../types';
+import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
 import type { Conversation, TurnResult, WireName } from '../wire/wire';
 import type { TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
@@ -18,6 +18,7 @@ export interface ActiveBinding {
   toolTimeoutSec: number;
   /** a tool's progress notification starts its timeout afresh (the total budget still bounds it) */
   resetTimeoutOnProgress?: boolean;
+  requireApproval: RequireApproval;
 }
 
 export interface LoopStats {
@@ -53,6 +54,8 @@ export interface Loop {
   onToolProgress?(tool: string, progress: ToolProgress): void;
   repeats: RepeatedCalls;
   judge?: JudgeRunner;
+  /** the tool this client declared to approve calls; undefined: it cannot approve, calls needing approval do not run */
+  approvalTool?: string;
   /** spans and metrics; undefined when neither is on */
   telemetry?: LoopTelemetry;
   /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */

@@ -12,6 +12,8 @@ export interface Answer {
   last?: TurnResult;
   /** the client's own calls, handed back (the first one carrying the loop's earlier work) */
   handBack?: WireCall[];
+  /** calls to the client's approval tool, one per call waiting for a person (the first carrying the loop's work) */
+  approvals?: WireCall[];
   usage?: TokenUsage;
 }
 

@@ -1,5 +1,6 @@
 import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import { budgetNote, type Deadline, type StopReason } from './budget';
+import type { PendingApproval } from './approval';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';
 import { runToolCalls } from './turn';
@@ -13,6 +14,8 @@ export interface LoopPlan {
   maxTokens?: number;
   deadline: Deadline;
   reply: Reply;
+  /** calls to the client's approval tool, one per call waiting for approval */
+  askApproval(pending: PendingApproval[]): WireCall[];
 }
 
 /**
@@ -72,7 +75,8 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
     if (plan.maxTokens !== undefined && (usage?.total ?? 0) >= plan.maxTokens) return stopWith('tokens');
     if (turn === plan.maxTurns) break;
     plan.reply.toolsRunning();
-    await runToolCalls(loop, reply, turn);
+    const pending = await runToolCalls(loop, reply, turn);
+    if (pending.length > 0) return { kind: 'answer', answer: { stop: 'final', text: text.value, last, usage, approvals: loop.conversation.handBack(reply, plan.askApproval(pending)) } };
   }
   return stopWith('max_turns');
 }

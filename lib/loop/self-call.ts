@@ -1,12 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import axios, { type AxiosInstance } from 'axios';
+import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
 import { errorMessage } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
+import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
 import type { ChatCompletion, SelfCallTransport } from '../types';
 import { chatReader } from '../wire/chat-reader';
 import type { TurnReader, TurnResult } from '../wire/wire';
@@ -61,8 +62,9 @@ function read<T>(reply: () => T): T {
 /** Every turn re-enters the app through its own front door, marked internal so no injector (nor the loop) reruns. */
 export class SelfCaller {
   private readonly http: AxiosInstance;
-  private readonly agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private readonly agents: Agents = { http: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), https: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
   private readonly inProcess = new InProcessAgents();
+  private readonly idleBounds = new IdleBounds([this.agents.http, this.agents.https]);
 
   constructor(
     private readonly key: Buffer,
@@ -93,12 +95,7 @@ export class SelfCaller {
    */
   async turn<Output>(req: Request, request: TurnRequest, call: SelfCall, reader: TurnReader<Output>, onText: TextSink = ignoreText): Promise<TurnResult<Output>> {
     const streaming = request.stream;
-    // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
-    const response = await this.http
-      .request({ method: 'post', url: call.url, httpAgent: call.agent, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' })
-      .catch((error: Error) => {
-        throw new SelfCallError(reasonOf(error, call.signal));
-      });
+    const response = await this.send(call, { method: 'post', url: call.url, httpAgent: call.agent, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' });
     if (response.status < 200 || response.status > 299) {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
@@ -110,6 +107,23 @@ export class SelfCaller {
     const result = read(() => reader.json(parsedOrUndefined(response.data)));
     if (result.text !== '') await onText(result.text);
     return result;
+  }
+
+  /**
+   * Sends one turn; a turn lost on a pooled connection the front door was closing (before any byte of the reply) is
+   * sent once more, on a new connection: a loop must not fall through because of its own connection.
+   */
+  private async send(call: SelfCall, config: AxiosRequestConfig): Promise<AxiosResponse> {
+    // request(), not post(): post() merges its arguments into a config of its own before request() merges again.
+    try {
+      return await this.http.request(config);
+    } catch (error) {
+      if (!lostOnPooledConnection(error, call.signal)) throw new SelfCallError(reasonOf(error as Error, call.signal));
+      dropIdleConnections(call.agent ?? (call.url.startsWith('https:') ? this.agents.https : this.agents.http));
+      return this.http.request(config).catch((again: Error) => {
+        throw new SelfCallError(reasonOf(again, call.signal));
+      });
+    }
   }
 
   private headersFor(req: Request, call: SelfCall, streaming: boolean): Record<string, string> {
@@ -142,9 +156,11 @@ export class SelfCaller {
    * transport: with `selfUrl`, `selfCall: 'socket'`, or a request whose server cannot be found.
    */
   agentFor(req: Request): http.Agent | undefined {
-    if (this.selfUrl !== undefined || this.transport === 'socket') return undefined;
+    if (this.selfUrl !== undefined) return undefined;
     const front = frontDoorOf(req);
-    return front && this.inProcess.agentFor(front);
+    if (this.transport === 'in-process') return front && this.inProcess.agentFor(front);
+    if (front) this.idleBounds.know(front);
+    return undefined;
   }
 
   close(): void {

@@ -7,7 +7,9 @@ import type { Settings } from '../options';
 import type { Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
-import type { Wire, WireRequest } from '../wire/wire';
+import { wireCallOf, type Wire, type WireRequest } from '../wire/wire';
+import { answerApprovals, type ApprovalReader } from './approval-answers';
+import { approvalCalls } from './approval-handback';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import type { Continuations } from './continuation';
@@ -20,6 +22,8 @@ export interface LoopDeps {
   caller: SelfCaller;
   /** seals the record of a loop's work that a hand-back carries */
   continuations: Continuations;
+  /** whether tools the client's history says ran unlock their children, or only this loop's and verified continuations' */
+  trustClientHistory: boolean;
   logger: Logger;
   settings: () => Settings;
   maxToolResultBytes: number;
@@ -28,6 +32,8 @@ export interface LoopDeps {
   /** undefined: no limit */
   maxContextBytes?: number;
   judge?: JudgeRunner;
+  /** reads the client's approval answers and seals the calls handed to it for approval */
+  approvals: ApprovalReader;
   keepAliveSec: number;
   onClientDisconnect: 'abort' | 'finish';
   telemetry?: Telemetry;
@@ -70,11 +76,15 @@ function chatUrlOf(url: string, wire: Wire): string {
 
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, the wire's conversation and reply),
- * runs it, and sends its answer. Only a fall-through is left to the caller. A client that went away never falls
- * through: with `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its
- * outcome is logged.
+ * runs it, and sends its answer. `verified`: the work the request's continuation tokens restored (in the wire's
+ * shape), which alone (with this loop's own turns) unlocks the hierarchy gate, unless the client's history is
+ * trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, body: WireRequest, binding: ActiveBinding): Promise<LoopResult> {
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, verified: readonly unknown[] = []): Promise<LoopResult> {
+  const { approvals } = wire;
+  const settled = approvals?.settle(deps.approvals, req, binding.name, request);
+  const body = settled?.body ?? request;
   const url = deps.caller.urlFor(req);
   const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
@@ -106,7 +116,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
   let reply: Reply | undefined;
   try {
     const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name } });
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name }, approvalTool: deps.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: deps.keepAliveSec, signal, judged: deps.judge !== undefined }));
     const { conversation, reader } = session;
     const loop: Loop = {
@@ -115,7 +125,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
       binding,
       wire: wire.name,
       conversation,
-      succeeded: wire.succeededIn(conversation.history),
+      succeeded: wire.succeededIn(deps.trustClientHistory ? conversation.history : verified),
       signal,
       logger,
       verbose: logs(logger, 'info'),
@@ -126,6 +136,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
       repeats: new RepeatedCalls(deps.maxRepeatedCalls),
       judge: deps.judge,
+      approvalTool: session.approvalTool,
       telemetry,
       complete(turn, turnSignal, onText, watch) {
         const call = () => deps.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
@@ -133,12 +144,18 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
       },
       judgeCompletion: (turn, turnSignal) => deps.caller.complete(req, turn, { url: judgeUrl, agent, marker, signal: turnSignal }),
     };
+    if (settled && approvals) {
+      await answerApprovals(loop, settled.decisions);
+      // a follow-up that falls through hands the normal handler the conversation with every call answered
+      req.body = approvals.withItems(req.body as WireRequest, conversation.items);
+    }
     result = await runLoop(loop, {
       clientTools: session.clientTools,
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       maxTokens: settings.maxTokensPerLoop,
       deadline,
       reply: answer,
+      askApproval: (pending) => approvalCalls(loop, deps.approvals.tokens, pending).map((call) => wireCallOf(call)),
     });
     return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
   } finally {

@@ -3,36 +3,58 @@ import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
 import type { WireCall } from '../wire/wire';
+import { cannotApproveText, requiredApproval } from './approval';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
 
-export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked' | 'repeated';
+/** `pending`: not run, handed to the client for approval; `unapproved`: not run, as no approval came or can come */
+export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked' | 'repeated' | 'pending' | 'unapproved';
 
 export interface ToolOutcome {
   kind: ToolOutcomeKind;
   text: string;
   /** with `passImages`: the result's images, for the next turn to see */
   images?: ToolImage[];
+  /** for `pending`: what the person is asked to approve, and why */
+  approval?: { arguments: Record<string, unknown>; reason: string };
 }
 
-async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, result?: string): Promise<JudgeDecision> {
+async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, approved: boolean, result?: string): Promise<JudgeDecision> {
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
-    { surface, wire: loop.wire, binding: loop.binding.name, tool, arguments: args, annotations: loop.binding.catalog.annotations(tool), ...(surface === 'tool_call' ? { messages: loop.conversation.items as JudgeInput['messages'] } : { result }) },
+    {
+      surface,
+      wire: loop.wire,
+      binding: loop.binding.name,
+      tool,
+      arguments: args,
+      annotations: loop.binding.catalog.annotations(tool),
+      ...(surface === 'tool_call' ? { messages: loop.conversation.items as JudgeInput['messages'] } : { result }),
+      ...(approved ? { approved } : {}),
+    },
     { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.judgeCompletion(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;
 }
 
+/** A call the judge or the binding asks a person about waits for the client's approval, if this client can give one. */
+function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, ask: string | undefined): ToolOutcome | undefined {
+  const reason = ask ?? requiredApproval(loop.binding.requireApproval, loop.binding.name, tool);
+  if (reason === undefined) return undefined;
+  if (loop.approvalTool === undefined) return { kind: 'unapproved', text: cannotApproveText(tool) };
+  return { kind: 'pending', text: '', approval: { arguments: args, reason } };
+}
+
 /**
  * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
- * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run.
+ * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run;
+ * then, when a person must approve the call, it waits (`pending`). `approved`: a person did; the judge is told.
  * Never throws: every failure is a readable result.
  */
-export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch): Promise<ToolOutcome> {
+export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch, approved = false): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
@@ -48,9 +70,11 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch)
     return { kind: 'repeated', text: repeated };
   }
 
-  const before = await review(loop, 'tool_call', tool, parsed);
+  const before = await review(loop, 'tool_call', tool, parsed, approved);
   if (before.blocked) return { kind: 'blocked', text: blockedText(before.reason) };
   const args = before.arguments ?? parsed;
+  const waits = approved ? undefined : approvalStep(loop, tool, args, before.ask);
+  if (waits) return waits;
 
   let result: CallToolResult;
   try {
@@ -70,7 +94,7 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch)
     return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };
   }
   const text = resultText(result, loop.maxToolResultBytes, loop.passImages);
-  const after = await review(loop, 'context', tool, args, text);
+  const after = await review(loop, 'context', tool, args, approved, text);
   if (after.blocked) return { kind: 'blocked', text: blockedText(after.reason) };
   const images = loop.passImages ? resultImages(result) : [];
   const shown = images.length > 0 ? { images } : {};

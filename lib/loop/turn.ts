@@ -1,6 +1,7 @@
-import type { TurnResult, WireCall } from '../wire/wire';
+import { toolCallOf, type TurnResult, type WireCall } from '../wire/wire';
+import type { PendingApproval } from './approval';
 import type { Loop } from './context';
-import { runToolCall } from './tool-call';
+import { runToolCall, type ToolOutcome } from './tool-call';
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
@@ -15,12 +16,33 @@ function withOwnIds(loop: Loop, calls: WireCall[], turn: number): WireCall[] {
   });
 }
 
+/** One tool call with its telemetry and, when verbose, its log line; `approved`: a person approved it. */
+export async function watchedToolCall(loop: Loop, call: WireCall, turn: number, approved = false): Promise<ToolOutcome> {
+  const started = performance.now();
+  const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
+  const outcome = await runToolCall(loop, call, watch, approved);
+  watch?.ended(outcome);
+  if (loop.verbose) {
+    loop.logger.info('agent-loop tool call', {
+      loopId: loop.id,
+      binding: loop.binding.name,
+      wire: loop.wire,
+      turn,
+      tool: call.name,
+      outcome: outcome.kind,
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+  return outcome;
+}
+
 /**
  * One turn's tool calls: only the first `maxToolCallsPerTurn` run, and the model's output carried into the
  * next turn lists only those, so the model never believes a call ran when it did not. The calls run in
- * parallel; each gets exactly one answer, in call order.
+ * parallel; each gets exactly one answer, in call order, but those waiting for a person's approval: they are
+ * returned, to be answered once the client decided.
  */
-export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number): Promise<void> {
+export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number): Promise<PendingApproval[]> {
   const requested = reply.calls;
   const kept = withOwnIds(loop, requested.slice(0, loop.maxToolCallsPerTurn), turn);
   if (kept.length < requested.length) {
@@ -33,26 +55,19 @@ export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number):
     });
   }
   loop.conversation.addOutput(reply, kept);
-  const outcomes = await Promise.all(
-    kept.map(async function timedToolCall(call) {
-      const started = performance.now();
-      const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
-      const outcome = await runToolCall(loop, call, watch);
-      watch?.ended(outcome);
-      if (loop.verbose) {
-        loop.logger.info('agent-loop tool call', {
-          loopId: loop.id,
-          binding: loop.binding.name,
-          wire: loop.wire,
-          turn,
-          tool: call.name,
-          outcome: outcome.kind,
-          durationMs: Math.round(performance.now() - started),
-        });
-      }
-      return outcome;
-    }),
-  );
-  loop.conversation.addOutcomes(kept, outcomes);
-  loop.stats.toolCalls += kept.length;
+  const outcomes = await Promise.all(kept.map((call) => watchedToolCall(loop, call, turn)));
+  const pending: PendingApproval[] = [];
+  const answered: WireCall[] = [];
+  const results: ToolOutcome[] = [];
+  kept.forEach((call, i) => {
+    const { approval } = outcomes[i];
+    if (approval) pending.push({ call: toolCallOf(call), tool: call.name, ...approval });
+    else {
+      answered.push(call);
+      results.push(outcomes[i]);
+    }
+  });
+  loop.conversation.addOutcomes(answered, results);
+  loop.stats.toolCalls += kept.length - pending.length;
+  return pending;
 }

@@ -87,6 +87,12 @@ export class LoopTelemetry {
     return new ToolWatch(this.binding, known ? call.name : '_unknown', this.span?.tool(call), this.metrics);
   }
 
+  /** `outcome`: asked, granted, denied, expired or refused */
+  approval(tool: string, outcome: string): void {
+    this.span?.approval(tool, outcome);
+    this.metrics?.approval(this.binding, outcome);
+  }
+
   ended(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span?.end(stop, stats, usage);
     this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);

@@ -22,6 +22,7 @@ export class LoopMetrics {
   private readonly toolSeconds: Histogram<'binding' | 'tool' | 'outcome'>;
   private readonly verdicts: Counter<'binding' | 'surface' | 'action'>;
   private readonly tokens: Counter<'binding' | 'type'>;
+  private readonly approvals: Counter<'binding' | 'outcome'>;
 
   constructor(prom: Prom, option: MetricsOption) {
     const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
@@ -36,6 +37,7 @@ export class LoopMetrics {
     this.toolCalls = metric('tool_calls_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'tool', 'outcome'] }), 'Tool calls, by outcome.');
     this.toolSeconds = metric('tool_call_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'tool', 'outcome'], buckets: TOOL_BUCKETS }), 'One tool call, checks and judge included.');
     this.tokens = metric('tokens_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'type'] }), "Tokens the loops' turns used, as the upstream reported them (type: input, output).");
+    this.approvals = metric('approvals_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'outcome'] }), 'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.');
     this.verdicts = metric('judge_verdicts_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }), 'Judge verdicts, by surface and action (error: the judge failed).');
   }
 
@@ -64,6 +66,10 @@ export class LoopMetrics {
   toolCall(binding: string, tool: string, outcome: string, seconds: number): void {
     this.toolCalls.inc({ binding, tool, outcome });
     this.toolSeconds.observe({ binding, tool, outcome }, seconds);
+  }
+
+  approval(binding: string, outcome: string): void {
+    this.approvals.inc({ binding, outcome });
   }
 
   verdict(binding: string, surface: string, action: string): void {

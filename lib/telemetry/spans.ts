@@ -78,8 +78,10 @@ export class ToolSpan extends CallSpan {
     this.span.setAttributes({ 'mcp.method.name': 'tools/call', ...(session === undefined ? {} : { 'mcp.session.id': session }) });
   }
 
+  /** `pending`: the call waits for a person's approval, which is no failure */
   ended(kind: string, text: string): void {
-    if (kind !== 'ok') failed(this.span, kind);
+    if (kind === 'pending') this.span.setAttribute('agent_loop.approval', 'asked');
+    else if (kind !== 'ok') failed(this.span, kind);
     if (this.captureContent) this.span.setAttribute('gen_ai.tool.call.result', text);
     this.span.end();
   }
@@ -110,6 +112,11 @@ export class LoopSpan {
     const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function' };
     if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = (typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments));
     return new ToolSpan(this.tracer.startSpan(`execute_tool ${name}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
+  }
+
+  /** an `agent_loop.approval` event: a call handed to a person for approval, or their answer */
+  approval(tool: string, outcome: string): void {
+    this.span.addEvent('agent_loop.approval', { 'gen_ai.tool.name': tool, 'agent_loop.approval': outcome });
   }
 
   /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */

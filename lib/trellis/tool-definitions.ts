@@ -1,4 +1,5 @@
 import type { Logger, Tool } from '../types';
+import { effectiveAnnotations } from './annotations';
 
 /** JSON with object keys sorted, so that two equal definitions compare equal whatever their key order. */
 export function canonical(value: unknown): string {
@@ -8,8 +9,13 @@ export function canonical(value: unknown): string {
   });
 }
 
+/** What the loop acts on: the model reads the description and schema, the judge the annotations, the gate the parent. */
+function contractOf({ description, inputSchema, annotations, _meta }: Tool) {
+  return { description, inputSchema, annotations: effectiveAnnotations(annotations), parent: _meta?.parent };
+}
+
 function contract(tool: Tool): string {
-  return canonical({ description: tool.description, inputSchema: tool.inputSchema });
+  return canonical(contractOf(tool));
 }
 
 export interface ToolDefinitionsOptions {
@@ -20,8 +26,9 @@ export interface ToolDefinitionsOptions {
 }
 
 /**
- * Guards against a "rug pull": a tool whose description or schema changes after the model was shown it. The first
- * definition seen keeps being served, with a warning, until the new one has been seen for a whole window.
+ * Guards against a "rug pull": a tool whose description, schema, annotations or `_meta.parent` changes after the
+ * model, the judge or the gate read it. The first definition seen keeps being served, with a warning, until the
+ * new one has been seen for a whole window.
  */
 export function toolDefinitions({ windowMs, logger, trellis }: ToolDefinitionsOptions): (listed: Tool[]) => Tool[] {
   const served = new Map<string, Tool>();
@@ -44,8 +51,8 @@ export function toolDefinitions({ windowMs, logger, trellis }: ToolDefinitionsOp
       logger.warn('trellis tool definition changed', {
         tool: tool.name,
         trellis,
-        served: { description: first.description, inputSchema: first.inputSchema },
-        changed: { description: tool.description, inputSchema: tool.inputSchema },
+        served: contractOf(first),
+        changed: contractOf(tool),
         adoptAfterSec: windowMs / 1000,
       });
       return first;

@@ -1,6 +1,6 @@
 import type { Answer } from '../loop/reply';
 import type { ChatCompletion, ChatMessage, ChatUsage } from '../types';
-import type { TokenUsage } from './wire';
+import { toolCallOf, type TokenUsage } from './wire';
 
 /** The id, created and model of the client's answer when no model reply lends its own. */
 export interface AnswerIdentity {
@@ -18,9 +18,11 @@ function withText(message: ChatMessage, text: string): ChatMessage {
 
 /**
  * The assistant message the client gets and its finish reason: the model's last message whole, with every turn's
- * text; the client's own calls only, when they are handed back; the text and the note alone when a budget ended it.
+ * text; the client's own calls only, when they are handed back; the text and the note alone when a budget ended it;
+ * the text and the calls to the client's approval tool when calls wait for a person.
  */
 export function chatAnswer(answer: Answer): { message: ChatMessage; finishReason: string } {
+  if (answer.approvals) return { message: { role: 'assistant', content: answer.text === '' ? null : answer.text, tool_calls: answer.approvals.map(toolCallOf) }, finishReason: 'tool_calls' };
   const last = answer.last?.output as ChatMessage | undefined;
   if (answer.stop !== 'final' || !last) return { message: { role: 'assistant', content: answer.text }, finishReason: 'stop' };
   if (!answer.handBack) return { message: withText(last, answer.text), finishReason: answer.last?.stop ?? 'stop' };

@@ -3,7 +3,7 @@ import { contentText, wellFormedReply } from '../loop/model-reply';
 import type { TextSink } from '../loop/reply';
 import { streamedTurn } from '../loop/turn-stream';
 import type { ChatCompletion, ChatMessage } from '../types';
-import type { TurnReader, TurnResult } from './wire';
+import { wireCallOf, type TurnReader, type TurnResult } from './wire';
 
 /** A well-formed chat completion as the loop reads a turn: its message whole, its calls by their place in it. */
 export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
@@ -12,7 +12,7 @@ export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
   const { usage } = completion;
   return {
     text: contentText(message.content),
-    calls: (message.tool_calls ?? []).map((call, index) => ({ id: call.id, name: call.function?.name, arguments: call.function?.arguments, index })),
+    calls: (message.tool_calls ?? []).map(wireCallOf),
     output: message,
     usage: usage && { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0, total: usage.total_tokens ?? 0 },
     stop: choice.finish_reason,

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
+import { settleApprovals } from '../loop/approval-answers';
 import { ContextBudget } from '../loop/context-budget';
 import { JsonReply } from '../loop/json-reply';
 import { callsIn } from '../loop/model-reply';
@@ -7,9 +8,9 @@ import type { Reply } from '../loop/reply';
 import { StreamReply } from '../loop/stream-writer';
 import type { ToolOutcome } from '../loop/tool-call';
 import { TurnBody, type TurnRequest, type TurnSource } from '../loop/turn-body';
-import type { ChatMessage, ChatTool, ToolCall } from '../types';
+import type { ChatMessage, ChatTool } from '../types';
 import { chatReader } from './chat-reader';
-import type { Conversation, LoopSetup, ReplyOptions, TurnResult, Wire, WireCall, WireLoop, WireRequest } from './wire';
+import { toolCallOf, type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from './wire';
 
 export interface ChatRequest extends WireRequest {
   messages: ChatMessage[];
@@ -56,8 +57,6 @@ function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage |
   return parts.length > 0 ? { role: 'user', content: parts } : undefined;
 }
 
-const asToolCall = (call: WireCall): ToolCall => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments as string } });
-
 /** The loop's chat conversation: the client's messages, then each turn's assistant message and its tool messages. */
 class ChatConversation implements Conversation<ChatMessage> {
   readonly items: ChatMessage[];
@@ -100,7 +99,7 @@ class ChatConversation implements Conversation<ChatMessage> {
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {
     const { continuations, req, binding } = this.setup.handBacks;
-    const carried = continuations.carry(req, binding, calls.map(asToolCall), this.items.slice(this.client.length));
+    const carried = continuations.carry(req, binding, calls.map(toolCallOf), this.items.slice(this.client.length));
     return calls.map((call, i) => ({ ...call, id: carried[i].id }));
   }
 }
@@ -116,15 +115,24 @@ export const chatWire: Wire<ChatMessage> = {
     return restored && { body: { ...body, messages: restored.messages }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
   },
   succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
+  approvals: {
+    settle(reader, req, binding, body) {
+      const settled = settleApprovals(reader, req, binding, (body as ChatRequest).messages);
+      return settled && { body: { ...body, messages: settled.messages }, decisions: settled.decisions };
+    },
+    withItems: (body, items) => ({ ...body, messages: [...items] }),
+  },
   open(request, setup): WireLoop<ChatMessage> {
     const body = request as ChatRequest;
     const offered = new Set(setup.tools.map((tool) => tool.function.name));
-    const theirs = clientFunctions(body.tools).filter((tool) => !offered.has(tool.function.name));
+    const declared = clientFunctions(body.tools);
+    const theirs = declared.filter((tool) => !offered.has(tool.function.name) && tool.function.name !== setup.approvalTool);
     const model = typeof body.model === 'string' ? body.model : '';
     return {
       conversation: new ChatConversation(body.messages, turnFields(body, [...setup.tools, ...theirs], setup.countsTokens), setup),
       reader: chatReader,
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
+      approvalTool: declared.some((tool) => tool.function.name === setup.approvalTool) ? setup.approvalTool : undefined,
       reply(res: Response, options: ReplyOptions): Reply {
         const identity = { id: `chatcmpl-${setup.loopId}`, created: Math.floor(Date.now() / 1000), model };
         if (body.stream !== true) return new JsonReply(res, identity, options.judged);

@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import type { ApprovalDecision, ApprovalReader } from '../loop/approval-answers';
 import type { Continuations } from '../loop/continuation';
 import type { LoopStats } from '../loop/context';
 import type { Answer, Reply, TextSink } from '../loop/reply';
 import type { ToolOutcome } from '../loop/tool-call';
 import type { TurnRequest } from '../loop/turn-body';
-import type { ChatTool, Logger } from '../types';
+import type { ChatTool, Logger, ToolCall } from '../types';
 
 /** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
 export type WireName = 'chat' | 'responses' | 'messages';
@@ -19,6 +20,10 @@ export interface WireCall {
   arguments: unknown;
   index: number;
 }
+
+/** A call in chat completions' shape (approvals seal that shape), and back. */
+export const toolCallOf = (call: WireCall): ToolCall => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments as string } });
+export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({ id: call.id, name: call.function?.name, arguments: call.function?.arguments, index });
 
 /** Token counts, normalised so that every wire's turns can be summed. */
 export interface TokenUsage {
@@ -108,6 +113,8 @@ export interface LoopSetup {
   logger: Logger;
   /** seals what a hand-back carries */
   handBacks: HandBacks;
+  /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
+  approvalTool: string;
 }
 
 /** One loop's wire: its conversation, its reply reader and where its answer goes. */
@@ -118,6 +125,16 @@ export interface WireLoop<Output = unknown> {
   clientTools: ReadonlySet<string>;
   /** the client's answer: one JSON object at the end, or the wire's stream written while the loop runs */
   reply(res: Response, options: ReplyOptions): Reply;
+  /** set when the client declared the approval tool (and the wire can hand calls to it): calls needing a person wait for it */
+  approvalTool?: string;
+}
+
+/** A wire whose clients can approve calls: the approval exchanges of a follow-up read back, in the wire's shape. */
+export interface WireApprovals {
+  /** the body with every approval exchange replaced by the model's own calls, and what the latest answers decided */
+  settle(reader: ApprovalReader, req: Request, binding: string, body: WireRequest): { body: WireRequest; decisions: ApprovalDecision[] } | undefined;
+  /** the body the normal handler gets when the loop falls through after answering the decided calls */
+  withItems(body: WireRequest, items: readonly unknown[]): WireRequest;
 }
 
 /** A request body this wire's loop can serve. */
@@ -146,6 +163,8 @@ export interface Wire<Output = unknown> {
   restore(body: WireRequest, handBacks: HandBacks): Restored | undefined;
   /** tools that ran successfully in `items` (this wire's shape): they unlock their children */
   succeededIn(items: readonly unknown[]): Set<string>;
+  /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */
+  readonly approvals?: WireApprovals;
   open(body: WireRequest, setup: LoopSetup): WireLoop<Output>;
 }
 

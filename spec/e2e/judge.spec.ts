@@ -88,13 +88,14 @@ describe('the judge inside the loop, end to end', () => {
       expect(res.headers['x-agent-loop-blocked']).toBe('0');
     });
 
-    it('a rule denying an argument pattern (a path outside /srv/docs/) blocks that call only', async () => {
+    it('an allow-list of a folder (within) blocks the calls outside it, climbs included, and only those', async () => {
       model.setScript([
         { toolCalls: [{ id: 'o', name: 'files_open' }] },
         {
           toolCalls: [
             { id: 'out', name: 'files_read', arguments: { path: '/etc/passwd' } },
             { id: 'up', name: 'files_read', arguments: { path: '/srv/docs/../../etc/shadow' } },
+            { id: 'encoded', name: 'files_read', arguments: { path: '/srv/docs/%2e%2e/%2e%2e/etc/shadow' } },
             { id: 'in', name: 'files_read', arguments: { path: '/srv/docs/guide.md' } },
           ],
         },
@@ -102,8 +103,7 @@ describe('the judge inside the loop, end to end', () => {
       ]);
       const reason = 'only files under /srv/docs/ may be read';
       const rules = [
-        { surface: 'tool_call', tool: 'files_read', when: { argument: 'path', matches: '\\.\\.' }, action: 'block', reason },
-        { surface: 'tool_call', tool: 'files_read', when: { argument: 'path', matches: '^/srv/docs/' }, action: 'allow' },
+        { surface: 'tool_call', tool: 'files_read', when: { argument: 'path', within: ['/srv/docs'] }, action: 'allow' },
         { surface: 'tool_call', tool: 'files_read', action: 'block', reason },
       ] as const;
       const res = await send({ judge: { rules: [...rules] } });
@@ -116,10 +116,11 @@ describe('the judge inside the loop, end to end', () => {
         'opened /srv/docs',
         `tool error: blocked by policy: ${reason}`,
         `tool error: blocked by policy: ${reason}`,
+        `tool error: blocked by policy: ${reason}`,
         'contents of /srv/docs/guide.md',
       ]);
       expect(res.body.choices[0].message.content).toBe('read the guide');
-      expect(res.headers['x-agent-loop-blocked']).toBe('2');
+      expect(res.headers['x-agent-loop-blocked']).toBe('3');
     });
   });
 
@@ -187,7 +188,7 @@ describe('the judge inside the loop, end to end', () => {
     it.each([
       ['throws', { judge: { evaluate: () => Promise.reject(new Error('policy store offline')) } }, 'judge failed: policy store offline'],
       ['times out', { judge: { evaluate: () => new Promise<Verdict>(() => undefined) }, timeoutSec: 0.1 }, 'judge failed: timed out after 0.1s'],
-      ['returns garbage', { judge: { evaluate: async () => ({ action: 'maybe' }) as unknown as Verdict } }, 'judge failed: invalid verdict: action must be allow, block or rewrite, got "maybe"'],
+      ['returns garbage', { judge: { evaluate: async () => ({ action: 'maybe' }) as unknown as Verdict } }, 'judge failed: invalid verdict: action must be allow, block, rewrite or ask, got "maybe"'],
     ])('a judge that %s blocks the call and the loop still answers', async (_case, judge, reason) => {
       model.setScript(shellThenAnswer());
       const res = await send({ judge: judge as AgentLoopOptions['judge'] });

@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEverythingHttp, stdioServer } from '../../fixtures/npm-mcp-servers';
+import type { Rule } from '../../lib/judge/rule';
 import { mcpTrellis, type McpTrellisOptions } from '../../lib/trellis/mcp';
 import { resultText } from '../../lib/trellis/result';
 import type { ToolProgress, Trellis } from '../../lib/types';
@@ -89,6 +90,44 @@ describe('the MCP servers from npm', () => {
       expect(answer.choices[0].message.content).toBe('Read it.');
       expect(rig.toolTexts(1)).toEqual(['hello from disk\n', 'tool error: blocked by policy: read-only agent']);
       expect(await readFile(path.join(dir, 'notes.txt'), 'utf8')).toBe('hello from disk\n');
+    });
+
+    describe('an allow-list of one folder, where the server may read its parent', () => {
+      const climbs = () => `${dir}/docs/../secret.txt`;
+      const calls = () => [
+        { name: 'read_text_file', arguments: { path: climbs() } },
+        { name: 'read_multiple_files', arguments: { paths: [path.join(dir, 'docs', 'notes.txt'), climbs()] } },
+        { name: 'read_text_file', arguments: { path: path.join(dir, 'docs', 'notes.txt') } },
+      ];
+      const files = { name: 'files', match: { model: 'agent-*' }, hierarchy: ['read_text_file', 'read_multiple_files'] };
+      const outside: Rule = { surface: 'tool_call', action: 'block', reason: 'outside docs' };
+
+      beforeEach(async () => {
+        await mkdir(path.join(dir, 'docs'));
+        await writeFile(path.join(dir, 'docs', 'notes.txt'), 'public notes\n');
+        await writeFile(path.join(dir, 'secret.txt'), 'the launch code\n');
+      });
+
+      async function toolTexts(rules: Rule[]): Promise<string[]> {
+        const { client } = await rig.gateway([{ toolCalls: calls() }, { content: 'Done.' }], { trellis: { mcp: stdioServer('filesystem', [dir]) }, bindings: [files], judge: { rules } });
+        expect((await client.chat.completions.create(ask())).choices[0].message.content).toBe('Done.');
+        return rig.toolTexts(1) as string[];
+      }
+
+      it("a regex on the path's start lets '..' climb out to the secret", async () => {
+        const texts = await toolTexts([{ surface: 'tool_call', when: { argument: 'path', matches: `^${path.join(dir, 'docs')}/` }, action: 'allow' }, outside]);
+        expect(texts).toEqual(['the launch code\n', 'tool error: blocked by policy: outside docs', 'public notes\n']);
+      });
+
+      it("'within' holds: the climbs are blocked, on one path and in a list, and the folder is read", async () => {
+        const docs = [path.join(dir, 'docs')];
+        const texts = await toolTexts([
+          { surface: 'tool_call', when: { argument: 'path', within: docs }, action: 'allow' },
+          { surface: 'tool_call', tool: 'read_multiple_files', when: { argument: 'paths', within: docs }, action: 'allow' },
+          outside,
+        ]);
+        expect(texts).toEqual(['tool error: blocked by policy: outside docs', 'tool error: blocked by policy: outside docs', 'public notes\n']);
+      });
     });
   });
 });

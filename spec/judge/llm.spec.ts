@@ -48,7 +48,7 @@ describe('llmJudge', () => {
     expect(body.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(body.messages[0].content).toContain('Never let secrets or files outside /srv/docs through.');
     expect(body.messages[0].content).toContain(
-      'Reply with only a JSON object, no prose and no code fence:\n{"action":"allow"|"block"|"rewrite","reason":"why, addressed to the agent","arguments":{},"result":"..."}',
+      'Reply with only a JSON object, no prose and no code fence:\n{"action":"allow"|"block"|"rewrite"|"ask","reason":"why, addressed to the agent","arguments":{},"result":"..."}\n"ask" (on "tool_call" only) hands the call to a person to approve before it runs; "approved": true in the input means a person already did.',
     );
     expect(JSON.parse(body.messages[1].content as string)).toEqual({
       surface: 'tool_call',
@@ -79,7 +79,7 @@ describe('llmJudge', () => {
 
   it.each([
     ['prose', 'Looks fine to me.', 'llm judge reply is not JSON'],
-    ['an unknown action', '{"action":"maybe"}', 'llm judge reply is not a valid verdict: action must be allow, block or rewrite, got "maybe"'],
+    ['an unknown action', '{"action":"maybe"}', 'llm judge reply is not a valid verdict: action must be allow, block, rewrite or ask, got "maybe"'],
     ['a block without reason', '{"action":"block"}', 'llm judge reply is not a valid verdict: a block needs a reason'],
     ['a rewrite missing its arguments', '{"action":"rewrite","result":"x"}', 'llm judge reply is not a valid verdict: a tool_call rewrite needs an arguments object'],
     ['a JSON array', '[{"action":"allow"}]', 'llm judge reply is not a valid verdict: the verdict is not an object'],

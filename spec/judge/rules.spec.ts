@@ -33,6 +33,9 @@ const cardNumbers: Rule = {
 const privateKeys: Rule = { surface: 'context', tool: 'fs_read', when: { content: 'BEGIN PRIVATE KEY' }, action: 'block', reason: 'private key' };
 const publicResults: Rule = { surface: 'context', tool: 'public_*', action: 'allow' };
 
+const withinDocs: Rule = { surface: 'tool_call', tool: 'fs_*', when: { argument: 'path', within: ['/srv/docs'] }, action: 'allow' };
+const withinDocsPaths: Rule = { surface: 'tool_call', tool: 'fs_*', when: { argument: 'paths', within: ['/srv/docs'] }, action: 'allow' };
+const noSecrets: Rule = { surface: 'tool_call', when: { argument: 'paths', within: ['/srv/docs/secrets'] }, action: 'block', reason: 'secrets' };
 const noDestructive: Rule = { surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'block', reason: 'destructive' };
 const onlyReadOnly: Rule = { surface: 'tool_call', when: { annotation: 'readOnlyHint', is: false }, action: 'block', reason: 'read-only tools only' };
 const annotated = (tool: string, annotations: ToolAnnotations): JudgeInput => ({ ...toolCall(tool, {}), annotations: effectiveAnnotations(annotations) });
@@ -57,6 +60,9 @@ const table: [string, Rule[], JudgeInput, Verdict][] = [
   ['first match wins: block before allow', [{ ...noShell, tool: 'fs_*' }, publicDocs], toolCall('fs_read', { path: '/srv/docs/public/a' }), { action: 'block', reason: 'no shell' }],
   ['allows by default', [], toolCall('shell_exec', { cmd: 'rm -rf /' }), { action: 'allow' }],
   ['keeps tool_call rules off the context surface', [noShell], toolResult('shell_exec', 'ok'), { action: 'allow' }],
+  ['asks a person about a destructive tool', [{ surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'ask', reason: 'it deletes' }], toolCall('db_drop', {}), { action: 'ask', reason: 'it deletes' }],
+  ['asks with the arguments rewritten before it', [httpsOnly, { surface: 'tool_call', tool: 'http_*', action: 'ask' }], toolCall('http_get', { options: { url: 'http://a.example/' } }), { action: 'ask', arguments: { options: { url: 'https://a.example/' } } }],
+  ['takes an approved call for allowed, rewrites before it kept', [httpsOnly, { surface: 'tool_call', tool: 'http_*', action: 'ask' }, { ...noShell, tool: 'http_*' }], { ...toolCall('http_get', { options: { url: 'http://a.example/' } }), approved: true }, { action: 'rewrite', arguments: { options: { url: 'https://a.example/' } }, reason: 'https only' }],
   ['rewrites an argument', [httpsOnly], toolCall('http_get', { options: { url: 'http://a.example/http:' } }), { action: 'rewrite', arguments: { options: { url: 'https://a.example/http:' } }, reason: 'https only' }],
   ['does not invent a missing argument', [{ ...httpsOnly, when: { argument: 'options.url', matches: '^' } }], toolCall('http_get', {}), { action: 'allow' }],
   ['redacts API keys, every one', [apiKeys], toolResult('fs_read', `a=${KEY} b=${KEY}x`), { action: 'rewrite', result: 'a=[redacted] b=[redacted]', reason: 'api key' }],
@@ -71,6 +77,18 @@ const table: [string, Rule[], JudgeInput, Verdict][] = [
   ['says which call was refused', [{ surface: 'tool_call', tool: 'shell_*', action: 'block' }], toolCall('shell_exec', {}), { action: 'block', reason: "'shell_exec' may not be called" }],
   ['says which result was withheld', [{ surface: 'context', action: 'block' }], toolResult('fs_read', 'x'), { action: 'block', reason: "the result of 'fs_read' is withheld" }],
   ['rewrites without a reason', [{ ...apiKeys, reason: undefined }], toolResult('fs_read', KEY), { action: 'rewrite', result: '[redacted]' }],
+  ['within: allows a path inside the folder', [withinDocs, outsideDocs], toolCall('fs_read', { path: '/srv/docs/a/../b.md' }), { action: 'allow' }],
+  ['within: blocks a path that climbs out, where a regex allow-list lets it through', [withinDocs, outsideDocs], toolCall('fs_read', { path: '/srv/docs/../../etc/passwd' }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['(the regex allow-list it replaces)', onlyDocs, toolCall('fs_read', { path: '/srv/docs/../../etc/passwd' }), { action: 'allow' }],
+  ['within: blocks a percent-encoded climb', [withinDocs, outsideDocs], toolCall('fs_read', { path: '/srv/docs/%2e%2e/%2e%2e/etc/passwd' }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['within: blocks a NUL', [withinDocs, outsideDocs], toolCall('fs_read', { path: '/srv/docs/a\u0000/../../../etc/passwd' }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['within: blocks a missing path', [withinDocs, outsideDocs], toolCall('fs_read', {}), { action: 'block', reason: 'outside /srv/docs' }],
+  ['within: allows a list whose every path is inside', [withinDocsPaths, outsideDocs], toolCall('fs_read_many', { paths: ['/srv/docs/a', '/srv/docs/b/c'] }), { action: 'allow' }],
+  ['within: blocks a list with one path outside', [withinDocsPaths, outsideDocs], toolCall('fs_read_many', { paths: ['/srv/docs/a', '/srv/docs/../etc/shadow'] }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['within: blocks an empty list', [withinDocsPaths, outsideDocs], toolCall('fs_read_many', { paths: [] }), { action: 'block', reason: 'outside /srv/docs' }],
+  ['within, on a block rule: blocks a list with one path inside', [noSecrets], toolCall('fs_read_many', { paths: ['/srv/docs/a', '/srv/docs/x/../secrets/k'] }), { action: 'block', reason: 'secrets' }],
+  ['within, on a block rule: blocks a doubtful path', [noSecrets], toolCall('fs_read_many', { paths: ['/srv/docs/x%2fy/../../secrets/k'] }), { action: 'block', reason: 'secrets' }],
+  ['within, on a block rule: lets paths plainly outside through', [noSecrets], toolCall('fs_read_many', { paths: ['/srv/docs/a', '/srv/docs/secrets2'] }), { action: 'allow' }],
   ['blocks a tool annotated destructive', [noDestructive], annotated('db_drop', { destructiveHint: true }), { action: 'block', reason: 'destructive' }],
   ['lets a read-only tool through', [noDestructive], annotated('db_read', { readOnlyHint: true, destructiveHint: true }), { action: 'allow' }],
   ['lets a tool that says it is not destructive through', [noDestructive], annotated('db_insert', { destructiveHint: false }), { action: 'allow' }],
@@ -110,6 +128,12 @@ describe('rulesJudge', () => {
   it.each<[string, Rule, string]>([
     ['an annotation that is not a name', { surface: 'tool_call', when: { annotation: 7 as unknown as string }, action: 'block' }, '"rules[0].when.annotation" must name a tool annotation such as "destructiveHint" or "readOnlyHint"'],
     ['an `is` that is not a boolean', { surface: 'tool_call', when: { annotation: 'readOnlyHint', is: 'no' as unknown as boolean }, action: 'block' }, '"rules[0].when.is" must be a boolean'],
+    ['a rewrite with within', { surface: 'tool_call', when: { argument: 'path', within: ['/srv'] }, action: 'rewrite', replace: '' }, '"rules[0]": when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite'],
+    ['a relative folder', { surface: 'tool_call', when: { argument: 'path', within: ['srv/docs'] }, action: 'allow' }, '"rules[0].when.within[0]" must be an absolute folder like "/srv/docs"'],
+    ['a folder with a newline', { surface: 'tool_call', when: { argument: 'path', within: ['/srv\n'] }, action: 'allow' }, '"rules[0].when.within[0]" must be an absolute folder like "/srv/docs"'],
+    ['no folder', { surface: 'tool_call', when: { argument: 'path', within: [] }, action: 'allow' }, '"rules[0].when.within" must name at least one folder, e.g. within: ["/srv/docs"]'],
+    ['matches and within at once', { surface: 'tool_call', when: { argument: 'path', within: ['/srv'], matches: 'x' } as never, action: 'allow' }, '"rules[0].when" takes matches or within, not both: write two rules'],
+    ['an argument without a test', { surface: 'tool_call', when: { argument: 'path' } as never, action: 'allow' }, '"rules[0].when" needs matches (a regex) or within (a list of folders, e.g. within: ["/srv/docs"])'],
     ['a tool_call rewrite on an annotation', { surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'rewrite', replace: '' }, '"rules[0]": a tool_call rewrite needs when.argument and when.matches to know what to rewrite'],
   ])('refuses %s', (_name, rule, message) => {
     expect(() => rulesJudge([rule])).toThrow(new Error(`rulesJudge: ${message}`));

@@ -12,7 +12,7 @@ describe('createJudgeRunner fails closed', () => {
     ['a judge that rejects with a string', () => Promise.reject('nope'), toolCall('fs_read', {}), 'judge failed: nope'],
     ['a verdict that is not an object', returning('yes'), toolCall('fs_read', {}), 'judge failed: invalid verdict: the verdict is not an object'],
     ['no verdict at all', returning(undefined), toolResult('fs_read', 'x'), 'judge failed: invalid verdict: the verdict is not an object'],
-    ['an unknown action', returning({ action: 'deny' }), toolCall('fs_read', {}), 'judge failed: invalid verdict: action must be allow, block or rewrite, got "deny"'],
+    ['an unknown action', returning({ action: 'deny' }), toolCall('fs_read', {}), 'judge failed: invalid verdict: action must be allow, block, rewrite or ask, got "deny"'],
     ['a block without a reason', returning({ action: 'block', reason: ' ' }), toolCall('fs_read', {}), 'judge failed: invalid verdict: a block needs a reason'],
     ['a tool_call rewrite with array arguments', returning({ action: 'rewrite', arguments: ['a'] }), toolCall('fs_read', {}), 'judge failed: invalid verdict: a tool_call rewrite needs an arguments object'],
     ['a context rewrite without a result', returning({ action: 'rewrite', arguments: {} }), toolResult('fs_read', 'x'), 'judge failed: invalid verdict: a context rewrite needs a result string'],

@@ -131,16 +131,26 @@ describe.each(expressVersions)('the loop under %s', (_name, express) => {
     );
   });
 
-  it('counts tools that ran in the client history as unlocking their children', async () => {
-    model.setScript([{ content: 'unused: the history already holds one assistant turn' }, { toolCalls: [{ id: 'r', name: 'notes_read', arguments: { id: 'b' } }] }, { content: 'read it' }]);
+  describe('a parent the client history says ran', () => {
     const history = [
       { role: 'user', content: 'open my notes' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'h1', type: 'function', function: { name: 'notes_open', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'h1', content: 'notes: a, b' },
       { role: 'user', content: 'now read b' },
     ];
-    await request(gateway().app).post('/v1/chat/completions').send({ model: 'agent-1', messages: history }).expect(200);
-    expect(toolMessages(model, 1)).toEqual(['notes: a, b', 'note b: buy milk']);
+    const script = [{ content: 'unused: the history already holds one assistant turn' }, { toolCalls: [{ id: 'r', name: 'notes_read', arguments: { id: 'b' } }] }, { content: 'read it' }];
+
+    it('does not unlock its children by default: the client wrote it, not the loop', async () => {
+      model.setScript(script);
+      await request(gateway().app).post('/v1/chat/completions').send({ model: 'agent-1', messages: history }).expect(200);
+      expect(toolMessages(model, 1)).toEqual(['notes: a, b', "⛔ 'notes_read' is locked: call 'notes_open' first."]);
+    });
+
+    it('unlocks them with trustClientHistory: true', async () => {
+      model.setScript(script);
+      await request(gateway({ trustClientHistory: true }).app).post('/v1/chat/completions').send({ model: 'agent-1', messages: history }).expect(200);
+      expect(toolMessages(model, 1)).toEqual(['notes: a, b', 'note b: buy milk']);
+    });
   });
 
   it("hands a call to one of the client's own tools back to the client", async () => {

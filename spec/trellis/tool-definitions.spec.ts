@@ -64,11 +64,31 @@ describe('toolDefinitions (rug pull guard)', () => {
     expect(warnings()).toHaveLength(0);
   });
 
-  it('adopts new tools at once and a metadata-only change silently', () => {
-    settle([tool('v1')]);
-    const listed = settle([tool('v1', { _meta: { parent: 'repo_open' } }), { name: 'other', inputSchema: { type: 'object' } }]);
+  it('adopts new tools at once and a change to metadata the loop does not read silently', () => {
+    settle([tool('v1', { _meta: { parent: 'repo_open' } })]);
+    const listed = settle([tool('v1', { _meta: { parent: 'repo_open', 'io.example/revision': 2 } }), { name: 'other', inputSchema: { type: 'object' } }]);
     expect(listed.map((entry) => entry.name)).toEqual(['repo_read', 'other']);
-    expect(listed[0]._meta).toEqual({ parent: 'repo_open' });
+    expect(listed[0]._meta).toEqual({ parent: 'repo_open', 'io.example/revision': 2 });
+    expect(warnings()).toHaveLength(0);
+  });
+
+  it.each([
+    ['flipped annotations', { annotations: { destructiveHint: true } }, { annotations: { readOnlyHint: true } }],
+    ['a dropped parent', { _meta: { parent: 'repo_open' } }, {}],
+    ['a new parent', {}, { _meta: { parent: 'repo_open' } }],
+  ])('holds back %s like a changed description', (_case, before: Partial<Tool>, after: Partial<Tool>) => {
+    expect(settle([tool('reads', before)])[0]).toEqual(tool('reads', before));
+    expect(settle([tool('reads', after)])[0]).toEqual(tool('reads', before));
+    expect(warnings()).toEqual([
+      expect.objectContaining({ meta: expect.objectContaining({ served: expect.objectContaining({ parent: before._meta?.parent }), changed: expect.objectContaining({ parent: after._meta?.parent }) }) }),
+    ]);
+    jest.advanceTimersByTime(60_000);
+    expect(settle([tool('reads', after)])[0]).toEqual(tool('reads', after));
+  });
+
+  it('reads annotations as the judge does: a default spelt out is no change', () => {
+    settle([tool('reads')]);
+    settle([tool('reads', { annotations: { destructiveHint: true, openWorldHint: true } })]);
     expect(warnings()).toHaveLength(0);
   });
 });

@@ -1,0 +1,54 @@
+import type { IncomingMessage } from 'node:http';
+import { credentialOf, open, seal } from '../sealed-token';
+import type { ToolCall } from '../types';
+import type { PendingApproval } from './approval';
+
+/** Between the model's own call id and the approval's token: `<call id>.ap1.<sealed token>`. */
+const TAG = '.ap1.';
+/** The arguments a person is asked to approve fit in a call id, sealed; longer ones cannot be handed back. */
+export const MAX_APPROVAL_ARGUMENTS_BYTES = 8 * 1024;
+const MAX_APPROVAL_TOKEN_CHARS = 2 * MAX_APPROVAL_ARGUMENTS_BYTES;
+
+/** What an approval's token holds: the call as the model made it, and what the person was asked. */
+export interface SealedApproval {
+  call: ToolCall;
+  arguments: Record<string, unknown>;
+  reason: string;
+}
+
+export type ReadApproval =
+  | { opened: SealedApproval; token: string }
+  | { failed: 'invalid' | 'expired' | 'too large' };
+
+/** Bound to the binding that asked and to the call it is about: moved onto another call, it does not open. */
+const purpose = (binding: string, callId: string) => `approval\n${binding}\n${callId}`;
+
+/** The model's call id an approval call's id names; undefined for an id that is not an approval's. */
+export function approvedCallId(id: unknown): string | undefined {
+  const at = typeof id === 'string' ? id.indexOf(TAG) : -1;
+  return at > 0 ? (id as string).slice(0, at) : undefined;
+}
+
+/** Approval tokens, sealed for the client that asked (its credential) and expiring after `ttlSec`. */
+export class ApprovalTokens {
+  constructor(
+    private readonly key: Buffer,
+    readonly ttlSec: number,
+  ) {}
+
+  /** The id of the approval call for `pending`: the model's call id, then the sealed call. */
+  idFor(req: IncomingMessage, binding: string, pending: PendingApproval): string {
+    const sealed: SealedApproval = { call: pending.call, arguments: pending.arguments, reason: pending.reason };
+    return `${pending.call.id}${TAG}${seal(this.key, purpose(binding, pending.call.id), sealed, { ttlSec: this.ttlSec, credential: credentialOf(req) })}`;
+  }
+
+  read(req: IncomingMessage, binding: string, id: string): ReadApproval {
+    const callId = approvedCallId(id);
+    const token = callId === undefined ? '' : id.slice(callId.length + TAG.length);
+    if (callId === undefined || token.length > MAX_APPROVAL_TOKEN_CHARS) return { failed: 'invalid' };
+    const opened = open<SealedApproval>(this.key, purpose(binding, callId), token, { credential: credentialOf(req), maxBytes: 4 * MAX_APPROVAL_ARGUMENTS_BYTES });
+    if ('failed' in opened) return opened;
+    if (opened.payload?.call?.id !== callId) return { failed: 'invalid' };
+    return { opened: opened.payload, token };
+  }
+}

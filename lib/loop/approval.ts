@@ -1,0 +1,35 @@
+import type { RequireApproval, ToolCall } from '../types';
+
+/** The tool a client declares (in `tools`) to approve the loop's calls; the loop hands each call needing approval to it. */
+export const APPROVAL_TOOL = 'approve_tool_call';
+/** How long a call handed back for approval can still be approved. */
+export const APPROVAL_TTL_SEC = 600;
+
+export interface ApprovalOptions {
+  tool: string;
+  ttlSec: number;
+}
+
+/** A call that did not run: a person must approve it first. */
+export interface PendingApproval {
+  call: ToolCall;
+  tool: string;
+  /** what the person approves: the arguments as the judge left them */
+  arguments: Record<string, unknown>;
+  reason: string;
+}
+
+/** Why the binding's `requireApproval` asks a person about `tool`; undefined when it does not. */
+export function requiredApproval(rule: RequireApproval, binding: string, tool: string): string | undefined {
+  if (rule === 'never') return undefined;
+  if (rule !== 'always' && rule.never.toolNames.includes(tool)) return undefined;
+  return `binding '${binding}' requires approval for '${tool}'`;
+}
+
+export function cannotApproveText(tool: string): string {
+  return `tool error: '${tool}' needs approval, which this client cannot give`;
+}
+
+export function notApprovedText(tool: string, reason: string): string {
+  return `tool error: '${tool}' was not approved: ${reason}`;
+}
