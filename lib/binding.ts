@@ -36,14 +36,30 @@ function matcherOf(match: BindingMatch | ((req: Request) => boolean), name: stri
 
 /** Bindings in the order given: the first that matches the request applies; else the web_search-only loop, if asked for. */
 export class Bindings {
-  private readonly rules: { binding: ActiveBinding; matches: Matcher }[];
+  private readonly rules: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean); matches: Matcher }[];
 
   constructor(
     entries: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean) }[],
     logger: Logger,
     private readonly webSearch?: { binding: ActiveBinding; always: boolean },
   ) {
-    this.rules = entries.map(({ binding, match }) => ({ binding, matches: matcherOf(match, binding.name, logger) }));
+    this.rules = entries.map(({ binding, match }) => ({ binding, match, matches: matcherOf(match, binding.name, logger) }));
+  }
+
+  /** the configured bindings with what they match, in order (the web_search-only loop is not one) */
+  get configured(): { binding: ActiveBinding; match: BindingMatch | 'a function' }[] {
+    return this.rules.map(({ binding, match }) => ({ binding, match: typeof match === 'function' ? 'a function' : match }));
+  }
+
+  /** each configured binding's run-time settings, by name */
+  settings(): Record<string, { maxTurns: number; toolTimeoutSec: number }> {
+    return Object.fromEntries(this.rules.map(({ binding }) => [binding.name, { maxTurns: binding.maxTurns!, toolTimeoutSec: binding.toolTimeoutSec }]));
+  }
+
+  /** Loops from now on get the new values; a loop in flight holds the binding it started with, and keeps its values. */
+  tune(name: string, values: { maxTurns: number; toolTimeoutSec: number }): void {
+    const rule = this.rules.find((candidate) => candidate.binding.name === name);
+    if (rule) rule.binding = { ...rule.binding, ...values };
   }
 
   /** every binding, the web_search-only loop's included */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { reloadConfig } from './admin/reload';
 import { AgentLoopError } from './errors';
 import { createGateway, type GatewayConfig } from './gateway';
 import type { AgentLoopMiddleware } from './middleware';
@@ -49,7 +50,7 @@ export function main(argv = process.argv.slice(2)): void {
     return fail(`agent-loop-gateway: ${(error as Error).message}\n${USAGE}`);
   }
   if (values.help) {
-    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv? } and the options of agentLoop; see gateway.example.json.`);
+    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.`);
     return process.exit(0);
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
@@ -72,6 +73,7 @@ export function main(argv = process.argv.slice(2)): void {
   });
   const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
   const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';
+  process.on('SIGHUP', () => reloadConfig(values.config!, app.locals.agentLoop, config as unknown as Record<string, unknown>));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));
 }
 

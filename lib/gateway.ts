@@ -4,6 +4,9 @@ import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
+import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from './admin/gateway-admin';
+import { clientKeysOf, requireClientKey, type ClientKeysConfig } from './client-keys';
+import { INFERENCE_ROUTES, ROUTE, routeGuard } from './gateway-routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from './internal';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
@@ -11,21 +14,28 @@ import { validated } from './option-error';
 import { optionsSchema, type AgentLoopOptions } from './options';
 import { optionalPeer } from './telemetry/optional-peer';
 
-export interface GatewayConfig extends AgentLoopOptions {
+export interface GatewayConfig extends AgentLoopOptions, ClientKeysConfig {
   host?: string;
   port?: number;
-  upstream: { url: string; apiKeyEnv?: string };
+  /** `routes`: what is forwarded under `/v1`, as `METHOD path` (default `INFERENCE_ROUTES`) */
+  upstream: { url: string; apiKeyEnv?: string; routes?: string[] };
   /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
   bodyLimit?: string | number;
+  /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
+  admin?: GatewayAdminConfig;
 }
 
 const hints = new Map([
   ['upstream', "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }"],
   ['url', "it must be the upstream's OpenAI-compatible base URL, e.g. 'http://127.0.0.1:11434/v1'"],
   ['apiKeyEnv', "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'"],
+  ['routes', `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`],
+  ['clientKeys', 'it must be a list of keys of at least 16 characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv'],
+  ['clientKeysEnv', "it must name an environment variable holding the client keys, separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'"],
   ['host', "it must be a host name or address to listen on, e.g. '127.0.0.1'"],
   ['port', 'it must be a port number from 0 to 65535, e.g. 3000'],
   ['bodyLimit', "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'"],
+  ['admin', ADMIN_HINT],
 ]);
 
 /** what express.json() takes as its `limit` */
@@ -37,9 +47,12 @@ const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<stri
 const gatewaySchema = Joi.object({
   host: Joi.string(),
   port: Joi.number().integer().min(0).max(65535),
-  upstream: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), apiKeyEnv: Joi.string() }).required(),
+  upstream: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), apiKeyEnv: Joi.string(), routes: Joi.array().items(Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid')))) }).required(),
   bodyLimit: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
+  clientKeys: Joi.array().items(Joi.string().min(16)).min(1),
+  clientKeysEnv: Joi.string(),
   ...Object.fromEntries(loopOptions),
+  admin: adminConfigSchema,
 });
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
@@ -60,13 +73,21 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
   res.end(JSON.stringify({ error: body }));
 }
 
+/** Throws the coded error createGateway would for `config`'s own keys (the loop's options are agentLoop's to check). */
+export function validateGatewayConfig(config: unknown): void {
+  validated(gatewaySchema, config, hints, 'createGateway');
+}
+
 /**
  * A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
 export function createGateway(config: GatewayConfig): Express {
-  validated(gatewaySchema, config, hints, 'createGateway');
-  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, ...loopOptions } = config;
+  validateGatewayConfig(config);
+  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, admin, clientKeys: _keys, clientKeysEnv: _keysEnv, ...loopOptions } = config;
+  const adminKey = adminKeyOf(admin);
+  const keys = clientKeysOf(config);
+  const clientKey = keys && requireClientKey(keys);
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
   const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
@@ -74,12 +95,17 @@ export function createGateway(config: GatewayConfig): Express {
   app.disable('x-powered-by');
   app.locals.agentLoop = loop;
   healthRoutes(app, loop, health);
+  if (adminKey) app.use('/admin', loop.admin({ key: adminKey }));
   const registry = loop.metrics;
   if (registry) {
-    app.get('/metrics', function metricsEndpoint(_req, res, next) {
+    app.get('/metrics', ...(clientKey ? [clientKey] : []), function metricsEndpoint(_req, res, next) {
       registry.metrics().then((text) => res.type(registry.contentType).send(text), next);
     });
   }
+  // Routes answered above need no client key and may have any path. Past this point a request needs a client key
+  // (when the config has any) and a plain path that `upstream.routes` forwards; the loop's own turns pass.
+  if (clientKey) app.use(skipWhenInternal(clientKey));
+  app.use(skipWhenInternal(routeGuard(upstream.routes ?? INFERENCE_ROUTES)));
   // The loop's own turns need no parsed body (the loop and every injector pass them on): unparsed, their raw body
   // streams through the proxy as the loop serialised it, with no JSON.parse here and no re-serialisation in
   // fixRequestBody. Only a verified marker skips it; a forged one gets the whole pipeline.

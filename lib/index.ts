@@ -1,7 +1,10 @@
 export { agentLoop, type AgentLoopMiddleware } from './middleware';
 export { isInternalRequest, skipWhenInternal } from './internal';
 export { AgentLoopError } from './errors';
-export type { AgentLoopOptions, Settings } from './options';
+export type { AgentLoopOptions, Settings, RunTimeSettings, SettingsPatch, BindingSettings } from './options';
+export type { AdminOptions } from './admin/options';
+export type { JudgeView } from './judge/options';
+export type { LoopRecordView, TurnRecord, ToolCallRecord, VerdictRecord } from './telemetry/loop-records';
 export type * from './types';
 export { localTrellis, type LocalTool } from './trellis/local';
 export { createGateway, type GatewayConfig } from './gateway';

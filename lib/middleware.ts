@@ -1,6 +1,9 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { AdminOptions } from './admin/options';
+import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
 import { markerKey, markerVerdict } from './internal';
+import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
@@ -12,15 +15,24 @@ import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type LoopDeps } from './loop/start';
+import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
-import { optionsSchema, settingsSchema, validate, type AgentLoopOptions, type Settings, type ValidOptions } from './options';
+import { optionsSchema, validate, type AgentLoopOptions, type RunTimeSettings, type SettingsPatch, type ValidOptions } from './options';
+import { LiveSettings } from './settings';
+import type { JudgeView } from './judge/options';
+import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
 import type { Wire, WireRequest } from './wire/wire';
 import { wireFor } from './wire/wires';
 
 export interface AgentLoopMiddleware extends RequestHandler {
-  settings: { get(): Settings; update(partial: Partial<Settings>): Settings };
+  /** `source`: who changed them, for the log line (default `settings.update()`) */
+  settings: { get(): RunTimeSettings; update(partial: SettingsPatch, source?: string): RunTimeSettings };
+  /** the judge's rules: read them, or replace them (validated like the option) for the loops that start from now on */
+  judgeRules: { get(): JudgeView; replace(rules: Rule[], source?: string): JudgeView };
+  /** the admin API and page, for `app.use('/admin', loop.admin({ key }))`; `{ auth: false }` when your own middleware guards it */
+  admin(options: AdminOptions): Router;
   close(): Promise<void>;
   /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
@@ -37,21 +49,25 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
   const key = markerKey(valid.internalSecret);
-  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall);
+  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall, valid.maxReplyBytes);
   const inFlight = new InFlightLoops();
-  let settings: Settings = { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop };
+  const settings = new LiveSettings({ totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop }, bindings, logger);
+  let records: LoopRecorder | undefined;
+  const judge = new LiveJudge(valid.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
   const continuations = new Continuations(key, valid.continuationTtlSec);
   const deps: LoopDeps = {
     caller,
     continuations,
     logger,
-    settings: () => settings,
+    settings: () => settings.current,
     trustClientHistory: valid.trustClientHistory,
     maxToolResultBytes: valid.maxToolResultBytes,
     passImages: valid.passImages,
     maxRepeatedCalls: valid.maxRepeatedCalls,
     maxContextBytes: valid.maxContextBytes,
-    judge: valid.judge && createJudgeRunner(valid.judge, logger, telemetry?.metrics),
+    get judge() {
+      return judge.runner;
+    },
     approvals: { tool: valid.approval.tool, tokens: new ApprovalTokens(key, valid.approval.ttlSec), ledger: new ApprovalLedger(valid.approval.ttlSec) },
     keepAliveSec: valid.keepAliveSec,
     onClientDisconnect: valid.onClientDisconnect,
@@ -129,12 +145,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     inFlight.track(run);
   } as AgentLoopMiddleware;
 
-  middleware.settings = {
-    get: () => ({ ...settings }),
-    update(partial) {
-      settings = validate<Settings>(settingsSchema, { ...settings, ...partial });
-      return { ...settings };
-    },
+  middleware.settings = { get: () => settings.get(), update: (partial, source) => settings.update(partial, source) };
+  middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
+  middleware.admin = function admin(adminOptions) {
+    records ??= new LoopRecorder(valid.telemetry?.captureContent === true);
+    const router = adminRouter({ settings, bindings, judge, records, captureContent: valid.telemetry?.captureContent === true }, adminOptions, logger);
+    deps.telemetry = Telemetry.recording(telemetry, records);
+    return router;
   };
   middleware.metrics = telemetry?.metrics?.registry;
   middleware.ready = async function ready(signal) {

@@ -99,7 +99,7 @@ describe('createGateway', () => {
 
   it.each([
     [{}, "createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1'"],
-    [{ upstrem: { url: 'http://x/v1' } }, "createGateway: unknown option 'upstrem'. Did you mean `upstream`? Known options here: host, port, upstream, bodyLimit, totalBudgetSec,"],
+    [{ upstrem: { url: 'http://x/v1' } }, "createGateway: unknown option 'upstrem'. Did you mean `upstream`? Known options here: host, port, upstream, bodyLimit, clientKeys, clientKeysEnv, totalBudgetSec,"],
     [{ upstream: { url: 'http://x/v1' }, bodylimit: '1mb' }, "createGateway: unknown option 'bodylimit'. Did you mean `bodyLimit`?"],
     [{ upstream: { url: 'http://x/v1' }, bodyLimit: '10 MB!' }, 'createGateway: option \'bodyLimit\' is "10 MB!"; it must be a size in b, kb, mb or gb, or a number of bytes, e.g. \'10mb\'.'],
     [{ upstream: { url: 'nope' } }, "createGateway: option 'upstream.url' is \"nope\"; it must be the upstream's OpenAI-compatible base URL"],

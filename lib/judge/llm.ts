@@ -1,3 +1,4 @@
+import { redacted } from '../redact';
 import type { Judge, JudgeInput, JudgeSurface, Verdict } from '../types';
 import { verdictProblem } from './verdict';
 
@@ -32,6 +33,11 @@ function unfenced(content: string): string {
   return fenced ? fenced[1] : content.trim();
 }
 
+/** The model's reason may quote the arguments or the result it judged; the agent and the logs read it. */
+function withRedactedReason(verdict: Verdict): Verdict {
+  return 'reason' in verdict && typeof verdict.reason === 'string' ? { ...verdict, reason: redacted(verdict.reason) } : verdict;
+}
+
 export function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {
   if (typeof content !== 'string') throw new Error('llm judge reply has no text content');
   let verdict: unknown;
@@ -42,7 +48,7 @@ export function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {
   }
   const problem = verdictProblem(verdict, surface);
   if (problem) throw new Error(`llm judge reply is not a valid verdict: ${problem}`);
-  return verdict as Verdict;
+  return withRedactedReason(verdict as Verdict);
 }
 
 export function llmJudge({ model, policy }: LlmJudgeOptions): Judge {

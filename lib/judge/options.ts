@@ -14,6 +14,15 @@ export interface JudgeSettings {
 /** Validated: a bare `Judge` is lifted into `{ judge }`, so there are three sources. */
 export type JudgeOption = ({ rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & JudgeSettings;
 
+/** What `judgeRules.get()` and the admin API show of the judge in force. */
+export interface JudgeView {
+  /** `rules`: a rules judge, whose rules can be replaced; `llm`, `custom` (a Judge object) or `none` */
+  judge: 'rules' | 'llm' | 'custom' | 'none';
+  mode?: JudgeSettings['mode'];
+  /** null unless `judge` is `rules` */
+  rules: Rule[] | null;
+}
+
 const settings = {
   mode: Joi.string().valid('enforce', 'monitor').default('enforce'),
   timeoutSec: Joi.number().min(0.1).max(120).default(10),

@@ -1,3 +1,4 @@
+import { redacted } from '../redact';
 import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
 import { evaluateWithin } from './deadline';
@@ -64,7 +65,10 @@ function decisionFor(verdict: Verdict, input: JudgeInput): JudgeDecision {
   return input.surface === 'tool_call' ? { blocked: false, arguments: verdict.arguments } : { blocked: false, result: verdict.result };
 }
 
-export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?: LoopMetrics): JudgeRunner {
+/** what the admin API's loop records keep of a verdict */
+export type VerdictSink = (loopId: string, verdict: { surface: string; tool: string; action: string; reason?: string }) => void;
+
+export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?: LoopMetrics, onVerdict?: VerdictSink): JudgeRunner {
   const judge = judgeFrom(option);
   return {
     async review(input, context) {
@@ -73,12 +77,13 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
       const reason = failure ?? ('reason' in verdict ? verdict.reason : undefined);
       const level = failure || verdict.action === 'block' ? 'warn' : 'info';
       metrics?.verdict(input.binding, input.surface, failure ? 'error' : verdict.action);
+      onVerdict?.(context.loopId, { surface: input.surface, tool: input.tool, action: verdict.action, ...(reason === undefined ? {} : { reason }) });
       (context.logger ?? logger)[level]('judge verdict', {
         loopId: context.loopId,
         surface: input.surface,
         tool: input.tool,
         action: verdict.action,
-        reason,
+        reason: reason === undefined ? undefined : redacted(reason),
         durationMs: Date.now() - startedAt,
         mode: option.mode,
         ...(input.approved ? { approved: true } : {}),

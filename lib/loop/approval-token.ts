@@ -1,20 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { credentialOf, open, seal } from '../sealed-token';
-import type { ToolCall } from '../types';
-import type { PendingApproval } from './approval';
+import { MAX_APPROVAL_ARGUMENTS_BYTES, type PendingApproval } from './approval';
 
 /** Between the model's own call id and the approval's token: `<call id>.ap1.<sealed token>`. */
 const TAG = '.ap1.';
-/** The arguments a person is asked to approve fit in a call id, sealed; longer ones cannot be handed back. */
-export const MAX_APPROVAL_ARGUMENTS_BYTES = 8 * 1024;
 const MAX_APPROVAL_TOKEN_CHARS = 2 * MAX_APPROVAL_ARGUMENTS_BYTES;
 
-/** What an approval's token holds: the call as the model made it, and what the person was asked. */
-export interface SealedApproval {
-  call: ToolCall;
-  arguments: Record<string, unknown>;
-  reason: string;
-}
+/** What an approval's token holds: the call waiting, and what the person was asked. */
+export type SealedApproval = PendingApproval;
 
 export type ReadApproval =
   | { opened: SealedApproval; token: string }
@@ -38,8 +31,8 @@ export class ApprovalTokens {
 
   /** The id of the approval call for `pending`: the model's call id, then the sealed call. */
   idFor(req: IncomingMessage, binding: string, pending: PendingApproval): string {
-    const sealed: SealedApproval = { call: pending.call, arguments: pending.arguments, reason: pending.reason };
-    return `${pending.call.id}${TAG}${seal(this.key, purpose(binding, pending.call.id), sealed, { ttlSec: this.ttlSec, credential: credentialOf(req) })}`;
+    const sealed: SealedApproval = { callId: pending.callId, tool: pending.tool, arguments: pending.arguments, reason: pending.reason };
+    return `${pending.callId}${TAG}${seal(this.key, purpose(binding, pending.callId), sealed, { ttlSec: this.ttlSec, credential: credentialOf(req) })}`;
   }
 
   read(req: IncomingMessage, binding: string, id: string): ReadApproval {
@@ -48,7 +41,7 @@ export class ApprovalTokens {
     if (callId === undefined || token.length > MAX_APPROVAL_TOKEN_CHARS) return { failed: 'invalid' };
     const opened = open<SealedApproval>(this.key, purpose(binding, callId), token, { credential: credentialOf(req), maxBytes: 4 * MAX_APPROVAL_ARGUMENTS_BYTES });
     if ('failed' in opened) return opened;
-    if (opened.payload?.call?.id !== callId) return { failed: 'invalid' };
+    if (opened.payload?.callId !== callId || typeof opened.payload.tool !== 'string') return { failed: 'invalid' };
     return { opened: opened.payload, token };
   }
 }

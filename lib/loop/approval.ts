@@ -1,4 +1,4 @@
-import type { RequireApproval, ToolCall } from '../types';
+import type { RequireApproval } from '../types';
 
 /** The tool a client declares (in `tools`) to approve the loop's calls; the loop hands each call needing approval to it. */
 export const APPROVAL_TOOL = 'approve_tool_call';
@@ -12,7 +12,8 @@ export interface ApprovalOptions {
 
 /** A call that did not run: a person must approve it first. */
 export interface PendingApproval {
-  call: ToolCall;
+  /** the model's id of the call */
+  callId: string;
   tool: string;
   /** what the person approves: the arguments as the judge left them */
   arguments: Record<string, unknown>;
@@ -24,6 +25,13 @@ export function requiredApproval(rule: RequireApproval, binding: string, tool: s
   if (rule === 'never') return undefined;
   if (rule !== 'always' && rule.never.toolNames.includes(tool)) return undefined;
   return `binding '${binding}' requires approval for '${tool}'`;
+}
+
+/** The arguments a person is asked to approve travel sealed in an id: longer ones cannot be handed to them. */
+export const MAX_APPROVAL_ARGUMENTS_BYTES = 8 * 1024;
+
+export function tooLongToApproveText(tool: string): string {
+  return `tool error: '${tool}' needs approval, but its arguments are too long to show a person (over ${MAX_APPROVAL_ARGUMENTS_BYTES} bytes)`;
 }
 
 export function cannotApproveText(tool: string): string {

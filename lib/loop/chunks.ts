@@ -38,7 +38,7 @@ class StreamedCall {
   /** whether a delta with this id (and, without an index, this name) starts another call rather than adding to this one */
   startedBy(id: string | undefined, name: string | undefined): boolean {
     if (id !== undefined && this.call.id !== '' && id !== this.call.id) return true;
-    return name !== undefined && this.call.function.name !== '' && id !== this.call.id;
+    return name !== undefined && this.call.function.name !== '';
   }
 
   add(delta: Fields): void {
@@ -59,9 +59,9 @@ class StreamedCall {
 /**
  * One streamed reply put back together: the model's message with every field its deltas carried (text in order,
  * other fields by the delta convention) and its tool calls. A call delta with an `index` adds to the call at that
- * index, unless it names another id (one call never changes its id). Without an index (Gemini: each call whole in
- * its own chunk, ids that may be empty) a delta adds to the call before unless it starts another: another id, or
- * a name where the call before has one and the id does not say it is the same call.
+ * index, unless it names another id (one call never changes its id). Without an index (Gemini, Mistral: each call
+ * whole in its own delta, ids that may be empty or repeated) a delta adds to the call before unless it starts
+ * another: another id, or a name where the call before has one.
  */
 class StreamedReply {
   private id = '';

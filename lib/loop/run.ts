@@ -1,3 +1,4 @@
+import { redacted } from '../redact';
 import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import { budgetNote, type Deadline, type StopReason } from './budget';
 import type { PendingApproval } from './approval';
@@ -48,7 +49,7 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
       loop.stats.turns = turn;
       reply = await loop.complete(loop.conversation.request(), loop.signal, (delta) => text.append(delta), watch);
     } catch (error) {
-      const reason = (error as Error).message;
+      const reason = redacted((error as Error).message);
       watch?.failed(plan.deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, wire: loop.wire, turn, reason });
       if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };

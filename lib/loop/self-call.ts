@@ -12,7 +12,7 @@ import type { ChatCompletion, SelfCallTransport } from '../types';
 import { chatReader } from '../wire/chat-reader';
 import type { TurnReader, TurnResult } from '../wire/wire';
 import type { TextSink } from './reply';
-import { errorBody, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
+import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
 export class SelfCallError extends Error {
@@ -71,10 +71,12 @@ export class SelfCaller {
     private readonly forwardHeaders: string[],
     private readonly selfUrl?: string,
     private readonly transport: SelfCallTransport = 'in-process',
+    private readonly maxReplyBytes = MAX_REPLY_BYTES,
   ) {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
-    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [] });
+    // `maxContentLength` bounds a JSON reply; a streamed one is bounded as it is read.
+    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [], maxContentLength: maxReplyBytes });
     // axios merges its instance defaults into every request's config: keep only what this client uses. No default
     // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
     // per request), nothing for browsers (xsrf) or data: URLs (env).
@@ -100,7 +102,7 @@ export class SelfCaller {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
-      return reader.stream(untilAborted(response.data, call.signal), onText).catch((error: Error) => {
+      return reader.stream(untilAborted(response.data, call.signal), onText, this.maxReplyBytes).catch((error: Error) => {
         throw error instanceof SelfCallError ? error : new SelfCallError(reasonOf(error, call.signal));
       });
     }

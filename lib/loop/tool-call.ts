@@ -1,9 +1,10 @@
 import { blockedText, type JudgeDecision } from '../judge/runner';
+import { redacted } from '../redact';
 import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
 import type { WireCall } from '../wire/wire';
-import { cannotApproveText, requiredApproval } from './approval';
+import { cannotApproveText, MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval, tooLongToApproveText } from './approval';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
@@ -45,6 +46,7 @@ function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, a
   const reason = ask ?? requiredApproval(loop.binding.requireApproval, loop.binding.name, tool);
   if (reason === undefined) return undefined;
   if (loop.approvalTool === undefined) return { kind: 'unapproved', text: cannotApproveText(tool) };
+  if (Buffer.byteLength(JSON.stringify(args)) > MAX_APPROVAL_ARGUMENTS_BYTES) return { kind: 'unapproved', text: tooLongToApproveText(tool) };
   return { kind: 'pending', text: '', approval: { arguments: args, reason } };
 }
 
@@ -91,7 +93,7 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
     result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
-    return { kind: 'transport', text: `tool error: ${(error as Error)?.message ?? String(error)}` };
+    return { kind: 'transport', text: `tool error: ${redacted((error as Error)?.message ?? String(error))}` };
   }
   const text = resultText(result, loop.maxToolResultBytes, loop.passImages);
   const after = await review(loop, 'context', tool, args, approved, text);

@@ -1,16 +1,19 @@
-import { toolCallOf, type TurnResult, type WireCall } from '../wire/wire';
+import type { TurnResult, WireCall } from '../wire/wire';
 import type { PendingApproval } from './approval';
 import type { Loop } from './context';
+import { givenId } from './call-id';
 import { runToolCall, type ToolOutcome } from './tool-call';
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
- * used (the model repeated an id), gets `call_<loop>_<turn>_<n>`, so every call has exactly one answer.
+ * used (the model repeated an id), gets one of the loop's (in the model's own id form, else `call_<loop>_<turn>_<n>`),
+ * so every call has exactly one answer.
  */
 function withOwnIds(loop: Loop, calls: WireCall[], turn: number): WireCall[] {
   const used = loop.conversation.takenIds();
+  const like = calls.find((call) => call.id)?.id ?? [...used].at(-1);
   return calls.map((call, i) => {
-    const own = call.id && !used.has(call.id) ? call : { ...call, id: `call_${loop.id}_${turn}_${i}` };
+    const own = call.id && !used.has(call.id) ? call : { ...call, id: givenId(like, `call_${loop.id}_${turn}_${i}`, used) };
     used.add(own.id);
     return own;
   });
@@ -61,7 +64,7 @@ export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number):
   const results: ToolOutcome[] = [];
   kept.forEach((call, i) => {
     const { approval } = outcomes[i];
-    if (approval) pending.push({ call: toolCallOf(call), tool: call.name, ...approval });
+    if (approval) pending.push({ callId: call.id, tool: call.name, ...approval });
     else {
       answered.push(call);
       results.push(outcomes[i]);

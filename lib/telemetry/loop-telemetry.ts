@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Trellis } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
+import type { LoopRecord, LoopRecorder } from './loop-records';
 import { createMetrics, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';
 import type { LoopSpan, ToolSpan, TurnSpan } from './spans';
@@ -17,6 +18,7 @@ export class TurnWatch {
     private readonly binding: string,
     private readonly span: TurnSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
+    private readonly record?: (outcome: string, reply?: TurnResult) => void,
   ) {
     this.headers = span?.carrier;
   }
@@ -29,12 +31,14 @@ export class TurnWatch {
   succeeded(reply: TurnResult): void {
     this.span?.succeeded(reply);
     this.metrics?.turn(this.binding, 'ok', seconds(this.started));
+    this.record?.('ok', reply);
   }
 
   /** `type`: why, in a word (`upstream_error`, `deadline`, `aborted`) */
   failed(type: string): void {
     this.span?.failed(type);
     this.metrics?.turn(this.binding, 'error', seconds(this.started));
+    this.record?.(type);
   }
 }
 
@@ -48,6 +52,7 @@ export class ToolWatch {
     private readonly tool: string,
     private readonly span: ToolSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
+    private readonly record?: (outcome: string, text: string) => void,
   ) {
     this.meta = span?.carrier;
   }
@@ -64,27 +69,29 @@ export class ToolWatch {
   ended(outcome: { kind: string; text: string }): void {
     this.span?.ended(outcome.kind, outcome.text);
     this.metrics?.toolCall(this.binding, this.tool, outcome.kind, seconds(this.started));
+    this.record?.(outcome.kind, outcome.text);
   }
 }
 
-/** One loop's telemetry: there is one only when spans record or metrics are on, so the loop pays nothing otherwise. */
+/** One loop's telemetry: there is one only when spans, metrics or the admin API's records are on, so the loop pays nothing otherwise. */
 export class LoopTelemetry {
   constructor(
     private readonly binding: string,
     private readonly model: string,
     private readonly span: LoopSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
+    private readonly records?: { recorder: LoopRecorder; record: LoopRecord },
   ) {
     metrics?.loopStarted(binding);
   }
 
   turn(messages: readonly unknown[]): TurnWatch {
-    return new TurnWatch(this.binding, this.span?.turn(this.model, messages), this.metrics);
+    return new TurnWatch(this.binding, this.span?.turn(this.model, messages), this.metrics, this.records?.record.turn());
   }
 
   /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
   tool(call: WireCall, known: boolean): ToolWatch {
-    return new ToolWatch(this.binding, known ? call.name : '_unknown', this.span?.tool(call), this.metrics);
+    return new ToolWatch(this.binding, known ? call.name : '_unknown', this.span?.tool(call), this.metrics, this.records?.record.tool(call));
   }
 
   /** `outcome`: asked, granted, denied, expired or refused */
@@ -96,17 +103,29 @@ export class LoopTelemetry {
   ended(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span?.end(stop, stats, usage);
     this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
+    this.records?.record.end(stop, usage);
+    if (this.records) this.records.recorder.ended(this.records.record);
   }
 }
 
 export type TelemetryOptions = { telemetry?: TelemetryOption; metrics?: MetricsOption | false };
 
-/** The middleware's tracing and metrics, made once from the options; undefined when neither is on. */
+/** The middleware's tracing and metrics, made once from the options; undefined when neither is on (and nothing records). */
 export class Telemetry {
+  /** set once an admin API is made: it shows the loops in flight and the last ones */
+  recorder?: LoopRecorder;
+
   private constructor(
     private readonly tracing: Tracing | undefined,
     readonly metrics: LoopMetrics | undefined,
   ) {}
+
+  /** `telemetry`, or one that only records, with `recorder` recording every loop from now on */
+  static recording(telemetry: Telemetry | undefined, recorder: LoopRecorder): Telemetry {
+    const recording = telemetry ?? new Telemetry(undefined, undefined);
+    recording.recorder = recorder;
+    return recording;
+  }
 
   static create(options: TelemetryOptions): Telemetry | undefined {
     const tracing = createTracing(options.telemetry);
@@ -116,6 +135,7 @@ export class Telemetry {
 
   loop(req: Request, binding: string, model: string, loopId: string, wire: string): LoopTelemetry | undefined {
     const span = this.tracing?.startLoop(req, binding, model, loopId, wire);
-    return span || this.metrics ? new LoopTelemetry(binding, model, span, this.metrics) : undefined;
+    const records = this.recorder && { recorder: this.recorder, record: this.recorder.start(loopId, binding, model) };
+    return span || this.metrics || records ? new LoopTelemetry(binding, model, span, this.metrics, records) : undefined;
   }
 }

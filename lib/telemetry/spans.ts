@@ -1,7 +1,8 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { Trellis } from '../types';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
+import { boundedAttribute, namePart } from './bounded';
 import { inputMessages, outputMessages } from './content';
 
 // SpanKind and SpanStatusCode values, fixed by the API: no import needed where the API may be missing.
@@ -53,8 +54,8 @@ export class TurnSpan extends CallSpan {
 
   succeeded(reply: TurnResult): void {
     this.span.setAttributes({
-      'gen_ai.response.id': reply.id,
-      'gen_ai.response.model': reply.model,
+      'gen_ai.response.id': boundedAttribute(reply.id),
+      'gen_ai.response.model': boundedAttribute(reply.model),
       'gen_ai.response.finish_reasons': [reply.stop ?? 'stop'],
       ...usageAttributes(reply.usage),
       ...(this.captureContent ? { 'gen_ai.output.messages': outputMessages(reply) } : {}),
@@ -101,22 +102,24 @@ export class LoopSpan {
     this.active = (child, work) => api.context.with(api.trace.setSpan(context, child), work);
   }
 
+  /** `model`: the client's, so the span name carries it bounded and plain, the attribute whole up to a bound */
   turn(model: string, messages: readonly unknown[]): TurnSpan {
-    const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model };
+    const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': boundedAttribute(model) };
     if (this.captureContent) attributes['gen_ai.input.messages'] = inputMessages(messages);
-    return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${model}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
+    return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${namePart(model)}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
   }
 
+  /** The tool's name and the call's id are the model's: bounded like the client's model name. */
   tool(call: WireCall): ToolSpan {
     const name = String(call.name);
-    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function' };
-    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = (typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments));
-    return new ToolSpan(this.tracer.startSpan(`execute_tool ${name}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
+    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': boundedAttribute(name), 'gen_ai.tool.call.id': boundedAttribute(call.id), 'gen_ai.tool.type': 'function' };
+    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    return new ToolSpan(this.tracer.startSpan(`execute_tool ${namePart(name)}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
   }
 
   /** an `agent_loop.approval` event: a call handed to a person for approval, or their answer */
   approval(tool: string, outcome: string): void {
-    this.span.addEvent('agent_loop.approval', { 'gen_ai.tool.name': tool, 'agent_loop.approval': outcome });
+    this.span.addEvent('agent_loop.approval', { 'gen_ai.tool.name': boundedAttribute(tool), 'agent_loop.approval': outcome });
   }
 
   /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */

@@ -1,4 +1,5 @@
 import { FROM_TRELLIS, Hierarchy } from '../hierarchy';
+import { redacted } from '../redact';
 import type { ChatTool, EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
 import { effectiveAnnotations } from './annotations';
 
@@ -54,7 +55,7 @@ export class ToolCatalog {
       this.failure = undefined;
     } catch (error) {
       if (!signal?.aborted) {
-        this.failure = (error as Error).message;
+        this.failure = redacted((error as Error).message);
         this.logger.warn(`agent-loop trellis listing failed; ${this.fallback()}`, { binding: this.binding, reason: this.failure });
       }
     }
@@ -64,6 +65,11 @@ export class ToolCatalog {
   /** undefined once Trellis listed the tools at least once; until then, why it has not */
   get unlisted(): string | undefined {
     return this.listed ? undefined : (this.failure ?? 'not listed yet');
+  }
+
+  /** why the last listing failed (the last known tools are offered meanwhile); undefined when it worked */
+  get listingFailure(): string | undefined {
+    return this.failure;
   }
 
   /** The text a call to a tool outside the tree in force reads: never an empty list of valid tools. */

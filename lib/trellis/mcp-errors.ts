@@ -1,4 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { redacted } from '../redact';
 
 const MAX_DETAIL = 160;
 
@@ -22,7 +23,7 @@ function systemCode(error: unknown): string | undefined {
 }
 
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = redacted(text.replace(/\s+/g, ' ').trim());
   return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL - 3)}...` : line;
 }
 

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { redacted } from '../redact';
 import type { Logger, McpServerAddress } from '../types';
 
 export type { McpServerAddress };
@@ -35,7 +36,7 @@ export function reconnections() {
 function logStderr(stream: Readable | null, trellis: string, logger: Logger): void {
   if (!stream) return;
   createInterface({ input: stream, crlfDelay: Infinity }).on('line', function stderrLine(line) {
-    if (line.trim()) logger.info('trellis stderr', { trellis, line });
+    if (line.trim()) logger.info('trellis stderr', { trellis, line: redacted(line) });
   });
 }
 

@@ -25,5 +25,5 @@ export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
 /** Chat completions' replies: one JSON completion, or an SSE stream of chunks put back together. */
 export const chatReader: TurnReader<ChatMessage> = {
   json: (body: unknown) => chatTurn(wellFormedReply(body)),
-  stream: async (stream: Readable, onText: TextSink) => chatTurn(wellFormedReply(await streamedTurn(stream, onText))),
+  stream: async (stream: Readable, onText: TextSink, maxBytes: number) => chatTurn(wellFormedReply(await streamedTurn(stream, onText, maxBytes))),
 };

@@ -1,59 +1,31 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
-import type { ApprovalDecision, ApprovalReader } from '../loop/approval-answers';
+import type { ApprovalDecision, ApprovalReader } from '../loop/approval-decision';
 import type { Continuations } from '../loop/continuation';
 import type { LoopStats } from '../loop/context';
 import type { Answer, Reply, TextSink } from '../loop/reply';
 import type { ToolOutcome } from '../loop/tool-call';
 import type { TurnRequest } from '../loop/turn-body';
 import type { ChatTool, Logger, ToolCall } from '../types';
+import type { TokenUsage, TurnResult, WireCall } from './turn';
 
 /** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
 export type WireName = 'chat' | 'responses' | 'messages';
-
-/** One tool call as the loop runs it, whatever the wire; `index` is its place among the calls of the model's output. */
-export interface WireCall {
-  id: string;
-  name: string;
-  /** a JSON object encoded as a string, as the model gave it (Messages: its `input` object, serialised); checked when it runs */
-  arguments: unknown;
-  index: number;
-}
 
 /** A call in chat completions' shape (approvals seal that shape), and back. */
 export const toolCallOf = (call: WireCall): ToolCall => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments as string } });
 export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({ id: call.id, name: call.function?.name, arguments: call.function?.arguments, index });
 
-/** Token counts, normalised so that every wire's turns can be summed. */
-export interface TokenUsage {
-  input: number;
-  output: number;
-  total: number;
-}
-
-/** One model reply, read: what the loop needs to go on, and the model's output kept whole to send back unchanged. */
-export interface TurnResult<Output = unknown> {
-  /** the reply's text (a streamed reply's text went to `onText` as it arrived) */
-  text: string;
-  calls: WireCall[];
-  /** what the model produced (a chat message, Responses output items, Messages content blocks), every field kept */
-  output: Output;
-  usage?: TokenUsage;
-  /** the wire's own stop reason (`stop`, `tool_calls`; `completed`; `end_turn`, `tool_use`), null if none */
-  stop: string | null;
-  id: string;
-  model: string;
-  /** the reply whole: a JSON answer takes its shape */
-  reply: unknown;
-}
-
 /** Reads one turn's reply; throws an Error naming what is wrong (the turn then fails like a failed model call). */
 export interface TurnReader<Output = unknown> {
   /** a `stream: false` reply, parsed (undefined when it is not JSON) */
   json(body: unknown): TurnResult<Output>;
-  /** a `stream: true` reply, read as it arrives; each text delta goes to `onText` (a promise there says to wait) */
-  stream(stream: Readable, onText: TextSink): Promise<TurnResult<Output>>;
+  /**
+   * a `stream: true` reply, read as it arrives (`streamedTurn` with the wire's event reader); each text delta goes to
+   * `onText` (a promise there says to wait); past `maxBytes` the turn fails
+   */
+  stream(stream: Readable, onText: TextSink, maxBytes: number): Promise<TurnResult<Output>>;
 }
 
 /** The conversation of one loop in the wire's own shape: the client's history, then the loop's turns. */
@@ -168,4 +140,4 @@ export interface Wire<Output = unknown> {
   open(body: WireRequest, setup: LoopSetup): WireLoop<Output>;
 }
 
-export type { Answer, LoopStats, Reply, TextSink, ToolOutcome, TurnRequest };
+export type { Answer, LoopStats, Reply, TextSink, TokenUsage, ToolOutcome, TurnRequest, TurnResult, WireCall };

@@ -50,6 +50,13 @@ describe('createJudgeRunner, enforcing', () => {
     ]);
   });
 
+  it("logs a judge's reason with its credentials redacted, and leaves the operator's own judge's words to the model", async () => {
+    const reason = 'the call carries Authorization: Bearer sk-live0123456789abcdefXYZ';
+    const { runner, lines } = runnerFor(returning({ action: 'block', reason }));
+    await expect(runner.review(toolCall('http_post', {}), judgeContext())).resolves.toStrictEqual({ blocked: true, reason });
+    expect(lines[0].meta?.reason).toBe('the call carries Authorization: Bearer [redacted]');
+  });
+
   it('hands the judge the loop\'s request and self-call, under a signal of its own that the loop aborts', async () => {
     const loop = new AbortController();
     const req = { url: '/v1/chat/completions' } as Request;

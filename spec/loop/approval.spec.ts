@@ -97,6 +97,14 @@ describe('a person approves a tool call before it runs (chat completions, real M
     expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open']);
   });
 
+  it('arguments too long to show a person are not handed back: the model reads so', async () => {
+    const long = [{ toolCalls: [{ id: 'c_del', name: 'notes_delete', arguments: { id: 'x'.repeat(9000) } }] }, { content: 'Too long.' }];
+    const { client } = await rig.gateway(long, { bindings: [notes], judge: destructive });
+    const answer = await client.chat.completions.create({ model: 'agent-1', messages: [question], tools: [approveTool] });
+    expect(answer.choices[0].message.content).toBe('Too long.');
+    expect(rig.toolTexts(1)).toEqual(["tool error: 'notes_delete' needs approval, but its arguments are too long to show a person (over 8192 bytes)"]);
+  });
+
   it('monitor mode logs the ask and lets the call run', async () => {
     const { client } = await rig.gateway(script, { bindings: [notes], judge: { ...destructive, mode: 'monitor' } });
     const answer = await client.chat.completions.create({ model: 'agent-1', messages: [question], tools: [approveTool] });
@@ -161,6 +169,23 @@ describe('a person approves a tool call before it runs (chat completions, real M
     expect(second.text).toBe('Done.');
     expect(deletes()).toEqual([{ name: 'notes_delete', args: { id: 'groceries' } }]);
     expect(rig.model.requests[1].body.messages).toEqual([...pendingTurn, { role: 'tool', tool_call_id: 'c_del', content: 'deleted groceries' }]);
+  });
+
+  it('asks about several calls of one turn at once; each answer decides its own call (plain text denies, no answer denies)', async () => {
+    const three = [{ content: null, toolCalls: [{ id: 'd1', name: 'notes_delete', arguments: { id: 'groceries' } }, { id: 'd2', name: 'notes_delete', arguments: { id: 'standup' } }, { id: 'd3', name: 'notes_delete', arguments: { id: 'welcome' } }] }, { content: 'Done.' }];
+    const { client } = await rig.gateway(three, { bindings: [notes], judge: destructive });
+    const handed = await askedFor(client);
+    const [first, second, third] = handed.tool_calls!;
+    expect([first, second, third].map((call) => JSON.parse((call as FunctionCall).function.arguments).arguments.id)).toEqual(['groceries', 'standup', 'welcome']);
+    expect(third.id).toMatch(/^d3\.ap1\./);
+    await client.chat.completions.create({
+      model: 'agent-1',
+      messages: [question, handed as Message, { role: 'tool', tool_call_id: first.id, content: '{"approved":true}' }, { role: 'tool', tool_call_id: second.id, content: 'not the standup one' }],
+      tools: [approveTool],
+    });
+
+    expect(deletes()).toEqual([{ name: 'notes_delete', args: { id: 'groceries' } }]);
+    expect(rig.toolTexts(1)).toEqual(['deleted groceries', "tool error: 'notes_delete' was not approved: not the standup one", "tool error: 'notes_delete' was not approved: no answer came"]);
   });
 
   describe('an approval that cannot decide is refused readably, and the call does not run', () => {

@@ -61,7 +61,9 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
     expect(() => contentText(['Paris.'])).toThrow(`the reply's content is not text: ["Paris."]`);
   });
 
-  it('names the message of an error body: an object, a list of them (Gemini), or a string error', () => {
+  it("names the message of an error body: OpenAI's, a list of them (Gemini), a string error (Ollama), a top-level message (Mistral)", () => {
+    expect(errorMessage({ object: 'error', message: 'Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.', type: 'invalid_request_error' })).toBe('Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.');
+    expect(errorMessage({ error: { code: 42 }, message: 'not this one' })).toBeUndefined();
     expect(errorMessage({ error: { message: 'bad' } })).toBe('bad');
     expect(errorMessage([{ error: { code: 400, message: 'Function call is missing a thought_signature', status: 'INVALID_ARGUMENT' } }])).toBe('Function call is missing a thought_signature');
     expect(errorMessage({ error: 'model not found' })).toBe('model not found');

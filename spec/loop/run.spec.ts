@@ -173,7 +173,7 @@ describe.each(expressVersions)('the loop under %s', (_name, express) => {
   it('applies settings changed at run time', async () => {
     model.setScript(() => ({ toolCalls: [{ name: 'notes_open' }, { name: 'notes_open' }] }));
     const { app, loop } = gateway();
-    expect(loop.settings.update({ defaultMaxTurns: 2, maxToolCallsPerTurn: 1 })).toEqual({ totalBudgetSec: 120, defaultMaxTurns: 2, maxToolCallsPerTurn: 1 });
+    expect(loop.settings.update({ defaultMaxTurns: 2, maxToolCallsPerTurn: 1 })).toEqual({ totalBudgetSec: 120, defaultMaxTurns: 2, maxToolCallsPerTurn: 1, bindings: { notes: { maxTurns: 6, toolTimeoutSec: 30 } } });
     await request(app).post('/v1/chat/completions').send(ask()).expect(200);
     expect(model.requests).toHaveLength(6);
   });

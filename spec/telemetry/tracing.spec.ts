@@ -131,6 +131,26 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     expect(clock.attributes['gen_ai.tool.call.result']).toBe('2025-01-01T12:00:00.000Z');
   });
 
+  it("bounds the client's model name and the model's tool name in span names (64 plain characters) and attributes (256)", async () => {
+    const model = `agent-${'m'.repeat(300)} <b>\u202e`;
+    const tool = `clock_now${'t'.repeat(1000)}; DROP`;
+    const { client } = await rig.gateway([{ toolCalls: [{ id: `c${'9'.repeat(400)}`, name: tool }] }, { content: 'noon' }], { bindings: [notes], metrics: false });
+    await client.chat.completions.create({ ...ask(), model });
+
+    const all = await spans(4);
+    const [turn, call] = ['chat', 'execute_tool'].map((operation) => all.find((span) => span.attributes['gen_ai.operation.name'] === operation)!);
+    expect(turn.name).toBe(`chat agent-${'m'.repeat(58)}`);
+    expect(turn.attributes['gen_ai.request.model']).toBe(model.slice(0, 256));
+    expect(call.name).toBe(`execute_tool clock_now${'t'.repeat(55)}`);
+    expect(call.attributes['gen_ai.tool.name']).toBe(tool.slice(0, 256));
+    expect(call.attributes['gen_ai.tool.call.id']).toBe(`c${'9'.repeat(255)}`);
+
+    exporter.reset();
+    rig.model.setScript([{ content: 'noon' }]);
+    await client.chat.completions.create({ ...ask(), model: 'agent-1 <b>\u202e' });
+    expect((await spans(2)).map((span) => span.name)).toContain('chat agent-1__b__');
+  });
+
   it("marks a turn that failed and a loop that fell through, with error.type", async () => {
     const { client } = await rig.gateway([{ status: 500 }], { bindings: [notes], metrics: false });
     await expect(client.chat.completions.create(ask())).rejects.toThrow();
@@ -247,5 +267,25 @@ describe('tracing under an HTTP instrumentation', () => {
       await close();
       await (gateway.locals.agentLoop as AgentLoopMiddleware).close();
     }
+  });
+
+  it('marks a call waiting for approval on its execute_tool span (no error) and each approval step as an event on the loop span', async () => {
+    rig.mcp.setTool({ name: 'notes_delete', description: 'Delete a note.', annotations: { destructiveHint: true }, handler: () => ({ content: [{ type: 'text', text: 'deleted' }] }) });
+    const judge = { rules: [{ surface: 'tool_call' as const, tool: 'notes_delete', action: 'ask' as const }] };
+    const approve = { type: 'function' as const, function: { name: 'approve_tool_call', parameters: { type: 'object', properties: {} } } };
+    const { client } = await rig.gateway([{ toolCalls: [{ id: 'd1', name: 'notes_delete' }] }, { content: 'Deleted.' }], { bindings: [{ ...notes, hierarchy: ['notes_delete'] }], metrics: false, judge });
+    const first = await client.chat.completions.create({ ...ask('delete it'), tools: [approve] });
+    const [agent, , waiting] = await spans(3);
+    expect(waiting.name).toBe('execute_tool notes_delete');
+    expect(waiting.attributes['agent_loop.approval']).toBe('asked');
+    expect(waiting.status.code).not.toBe(ERROR);
+    expect(agent.events.map((event) => [event.name, event.attributes])).toEqual([['agent_loop.approval', { 'gen_ai.tool.name': 'notes_delete', 'agent_loop.approval': 'asked' }]]);
+
+    exporter.reset();
+    const handed = first.choices[0].message;
+    await client.chat.completions.create({ ...ask('delete it'), messages: [ask('delete it').messages[0], handed, { role: 'tool', tool_call_id: handed.tool_calls![0].id, content: '{"approved":true}' }], tools: [approve] });
+    const again = await spans(3);
+    expect(byName(again, 'invoke_agent notes')[0].events.map((event) => event.attributes?.['agent_loop.approval'])).toEqual(['granted']);
+    expect(byName(again, 'execute_tool notes_delete')[0].status.code).not.toBe(ERROR);
   });
 });

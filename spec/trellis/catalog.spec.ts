@@ -87,6 +87,15 @@ describe('ToolCatalog', () => {
     expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
   });
 
+  it("redacts credentials in a Trellis' listing error, in the log and in the model's text", async () => {
+    const trellis = scriptedTrellis(new Error('tools API at https://tools.example/list?key=k-0f9e8d7c said: Authorization: Bearer sk-live0123456789abcdefXYZ is revoked'));
+    const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'all', logger);
+    await catalog.tools();
+    const said = 'tools API at https://tools.example/list?[redacted] said: Authorization: Bearer [redacted] is revoked';
+    expect(logger.entries[0].meta).toEqual({ binding: 'all', reason: said });
+    expect(catalog.unknownToolText('x')).toBe(`tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`);
+  });
+
   it("builds the tree from the tools' _meta.parent with from-trellis, leaving out tools that could never unlock", async () => {
     const trellis = scriptedTrellis([tool('repo_open'), tool('repo_read', 'repo_open'), tool('orphan', 'gone'), tool('ping', 'pong'), tool('pong', 'ping'), tool('clock_now')]);
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'repo', logger);

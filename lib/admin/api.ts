@@ -1,0 +1,88 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Bindings } from '../binding';
+import { AgentLoopError } from '../errors';
+import type { LiveJudge } from '../judge/live-judge';
+import type { ActiveBinding } from '../loop/context';
+import type { LiveSettings } from '../settings';
+import type { LoopRecorder } from '../telemetry/loop-records';
+import { apiError } from './auth';
+
+/** What the admin API reads and changes: one agentLoop's run-time state. */
+export interface AdminSubject {
+  settings: LiveSettings;
+  bindings: Bindings;
+  judge: LiveJudge;
+  records: LoopRecorder;
+  captureContent: boolean;
+}
+
+const LISTING_TIMEOUT_MS = 5000;
+
+/** The Trellis behind a binding as an operator needs it: has it listed, is it failing now, and why. */
+function trellisState({ catalog, trellis }: ActiveBinding) {
+  const session = trellis.mcpSession?.();
+  const sessionField = session === undefined ? {} : { mcpSession: session };
+  if (catalog.unlisted !== undefined) return { state: 'unlisted', reason: catalog.unlisted, ...sessionField };
+  if (catalog.listingFailure !== undefined) return { state: 'failing', reason: catalog.listingFailure, ...sessionField };
+  return { state: 'ok', ...sessionField };
+}
+
+async function bindingView(binding: ActiveBinding, match: unknown) {
+  const tools = await binding.catalog.tools(AbortSignal.timeout(LISTING_TIMEOUT_MS));
+  return {
+    name: binding.name,
+    match,
+    maxTurns: binding.maxTurns ?? null,
+    toolTimeoutSec: binding.toolTimeoutSec,
+    tools: tools.map(({ function: { name, description } }) => ({ name, ...(description === undefined ? {} : { description }) })),
+    trellis: trellisState(binding),
+  };
+}
+
+/** A handler whose failure is an answer: a coded error is the caller's (400; 409 for a judge without rules), anything else goes on to Express. */
+function answering(handler: (req: Request, res: Response) => unknown) {
+  return function adminRoute(req: Request, res: Response, next: NextFunction): void {
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .then((body) => res.json(body))
+      .catch((error: unknown) => {
+        if (!(error instanceof AgentLoopError)) return next(error);
+        apiError(res, error.code === 'ERR_AGENT_LOOP_NOT_A_RULES_JUDGE' ? 409 : 400, error.message, error.code);
+      });
+  };
+}
+
+/** The body of a PATCH or PUT: a JSON object, else a 400 saying so. */
+function jsonObject(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
+  throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_REQUEST', `admin API: the body must be a JSON object sent with content-type: application/json, e.g. ${req.path.endsWith('rules') ? '{ "rules": [] }' : '{ "totalBudgetSec": 60 }'}.`);
+}
+
+const sourceOf = (req: Request) => `admin API (${req.ip})`;
+
+/** `/settings`, `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key. */
+export function adminApi(subject: AdminSubject): Router {
+  const api = express.Router();
+  api.use(function noStore(_req, res, next) {
+    res.setHeader('cache-control', 'no-store');
+    next();
+  });
+  api.use(express.json({ limit: '1mb' }));
+  api.get('/settings', answering(() => subject.settings.get()));
+  api.patch('/settings', answering((req) => subject.settings.update(jsonObject(req), sourceOf(req))));
+  api.get(
+    '/bindings',
+    answering(async () => {
+      const matches = new Map(subject.bindings.configured.map(({ binding, match }) => [binding.name, match]));
+      return { bindings: await Promise.all(subject.bindings.all.map((binding) => bindingView(binding, matches.get(binding.name) ?? 'web_search_options in the request'))) };
+    }),
+  );
+  api.get('/judge/rules', answering(() => subject.judge.view()));
+  api.put('/judge/rules', answering((req) => subject.judge.replaceRules(jsonObject(req).rules, sourceOf(req))));
+  api.get('/loops', answering(() => ({ captureContent: subject.captureContent, ...subject.records.snapshot() })));
+  api.use(function unknownRoute(req, res) {
+    apiError(res, 404, `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops`, 'not_found');
+  });
+  return api;
+}

@@ -1,0 +1,47 @@
+import Joi from 'joi';
+import { AgentLoopError } from '../errors';
+import { validate } from '../options';
+import type { Logger } from '../types';
+import { judgeOptionSchema, type JudgeOption, type JudgeView } from './options';
+import type { Rule } from './rule';
+import type { JudgeRunner } from './runner';
+
+const judgeSchema = Joi.object({ judge: judgeOptionSchema });
+
+function kindOf(option: JudgeOption | undefined): JudgeView['judge'] {
+  if (!option) return 'none';
+  return 'rules' in option ? 'rules' : 'llm' in option ? 'llm' : 'custom';
+}
+
+/** The judge in force. Replacing its rules makes a new runner: a loop in flight keeps the one it started with. */
+export class LiveJudge {
+  constructor(
+    private option: JudgeOption | undefined,
+    private readonly runnerFor: (option: JudgeOption) => JudgeRunner,
+    private readonly logger: Logger,
+    public runner = option && runnerFor(option),
+  ) {}
+
+  view(): JudgeView {
+    const judge = kindOf(this.option);
+    return { judge, ...(this.option ? { mode: this.option.mode } : {}), rules: this.option && 'rules' in this.option ? this.option.rules : null };
+  }
+
+  /**
+   * Validated like the `judge` option (RE2 patterns included); a bad list throws its coded error and changes nothing.
+   * Without a judge, the rules become one (`mode: 'enforce'`); an llm or custom judge has no rules to replace.
+   */
+  replaceRules(rules: unknown, source = 'judge.replaceRules()'): JudgeView {
+    const kind = kindOf(this.option);
+    if (kind === 'llm' || kind === 'custom') {
+      throw new AgentLoopError('ERR_AGENT_LOOP_NOT_A_RULES_JUDGE', `agentLoop: the judge is ${kind === 'llm' ? 'an llm judge' : 'a custom Judge'}, which has no rules to replace; configure judge: { rules: [...] } to manage rules at run time.`);
+    }
+    const { mode, timeoutSec, onError } = this.option ?? {};
+    const defined = Object.fromEntries(Object.entries({ mode, timeoutSec, onError }).filter(([, value]) => value !== undefined));
+    const { judge } = validate<{ judge: JudgeOption }>(judgeSchema, { judge: { rules, ...defined } });
+    this.runner = this.runnerFor(judge);
+    this.option = judge;
+    this.logger.info('agent-loop judge rules replaced', { source, rules: (judge as { rules: Rule[] }).rules.length });
+    return this.view();
+  }
+}

@@ -1,0 +1,88 @@
+import type { Request } from 'express';
+import { wireCallOf } from '../wire/wire';
+import type { ToolCall } from '../types';
+import { notApprovedText } from './approval';
+import type { ApprovalLedger } from './approval-ledger';
+import { noteApproval, type ApprovalOutcome } from './approval-note';
+import { approvedCallId, type ApprovalTokens } from './approval-token';
+import type { Loop } from './context';
+import { watchedToolCall } from './turn';
+
+/** What the client's latest approval answers decided, each for one call of the model's that waited. */
+export type ApprovalDecision =
+  | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown> }
+  | { outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>; tool: string; callId: string; text: string; reason: string };
+
+export interface ApprovalReader {
+  /** the name of the tool a client declares to approve calls (chat completions, Messages) */
+  tool: string;
+  tokens: ApprovalTokens;
+  ledger: ApprovalLedger;
+}
+
+/** A person's answer as the wire gave it; undefined: no answer came for that approval. */
+export type ApprovalAnswer = { approved: true } | { approved: false; reason: string };
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
+}
+
+/** A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`, or the answer itself when it is not JSON. */
+export function answerOf(content: unknown): ApprovalAnswer {
+  const text = textOf(content).trim();
+  try {
+    const answer = JSON.parse(text) as { approved?: unknown; reason?: unknown } | null;
+    if (answer?.approved === true) return { approved: true };
+    if (typeof answer === 'object' && answer !== null) return { approved: false, reason: typeof answer.reason === 'string' && answer.reason.trim() !== '' ? answer.reason.trim() : 'no reason given' };
+  } catch {
+    // a plain-text answer is its own reason
+  }
+  return { approved: false, reason: text === '' ? 'no reason given' : text.slice(0, 500) };
+}
+
+const REFUSALS = {
+  expired: (tool: string, ttlSec: number) => `tool error: the approval of '${tool}' came after it expired (approvals last ${ttlSec}s); the call did not run: call it again to ask anew`,
+  answered: (tool: string) => `tool error: the approval of '${tool}' was already answered; the call does not run again`,
+  invalid: (tool: string) => `tool error: the approval of '${tool}' is not one this gateway asked for; the call did not run`,
+};
+
+/**
+ * The answer to one approval the loop asked for, by the approval's id (`<call id>.ap1.<token>`). `shownTool`: the
+ * tool the client was shown, to name in a refusal when the token does not open. Only what the token holds runs.
+ */
+export function decideApproval(reader: ApprovalReader, req: Request, binding: string, approvalId: string, shownTool: string, answer: ApprovalAnswer | undefined): ApprovalDecision {
+  const callId = approvedCallId(approvalId) ?? approvalId;
+  const read = reader.tokens.read(req, binding, approvalId);
+  if ('failed' in read) {
+    if (read.failed === 'expired') return { outcome: 'expired', tool: shownTool, callId, text: REFUSALS.expired(shownTool, reader.tokens.ttlSec), reason: 'expired' };
+    return { outcome: 'refused', tool: shownTool, callId, text: REFUSALS.invalid(shownTool), reason: 'not an approval this gateway asked for' };
+  }
+  const { tool, arguments: args } = read.opened;
+  if (answer === undefined) return { outcome: 'denied', tool, callId, text: notApprovedText(tool, 'no answer came'), reason: 'no answer came' };
+  if (!reader.ledger.answer(read.token)) return { outcome: 'refused', tool, callId, text: REFUSALS.answered(tool), reason: 'already answered' };
+  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args };
+  return { outcome: 'denied', tool, callId, text: notApprovedText(tool, answer.reason), reason: answer.reason };
+}
+
+/** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */
+export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'granted' }>): ToolCall {
+  return { id: decision.callId, type: 'function', function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) } };
+}
+
+/** The texts the decided calls' answers carry: an approved call runs (the judge told so), the others read why not. */
+export async function approvalResults(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<{ callId: string; text: string }[]> {
+  const results = await Promise.all(
+    decisions.map(async function answered(decision) {
+      if (decision.outcome !== 'granted') {
+        noteApproval(loop, decision.tool, decision.outcome, decision.reason);
+        return { callId: decision.callId, text: decision.text };
+      }
+      noteApproval(loop, decision.tool, 'granted');
+      return { callId: decision.callId, text: (await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true)).text };
+    }),
+  );
+  loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;
+  return results;
+}
