@@ -83,5 +83,5 @@ async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: 
 /** OpenAI Responses' replies: one Response object, or its event stream read to `response.completed`. */
 export const responsesReader: TurnReader<ResponseItem[]> = {
   json: (body: unknown) => turnOf(body),
-  stream: (stream: Readable, onText: TextSink) => streamedTurn(stream, onText, streamedResponse),
+  stream: (stream: Readable, onText: TextSink, maxBytes: number) => streamedTurn(stream, onText, maxBytes, streamedResponse),
 };

@@ -39,9 +39,12 @@ function chainingOf(body: ResponsesRequest): Chaining {
  */
 const responsesTool = ({ function: fn }: ChatTool) => ({ type: 'function', name: fn.name, ...(fn.description === undefined ? {} : { description: fn.description }), parameters: fn.parameters, strict: false });
 
-/** The client's tools: its functions by name (the loop's own win a clash), its built-in tools untouched. */
-function clientTools(tools: unknown, offered: ReadonlySet<string>): { passed: unknown[]; functions: string[] } {
-  const passed = (Array.isArray(tools) ? tools : []).filter((tool) => !(isObject(tool) && tool.type === 'function' && offered.has(tool.name as string)));
+/**
+ * The client's tools: its functions by name (the loop's own win a clash; the approval tool is the loop's channel to a
+ * person, never the model's), its built-in tools untouched.
+ */
+function clientTools(tools: unknown, withheld: ReadonlySet<string>): { passed: unknown[]; functions: string[] } {
+  const passed = (Array.isArray(tools) ? tools : []).filter((tool) => !(isObject(tool) && tool.type === 'function' && withheld.has(tool.name as string)));
   const functions = passed.flatMap((tool) => (isObject(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : []));
   return { passed, functions };
 }
@@ -80,7 +83,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
   open(request, setup): WireLoop<ResponseItem[]> {
     const body = request as ResponsesRequest;
     const own = setup.tools.map(responsesTool);
-    const theirs = clientTools(body.tools, new Set(own.map((tool) => tool.name)));
+    const theirs = clientTools(body.tools, new Set([...own.map((tool) => tool.name), setup.approvalTool]));
     const tools = [...own, ...theirs.passed];
     const chaining = chainingOf(body);
     const history = inputItems(body.input);
