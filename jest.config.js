@@ -1,12 +1,26 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects, one run: the specs, and the reliability scenarios (spec/reliability, at CI sizes here;
+ * `npm run reliability` runs that project alone at full size). Parallel workers: most specs wait on real servers
+ * and child processes more than they compute. Coverage and its threshold come with `npm test` (`jest --coverage`),
+ * so `npx jest spec/<file>` runs one file alone without failing the threshold.
+ */
+const project = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
-  collectCoverage: true,
+  testTimeout: 20000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...project, displayName: 'spec', roots: ['<rootDir>/spec'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/spec/reliability/'] },
+    { ...project, displayName: 'reliability', roots: ['<rootDir>/spec/reliability'] },
+  ],
+  maxWorkers: 2,
+  globalSetup: '<rootDir>/spec/global-setup.ts',
+  globalTeardown: '<rootDir>/spec/global-teardown.ts',
   collectCoverageFrom: ['lib/**/*.ts', '!lib/index.ts', '!lib/cli.ts'],
   coverageReporters: ['text-summary'],
   coverageThreshold: { global: { lines: 90 } },
-  testTimeout: 20000,
 };

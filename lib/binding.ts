@@ -3,12 +3,12 @@ import { AgentLoopError } from './errors';
 import { globToRegExp } from './glob';
 import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
-import type { ChatRequest } from './loop/start';
 import type { ValidOptions } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
 import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
+import type { WireRequest } from './wire/wire';
 
 type Matcher = (req: Request, model: unknown) => boolean;
 
@@ -68,14 +68,14 @@ export class Bindings {
     return this.webSearch ? [...bound, this.webSearch.binding] : bound;
   }
 
-  resolve(req: Request, body: ChatRequest): ActiveBinding | undefined {
+  resolve(req: Request, body: WireRequest): ActiveBinding | undefined {
     const bound = this.rules.find((rule) => rule.matches(req, body.model))?.binding;
     if (bound || !this.webSearch) return bound;
     return this.webSearch.always || body.web_search_options !== undefined ? this.webSearch.binding : undefined;
   }
 
   /** The web_search-only loop fulfils `web_search_options` itself, so the model is not asked to. */
-  bodyFor(binding: ActiveBinding, body: ChatRequest): ChatRequest {
+  bodyFor(binding: ActiveBinding, body: WireRequest): WireRequest {
     if (binding !== this.webSearch?.binding) return body;
     const { web_search_options: _fulfilled, ...rest } = body;
     return rest;

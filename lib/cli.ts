@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { reloadConfig } from './admin/reload';
 import { AgentLoopError } from './errors';
 import { createGateway, type GatewayConfig } from './gateway';
 import type { AgentLoopMiddleware } from './middleware';
@@ -72,6 +73,7 @@ export function main(argv = process.argv.slice(2)): void {
   });
   const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
   const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';
+  process.on('SIGHUP', () => reloadConfig(values.config!, app.locals.agentLoop, config as unknown as Record<string, unknown>));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));
 }
 

@@ -73,12 +73,17 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
   res.end(JSON.stringify({ error: body }));
 }
 
+/** Throws the coded error createGateway would for `config`'s own keys (the loop's options are agentLoop's to check). */
+export function validateGatewayConfig(config: unknown): void {
+  validated(gatewaySchema, config, hints, 'createGateway');
+}
+
 /**
  * A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
 export function createGateway(config: GatewayConfig): Express {
-  validated(gatewaySchema, config, hints, 'createGateway');
+  validateGatewayConfig(config);
   const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, admin, clientKeys: _keys, clientKeysEnv: _keysEnv, ...loopOptions } = config;
   const adminKey = adminKeyOf(admin);
   const keys = clientKeysOf(config);

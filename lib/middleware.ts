@@ -14,7 +14,7 @@ import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
-import { startLoop, type ChatRequest, type LoopDeps } from './loop/start';
+import { startLoop, type LoopDeps } from './loop/start';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
@@ -22,12 +22,15 @@ import { optionsSchema, validate, type AgentLoopOptions, type RunTimeSettings, t
 import { LiveSettings } from './settings';
 import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
-import type { ChatMessage, Trellis } from './types';
+import type { Trellis } from './types';
+import type { Wire, WireRequest } from './wire/wire';
+import { wireFor } from './wire/wires';
 
 export interface AgentLoopMiddleware extends RequestHandler {
-  settings: { get(): RunTimeSettings; update(partial: SettingsPatch): RunTimeSettings };
+  /** `source`: who changed them, for the log line (default `settings.update()`) */
+  settings: { get(): RunTimeSettings; update(partial: SettingsPatch, source?: string): RunTimeSettings };
   /** the judge's rules: read them, or replace them (validated like the option) for the loops that start from now on */
-  judgeRules: { get(): JudgeView; replace(rules: Rule[]): JudgeView };
+  judgeRules: { get(): JudgeView; replace(rules: Rule[], source?: string): JudgeView };
   /** the admin API and page, for `app.use('/admin', loop.admin({ key }))`; `{ auth: false }` when your own middleware guards it */
   admin(options: AdminOptions): Router;
   close(): Promise<void>;
@@ -35,14 +38,6 @@ export interface AgentLoopMiddleware extends RequestHandler {
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
   metrics?: MetricsEndpoint;
-}
-
-/** A chat request the loop can serve: messages it can carry on, and one answer asked for (a loop cannot give `n`). */
-function isChatRequest(body: unknown): body is ChatRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { messages, n } = body as { messages?: unknown; n?: unknown };
-  if (n !== undefined && n !== null && n !== 1) return false;
-  return Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string');
 }
 
 /** The agent loop as Express middleware: `app.use(express.json()); app.use(agentLoop(options))`. */
@@ -54,7 +49,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
   const key = markerKey(valid.internalSecret);
-  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall);
+  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall, valid.maxReplyBytes);
   const inFlight = new InFlightLoops();
   const settings = new LiveSettings({ totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop }, bindings, logger);
   let records: LoopRecorder | undefined;
@@ -101,22 +96,23 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
-  function withRestoredWork(req: Request, body: ChatRequest, binding: ActiveBinding): { chat: ChatRequest; verified: ChatMessage[] } {
-    const restored = continuations.restore(req, binding.name, body.messages);
-    if (!restored) return { chat: body, verified: [] };
-    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, forged: restored.forged });
-    if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, ignored: restored.ignored });
-    req.body = { ...body, messages: restored.messages };
-    return { chat: req.body, verified: restored.verified };
+  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; verified: unknown[] } {
+    const restored = wire.restore(body, { continuations, req, binding: binding.name });
+    if (!restored) return { request: body, verified: [] };
+    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
+    if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });
+    req.body = restored.body;
+    return { request: restored.body, verified: restored.verified };
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, body: ChatRequest, binding: ActiveBinding, verified: ChatMessage[]): Promise<void> {
-    const result = await startLoop(deps, req, res, body, binding, verified);
+  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, verified: unknown[]): Promise<void> {
+    const result = await startLoop(deps, req, res, wire, body, binding, verified);
     if (result.kind === 'fallthrough') next();
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
-    if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return next();
+    const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
+    if (!wire) return next();
     const verdict = markerVerdict(req, key);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
@@ -133,15 +129,15 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     }
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
-    if (!isChatRequest(body)) return next();
+    if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    const { chat, verified } = withRestoredWork(req, body, binding);
+    const { request, verified } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, bindings.bodyFor(binding, chat), binding, verified).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, verified).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();
@@ -149,8 +145,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     inFlight.track(run);
   } as AgentLoopMiddleware;
 
-  middleware.settings = { get: () => settings.get(), update: (partial) => settings.update(partial) };
-  middleware.judgeRules = { get: () => judge.view(), replace: (rules) => judge.replaceRules(rules) };
+  middleware.settings = { get: () => settings.get(), update: (partial, source) => settings.update(partial, source) };
+  middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
   middleware.admin = function admin(adminOptions) {
     records ??= new LoopRecorder(valid.telemetry?.captureContent === true);
     const router = adminRouter({ settings, bindings, judge, records, captureContent: valid.telemetry?.captureContent === true }, adminOptions, logger);

@@ -112,8 +112,28 @@ export function validated<T>(schema: Joi.Schema, value: unknown, hints: Readonly
   throw optionError(error, schema, hints, component, misspelt);
 }
 
+/**
+ * A union none of whose alternatives matched, where one complaint about a value (not a missing or unknown key) lies
+ * inside it deeper than any other: the value had that alternative's shape, so that complaint is the fix
+ * (`trellis.mcp.url` without a scheme), not the union's list of shapes.
+ */
+function deepestOf(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem {
+  if (!detail.type.startsWith('alternatives.')) return detail;
+  const inner = flattened(detail).filter((item) => item.path.length > detail.path.length && !['any.required', 'object.unknown'].includes(item.type));
+  const depth = Math.max(...inner.map((item) => item.path.length));
+  const deepest = inner.filter((item) => item.path.length === depth);
+  return deepest.length === 1 ? deepest[0] : detail;
+}
+
+/** A list unique by a key (bindings by `name`) with a repeat: the bad value is that key's, at the repeat. */
+function pathOfValue(detail: Joi.ValidationErrorItem): (string | number)[] {
+  if (detail.type === 'object.unknown') return detail.path.slice(0, -1);
+  return detail.type === 'array.unique' && typeof detail.context?.path === 'string' ? [...detail.path, detail.context.path] : detail.path;
+}
+
 /** Turns joi's complaint into a coded error naming the option, the bad value and the fix. */
-function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop', detail = error.details[0]): AgentLoopError {
+function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop', first = error.details[0]): AgentLoopError {
+  const detail = deepestOf(first);
   const unknownKey = detail.type === 'object.unknown';
   // A custom check that knows the keys itself (a hierarchy node) says them; joi's description does not reach there.
   const known = unknownKey ? ((detail.context?.known as string[] | undefined) ?? knownKeys(schema.describe() as Described, detail.path.slice(0, -1))) : [];
@@ -125,7 +145,7 @@ function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: Read
     );
   }
   // An unknown key inside a union (e.g. a binding's `match`) is a bad value of the option that holds it.
-  const path = unknownKey ? detail.path.slice(0, -1) : detail.path;
+  const path = pathOfValue(detail);
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
   return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path), path.find((part): part is string => typeof part === 'string' && SECRET.has(part)))}; ${hintFor(detail, path, hints)}.`);
 }

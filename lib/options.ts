@@ -3,6 +3,7 @@ import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from './hierarchy'
 import type { LlmJudgeOptions } from './judge/llm';
 import { APPROVAL_TOOL, APPROVAL_TTL_SEC, type ApprovalOptions } from './loop/approval';
 import { CONTINUATION_TTL_SEC } from './loop/continuation';
+import { MAX_REPLY_BYTES } from './loop/turn-stream';
 import { judgeOptionSchema, type JudgeOption, type JudgeSettings } from './judge/options';
 import type { Rule } from './judge/rule';
 import { distance, validated } from './option-error';
@@ -14,6 +15,7 @@ import type { Binding, Judge, Logger, SelfCallTransport, TrellisOption } from '.
 /** What each option must look like, by its name: the fix half of every error message. */
 const hints = new Map<string, string>([
   ['trellis', "it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: 0 to 86400 (default 60) beside url or command"],
+  ['mcp.url', "it must be the server's http(s) URL, scheme included, e.g. url: 'http://127.0.0.1:4000/mcp'"],
   ['bindings', "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]"],
   ['match', "it must be { model: 'gpt-*' }, { header: { 'x-agent': 'repo' } } or (req) => boolean"],
   ['match.model', "it must be a model name glob or a list of them, e.g. model: 'gpt-*' or model: ['gpt-4o', 'llama3*']"],
@@ -63,6 +65,9 @@ const limit = (name: string, min: number, max: number, example: number) => {
   hints.set(name, `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`);
   return Joi.number().integer().min(min).max(max);
 };
+
+/** `maxReplyBytes`' ceiling: a string past about 512 MiB is more than V8 can hold */
+const MAX_REPLY_BYTES_CEILING = 256 * 1024 * 1024;
 
 /** the default of `shutdownDrainSec`: the CLI gives a request still running after the drain as long again */
 export const SHUTDOWN_DRAIN_SEC = 10;
@@ -148,7 +153,7 @@ export const settingsSchema = Joi.object({
 
 export const optionsSchema = settingsSchema.keys({
   trellis: trellisSchema,
-  bindings: Joi.array().items(bindingSchema).unique('name').default([]),
+  bindings: Joi.array().items(bindingSchema).unique('name').messages({ 'array.unique': 'bindings[{#dupePos}] has that name too' }).default([]),
   internalSecret: Joi.string().min(32),
   selfUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   selfCall: Joi.string().valid('in-process', 'socket').when('selfUrl', { is: Joi.exist(), then: Joi.valid(Joi.override, 'socket') }),
@@ -163,6 +168,7 @@ export const optionsSchema = settingsSchema.keys({
   shutdownDrainSec: range('shutdownDrainSec', 0, 3600, SHUTDOWN_DRAIN_SEC),
   maxRepeatedCalls: range('maxRepeatedCalls', 1, 100, 3),
   maxContextBytes: limit('maxContextBytes', 1024, 1024 * 1024 * 1024, 200_000),
+  maxReplyBytes: range('maxReplyBytes', 1024, MAX_REPLY_BYTES_CEILING, MAX_REPLY_BYTES),
   judge: judgeOptionSchema,
   approval: Joi.object({ tool: Joi.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default(APPROVAL_TOOL), ttlSec: range('ttlSec', 10, 86400, APPROVAL_TTL_SEC) }).default(),
   webSearch: Joi.object({ searxngUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(), always: Joi.boolean(), maxResults: Joi.number().integer().min(1).max(20) }),
@@ -220,6 +226,8 @@ export interface ValidOptions extends Settings {
   shutdownDrainSec: number;
   maxRepeatedCalls: number;
   maxContextBytes?: number;
+  /** what one turn may read of the model's reply (JSON body or whole stream); past it the turn fails */
+  maxReplyBytes: number;
   judge?: JudgeOption;
   approval: ApprovalOptions;
   webSearch?: WebSearchOptions;

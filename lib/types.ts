@@ -109,13 +109,15 @@ export type JudgeSurface = 'tool_call' | 'context';
 
 export interface JudgeInput {
   surface: JudgeSurface;
+  /** set by the loop: the front door the client used, `chat` (chat completions), `responses` (OpenAI Responses), `messages` (Anthropic) */
+  wire?: 'chat' | 'responses' | 'messages';
   binding: string;
   tool: string;
   arguments: Record<string, unknown>;
   /** the tool's MCP annotations, MCP's defaults filled in (readOnlyHint false, destructiveHint true unless read-only, ...) */
   annotations?: EffectiveAnnotations;
-  /** the conversation so far (tool_call surface) */
-  messages?: ChatMessage[];
+  /** the conversation so far (tool_call surface), in the wire's shape: chat messages, Responses items, Anthropic messages */
+  messages?: ChatMessage[] | Record<string, unknown>[];
   /** the tool's result text (context surface) */
   result?: string;
   /** a person approved this call (it was handed to the client for approval and came back approved) */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server';
+import { javascript } from './helpers/javascript';
 import { postRaw } from './helpers/listen';
 import { eventually } from './trellis/helpers';
 
@@ -20,7 +21,7 @@ interface Run {
 }
 
 const STDIO_SERVER = path.join(ROOT, 'fixtures/mcp-stdio-server.ts');
-const stdioTrellis = { mcp: { command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER] } };
+const stdioTrellis = { mcp: { command: process.execPath, args: [javascript(STDIO_SERVER)] } };
 const SHUTDOWN_NOTE = '[agent-loop] Stopped before a final answer: the gateway is shutting down.';
 
 function alive(pid: number): boolean {
@@ -37,7 +38,7 @@ function cli(...args: string[]): Run {
 }
 
 function cliWith(env: Record<string, string>, ...args: string[]): Run {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'lib/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, [javascript('lib/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
   const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.once('exit', resolve)) };
   child.stdout!.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));

@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server';
 import { refuseClusterWithoutSecret } from '../lib/cluster';
+import { javascript } from './helpers/javascript';
 
 const ROOT = path.join(__dirname, '..');
 const NO_SECRET =
@@ -28,7 +29,7 @@ function startCluster(configs: unknown[], env: Record<string, string> = {}): Clu
     return file;
   });
   const { MCP_INTERNAL_SECRET: _none, ...parentEnv } = process.env;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'fixtures/cluster-gateway.ts', ...files], {
+  const child = spawn(process.execPath, [javascript('fixtures/cluster-gateway.ts'), ...files], {
     cwd: ROOT,
     env: { ...parentEnv, LOG_LEVEL: 'warn', ...env },
   });

@@ -1,4 +1,5 @@
 import example from '../gateway.example.json';
+import type * as Gateway from '../lib/gateway';
 import { createGateway, type GatewayConfig } from '../lib/gateway';
 import { INFERENCE_ROUTES } from '../lib/gateway-routes';
 import type { AgentLoopMiddleware } from '../lib/middleware';
@@ -6,8 +7,12 @@ import { optionsSchema } from '../lib/options';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const NOT_JSON = ['logger'];
-/** left out on purpose: a secret belongs in MCP_INTERNAL_SECRET, and the default self URL is right unless TLS ends inside the app */
-const LEFT_OUT = ['internalSecret', 'selfUrl'];
+/**
+ * left out on purpose: a secret belongs in MCP_INTERNAL_SECRET, the default self URL is right unless TLS ends inside
+ * the app, and `metrics` needs the optional peer prom-client (the gateway turns it on by itself when installed), so
+ * the example starts after a plain `npm install`
+ */
+const LEFT_OUT = ['internalSecret', 'selfUrl', 'metrics'];
 
 describe('gateway.example.json', () => {
   it('is a config createGateway accepts', async () => {
@@ -16,6 +21,23 @@ describe('gateway.example.json', () => {
     const loop = app.locals.agentLoop as AgentLoopMiddleware;
     expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });
     await loop.close();
+  });
+
+  it('starts without the optional peers (prom-client, @opentelemetry/api), as after a plain npm install', async () => {
+    let gateway: typeof Gateway | undefined;
+    jest.isolateModules(() => {
+      for (const peer of ['prom-client', '@opentelemetry/api']) {
+        jest.doMock(peer, () => {
+          throw new Error(`Cannot find module '${peer}'`);
+        });
+      }
+      gateway = jest.requireActual<typeof Gateway>('../lib/gateway');
+    });
+    const app = gateway!.createGateway({ ...(example as GatewayConfig), logger: quiet });
+    const loop = app.locals.agentLoop as AgentLoopMiddleware;
+    expect(loop.metrics).toBeUndefined();
+    await loop.close();
+    jest.dontMock('prom-client').dontMock('@opentelemetry/api');
   });
 
   it('shows every JSON-serialisable option', () => {

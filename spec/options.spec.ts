@@ -33,13 +33,16 @@ describe('agentLoop options', () => {
     [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTTLSec: 5 } } }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'trellis.mcp.listTTLSec'. Did you mean `listTtlSec`?"],
     [{ bindings: [{ ...binding, match: { modle: 'gpt-*' } }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].match.modle'. Did you mean `model`?"],
     [{ internalSecret: 'short' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'internalSecret' is a string of 5 characters (not shown); it must be a string of at least 32 characters"],
-    [{ trellis: { mcp: { url: 'ftp://x' } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis' is {\"mcp\":{\"url\":\"ftp://x\"}}; it must be a Trellis"],
+    [{ trellis: { mcp: { url: 'ftp://x' } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis.mcp.url' is \"ftp://x\"; it must be the server's http(s) URL, scheme included, e.g. url: 'http://127.0.0.1:4000/mcp'."],
+    [{ trellis: { mcp: { url: '127.0.0.1:4000/mcp' } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis.mcp.url' is \"127.0.0.1:4000/mcp\"; it must be the server's http(s) URL, scheme included, e.g. url: 'http://127.0.0.1:4000/mcp'."],
+    [{ bindings: [{ ...binding, trellis: { mcp: { url: 'localhost:4000' } } }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].trellis.mcp.url' is \"localhost:4000\"; it must be the server's http(s) URL"],
+    [{ trellis: { mcp: {} } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis' is {\"mcp\":{}}; it must be a Trellis"],
     [{ bindings: [{ ...binding, hierarchy: [{ tool: 'a', children: ['a'] }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "option 'bindings[0].hierarchy' is [{\"tool\":\"a\",\"children\":[\"a\"]}]; it must be a tool tree: 'a' appears twice"],
     [{ bindings: [{ ...binding, hierarchy: [{ name: 'a' }] }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].hierarchy[0].name'. Known options here: tool, children."],
     [{ bindings: [{ ...binding, hierarchy: [{ tool: 'notes_open', childern: ['notes_read'] }] }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].hierarchy[0].childern'. Did you mean `children`? Known options here: tool, children."],
     [{ bindings: [{ ...binding, hierarchy: { tool: 'a', children: ['b', { tool: 'c', Tool: 'd' }] } }] }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'bindings[0].hierarchy.children[1].Tool'. Did you mean `tool`?"],
     [{ bindings: [{ ...binding, hierarchy: [{ children: ['a'] }] }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'it must be a tool tree: {"children":["a"]} is not a tool node'],
-    [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[1]'"],
+    [{ bindings: [binding, binding] }, 'ERR_AGENT_LOOP_INVALID_OPTION', `agentLoop: option 'bindings[1].name' is "${binding.name}"; bindings[0] has that name too; it must be a unique name for the binding, e.g. 'repo-agent'.`],
     [{ selfUrl: 'localhost' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "it must be a base URL like 'http://127.0.0.1:3000'"],
     [{ selfCall: 'pipe' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'selfCall' is \"pipe\"; it must be 'in-process' (each turn dispatched into the server that took the request, without a socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'."],
     [{ selfUrl: 'http://127.0.0.1:3000', selfCall: 'in-process' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'selfCall' is \"in-process\"; it must be 'in-process' (each turn dispatched into the server that took the request, without a socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'."],
@@ -50,9 +53,10 @@ describe('agentLoop options', () => {
     [{ maxRepeatedCalls: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxRepeatedCalls' is 0; it must be a whole number from 1 to 100 (default 3), e.g. maxRepeatedCalls: 3."],
     [{ maxTokensPerLoop: 0 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is 0; it must be a whole number from 1 to 1000000000, or left out for no limit, e.g. maxTokensPerLoop: 50000."],
     [{ maxContextBytes: 1000 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxContextBytes' is 1000; it must be a whole number from 1024 to 1073741824, or left out for no limit, e.g. maxContextBytes: 200000."],
+    [{ maxReplyBytes: 512 * 1024 * 1024 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxReplyBytes' is 536870912; it must be a whole number from 1024 to 268435456 (default 33554432), e.g. maxReplyBytes: 33554432."],
     [{ maxTokensPerLoop: '5k' }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTokensPerLoop' is \"5k\"; it must be a whole number from 1 to 1000000000"],
-    [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'plus listTtlSec?: 0 to 86400 (default 60) beside url or command.'],
-    [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', forwardHeaders: ['bad header'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "forwardHeaders?: ['authorization']"],
+    [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTtlSec: -1 } } }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'trellis.mcp.listTtlSec' is -1; must be greater than or equal to 0; it must be a Trellis"],
+    [{ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', forwardHeaders: ['bad header'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'trellis.mcp.forwardHeaders[0]' is \"bad header\"; with value \"bad header\" fails to match the required pattern"],
     [{ trellis: { mcp: { command: 'node', forwardHeaders: ['authorization'] } } }, 'ERR_AGENT_LOOP_INVALID_OPTION', "option 'trellis' is {\"mcp\":{\"command\":\"node\",\"forwardHeaders\":[\"authorization\"]}}; it must be a Trellis"],
     [{ passImages: 'yes' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'passImages' is \"yes\"; it must be true (tools' images go to the next turn as image parts, for vision models) or false"],
     [{ bindings: [{ ...binding, requireApproval: 'sometimes' }] }, 'ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'bindings[0].requireApproval' is \"sometimes\"; it must be 'always', 'never' (default) or { never: { toolNames: [...] } }"],
@@ -98,20 +102,21 @@ describe('agentLoop options', () => {
     const secret = 'sk-live-never-logged';
     const messages = [
       failure({ trellis, bindings: [binding], internalSecret: secret }).message,
-      failure({ trellis: { mcp: { url: 'ftp://x', headers: { authorization: secret } } }, bindings: [binding] }).message,
-      failure({ trellis: { mcp: { command: 'node', env: { TOKEN: secret }, listTtlSec: -1 } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { headers: { authorization: secret } } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { env: { TOKEN: secret } } }, bindings: [binding] }).message,
       failure({ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', headers: { authorization: 5 } } }, bindings: [binding] }).message,
     ];
     for (const message of messages) expect(message).not.toContain(secret);
-    expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"url":"ftp://x","headers":"[not shown]"}}`);
+    expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"headers":"[not shown]"}}`);
+    expect(messages[2]).toContain(`option 'trellis' is {"mcp":{"env":"[not shown]"}}`);
   });
 
   it("never shows a URL's user info or query string, nor a credential in stdio args", () => {
     const messages = [
       failure({ trellis: { mcp: { url: 'ftp://ada:pw0rd@x/mcp?key=abc123' } }, bindings: [binding] }).message,
-      failure({ trellis: { mcp: { command: 'node', args: ['--api-key', 'k-0f9e8d', '--token=t-0f9e8d'], listTtlSec: -1 } }, bindings: [binding] }).message,
+      failure({ trellis: { mcp: { command: 'node', args: ['--api-key', 'k-0f9e8d', '--token=t-0f9e8d'], forwardHeaders: ['authorization'] } }, bindings: [binding] }).message,
     ];
-    expect(messages[0]).toContain(`option 'trellis' is {"mcp":{"url":"ftp://[redacted]@x/mcp?[redacted]"}}`);
+    expect(messages[0]).toContain(`option 'trellis.mcp.url' is "ftp://[redacted]@x/mcp?[redacted]"`);
     expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"command":"node","args":["--api-key","[redacted]","--token=[redacted]`);
     for (const secret of ['pw0rd', 'abc123', 'k-0f9e8d', 't-0f9e8d']) expect(messages.join('\n')).not.toContain(secret);
   });

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
-import { javascriptOf } from './javascript';
+import path from 'node:path';
+import { BENCH_PACKAGES, javascriptOf } from './javascript';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -29,7 +30,7 @@ export class Child {
   ) {
     const proc: ChildProcess = fork(entry, [], {
       execArgv: ['--expose-gc', ...extraExecArgv],
-      env: { ...process.env, ...env },
+      env: { ...process.env, NODE_PATH: [BENCH_PACKAGES, process.env.NODE_PATH].filter(Boolean).join(path.delimiter), ...env },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
     this.proc = proc;

@@ -59,10 +59,11 @@ export function table(summary: Summary[], latency: Latency): string {
   return [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 }
 
+/** The version of the first of `candidates` (folders under ROOT) that holds a package. */
 function version(...candidates: string[]): string {
   for (const candidate of candidates) {
     try {
-      return JSON.parse(readFileSync(path.join(ROOT, 'node_modules', candidate, 'package.json'), 'utf8')).version;
+      return JSON.parse(readFileSync(path.join(ROOT, candidate, 'package.json'), 'utf8')).version;
     } catch {
       // try the next location
     }
@@ -72,14 +73,14 @@ function version(...candidates: string[]): string {
 
 export function environment() {
   const peers: Record<string, string> = {
-    ai: version('ai'),
-    '@ai-sdk/openai-compatible': version('@ai-sdk/openai-compatible'),
-    '@openai/agents': version('@openai/agents'),
-    'openai (used by @openai/agents)': version('@openai/agents-openai/node_modules/openai', 'openai'),
-    undici: version('undici'),
-    'http-proxy-middleware': version('http-proxy-middleware'),
-    express: version('express'),
-    axios: version('axios'),
+    ai: version('node_modules/ai'),
+    '@ai-sdk/openai-compatible': version('node_modules/@ai-sdk/openai-compatible'),
+    '@openai/agents': version('bench/node_modules/@openai/agents'),
+    'openai (used by @openai/agents)': version('bench/node_modules/@openai/agents-openai/node_modules/openai', 'bench/node_modules/openai'),
+    undici: version('bench/node_modules/undici'),
+    'http-proxy-middleware': version('node_modules/http-proxy-middleware'),
+    express: version('node_modules/express'),
+    axios: version('node_modules/axios'),
   };
   const machine = {
     nproc: os.availableParallelism(),

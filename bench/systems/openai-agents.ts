@@ -3,7 +3,7 @@ import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from
 import type { Request, Response } from 'express';
 import express from 'express';
 import { createRequire } from 'node:module';
-import { z } from 'zod';
+import type * as Zod from 'zod';
 import { echo, echoDescription } from '../lib/echo';
 import { serve, upstreamOrigin } from '../lib/gateway';
 import { SseWriter, completionJson, sendJson } from '../lib/respond';
@@ -15,6 +15,8 @@ type Client = ConstructorParameters<typeof OpenAIChatCompletionsModel>[0];
 const { OpenAI } = createRequire(require.resolve('@openai/agents-openai'))('openai') as {
   OpenAI: new (options: { baseURL: string; apiKey: string }) => Client;
 };
+/** the zod that @openai/agents reads its tools' parameters with (the bench's, not the project's copy) */
+const { z } = createRequire(require.resolve('@openai/agents-core'))('zod') as typeof Zod;
 
 setTracingDisabled(true);
 const client = new OpenAI({ baseURL: `${upstreamOrigin()}/v1`, apiKey: 'bench' });

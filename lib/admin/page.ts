@@ -22,7 +22,8 @@ export function adminPage(): Router {
   page.get('/', function adminIndex(req, res) {
     const [pathname, query] = req.originalUrl.split('?');
     if (!pathname.endsWith('/')) return res.redirect(301, `${pathname}/${query === undefined ? '' : `?${query}`}`);
-    res.sendFile(path.join(PAGE_DIR, 'index.html'));
+    // relative to `root`: with a whole path, send refuses any dot segment on it (pnpm's node_modules/.pnpm/...)
+    res.sendFile('index.html', { root: PAGE_DIR });
   });
   page.use(express.static(PAGE_DIR, { index: false, fallthrough: true }));
   return page;

@@ -87,5 +87,9 @@ function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
 
 /** Answers the calls the client's approvals decided, after the conversation's other answers. */
 export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<void> {
-  for (const { callId, text } of await approvalResults(loop, decisions)) loop.messages.push({ role: 'tool', tool_call_id: callId, content: text });
+  const results = await approvalResults(loop, decisions);
+  loop.conversation.addOutcomes(
+    results.map(({ callId }) => ({ id: callId, name: '', arguments: undefined, index: 0 })),
+    results.map(({ text }) => ({ kind: 'ok', text })),
+  );
 }

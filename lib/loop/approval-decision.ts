@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { wireCallOf } from '../wire/wire';
 import type { ToolCall } from '../types';
 import { notApprovedText } from './approval';
 import type { ApprovalLedger } from './approval-ledger';
@@ -79,7 +80,7 @@ export async function approvalResults(loop: Loop, decisions: readonly ApprovalDe
         return { callId: decision.callId, text: decision.text };
       }
       noteApproval(loop, decision.tool, 'granted');
-      return { callId: decision.callId, text: (await watchedToolCall(loop, approvedCall(decision), 0, true)).text };
+      return { callId: decision.callId, text: (await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true)).text };
     }),
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, ChatMessage, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
+import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
+import type { Conversation, TurnResult, WireName } from '../wire/wire';
 import type { TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
@@ -35,7 +36,10 @@ export interface Loop {
   id: string;
   req: Request;
   binding: ActiveBinding;
-  messages: ChatMessage[];
+  /** the front door the client used: its turns go to the same one */
+  wire: WireName;
+  /** the client's history and the loop's turns, in the wire's shape */
+  conversation: Conversation;
   /** tools that ran successfully so far, history included: they unlock their children */
   succeeded: Set<string>;
   signal: AbortSignal;
@@ -55,5 +59,7 @@ export interface Loop {
   /** spans and metrics; undefined when neither is on */
   telemetry?: LoopTelemetry;
   /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */
-  complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink, watch?: TurnWatch): Promise<ChatCompletion>;
+  complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink, watch?: TurnWatch): Promise<TurnResult>;
+  /** one chat completion for the judge, through the front door's chat completions path, whatever the client's wire */
+  judgeCompletion(request: TurnRequest, signal: AbortSignal): Promise<ChatCompletion>;
 }

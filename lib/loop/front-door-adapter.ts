@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { AxiosError } from 'axios';
+import { replyTooLong } from './turn-stream';
 
 export interface Agents {
   http: http.Agent;
@@ -19,11 +20,23 @@ function targetOf(url: string): Target {
   return { secure, options: { hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port || (secure ? 443 : 80), path: parsed.pathname + parsed.search } };
 }
 
-function collected(response: http.IncomingMessage): Promise<string> {
+/** The reply's body as text; past `maxBytes` (axios' `maxContentLength`, -1 for none) the reply is cut off and the turn fails. */
+function collected(response: http.IncomingMessage, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    let read = 0;
+    response.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (maxBytes < 0 || read <= maxBytes) chunks.push(chunk);
+      else response.destroy(replyTooLong(maxBytes));
+    });
+    response.once('end', () => {
+      try {
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      } catch (error) {
+        reject(error);
+      }
+    });
     response.once('error', reject);
   });
 }
@@ -61,7 +74,7 @@ export function frontDoorAdapter(agents: Agents): AxiosAdapter {
       request.once('response', (response) => {
         const answer = (data: unknown): AxiosResponse => ({ data, status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, config, request });
         if (config.responseType === 'stream') resolve(answer(response));
-        else collected(response).then((text) => resolve(answer(text)), fail);
+        else collected(response, config.maxContentLength ?? -1).then((text) => resolve(answer(text)), fail);
       });
       request.end(body);
     });

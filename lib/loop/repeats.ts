@@ -1,16 +1,4 @@
-/** JSON with every object's keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same arguments. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const object = value as Record<string, unknown>;
-    const fields = Object.keys(object)
-      .filter((key) => object[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`);
-    return `{${fields.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+import { canonicalJson } from '../canonical-json';
 
 /**
  * The doom-loop guard: one loop runs the same tool with the same arguments at most `max` times. Only this loop's

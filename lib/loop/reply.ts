@@ -1,22 +1,20 @@
-import type { ChatCompletion, ChatMessage, ChatUsage } from '../types';
+import type { Response } from 'express';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import type { StopReason } from './budget';
 import type { LoopStats } from './context';
 
-/** How the loop ended: the message for the client, why it stopped, and usage summed over all turns. */
+/** How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns. */
 export interface Answer {
   stop: StopReason;
-  message: ChatMessage;
-  finishReason: string;
-  usage?: ChatUsage;
-  /** the last model reply, if any: a JSON answer keeps its id, created and model */
-  last?: ChatCompletion;
-}
-
-/** The id, created and model of the client's answer when no model reply lends its own. */
-export interface AnswerIdentity {
-  id: string;
-  created: number;
-  model: string;
+  /** every turn's text, and the budget note when a budget ended the loop */
+  text: string;
+  /** the last model reply, if any: the answer takes its shape; on a budget stop its calls did not run */
+  last?: TurnResult;
+  /** the client's own calls, handed back (the first one carrying the loop's earlier work) */
+  handBack?: WireCall[];
+  /** calls to the client's approval tool, one per call waiting for a person (the first carrying the loop's work) */
+  approvals?: WireCall[];
+  usage?: TokenUsage;
 }
 
 /** Takes the answer's text as it grows; a promise says to wait before reading more (the client is not keeping up). */
@@ -65,22 +63,17 @@ export class AnswerText {
   }
 }
 
-export function addUsage(total: ChatUsage | undefined, usage: ChatUsage | undefined): ChatUsage | undefined {
+export function addUsage(total: TokenUsage | undefined, usage: TokenUsage | undefined): TokenUsage | undefined {
   if (!usage) return total;
-  return {
-    prompt_tokens: (total?.prompt_tokens ?? 0) + (usage.prompt_tokens ?? 0),
-    completion_tokens: (total?.completion_tokens ?? 0) + (usage.completion_tokens ?? 0),
-    total_tokens: (total?.total_tokens ?? 0) + (usage.total_tokens ?? 0),
-  };
+  return { input: (total?.input ?? 0) + usage.input, output: (total?.output ?? 0) + usage.output, total: (total?.total ?? 0) + usage.total };
 }
 
-/** The client's JSON answer: a normal chat completion shaped like the last reply, with usage summed over all turns. */
-export function finalCompletion(answer: Answer, identity: AnswerIdentity): ChatCompletion {
-  const shape: ChatCompletion = answer.last ?? { ...identity, object: 'chat.completion', choices: [] };
-  const [first] = shape.choices;
-  return {
-    ...shape,
-    choices: [{ ...first, index: 0, message: answer.message, finish_reason: answer.finishReason }],
-    ...(answer.usage ? { usage: answer.usage } : {}),
-  };
+/** The `x-agent-loop-*` headers of a JSON answer: how the loop went. */
+export function setLoopHeaders(res: Response, stop: StopReason, stats: LoopStats, judged: boolean): void {
+  res.setHeader('x-agent-loop-turns', String(stats.turns));
+  res.setHeader('x-agent-loop-tool-calls', String(stats.toolCalls));
+  res.setHeader('x-agent-loop-stop', stop);
+  res.setHeader('x-agent-loop-repeated', String(stats.repeated));
+  res.setHeader('x-agent-loop-elided', String(stats.elided));
+  if (judged) res.setHeader('x-agent-loop-blocked', String(stats.blocked));
 }

@@ -5,12 +5,14 @@ import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse 
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../internal';
 import { type Agents, frontDoorAdapter } from './front-door-adapter';
-import { contentText, errorMessage, wellFormedReply } from './model-reply';
+import { errorMessage } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
 import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
 import type { ChatCompletion, SelfCallTransport } from '../types';
+import { chatReader } from '../wire/chat-reader';
+import type { TurnReader, TurnResult } from '../wire/wire';
 import type { TextSink } from './reply';
-import { errorBody, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from './turn-stream';
+import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
 export class SelfCallError extends Error {
@@ -27,6 +29,8 @@ export interface SelfCall {
   agent?: http.Agent;
   /** the turn span's `traceparent` (and `tracestate`): replaces the client's */
   trace?: Record<string, string>;
+  /** headers the wire's upstream needs, copied from the client's request beside `forwardHeaders` */
+  upstreamHeaders?: readonly string[];
 }
 
 /** The base URL of the socket that took the request: the app's own front door, under supertest too. */
@@ -47,9 +51,9 @@ function upstreamReason(status: number, data: unknown): string {
   return message === undefined ? `HTTP ${status}` : `HTTP ${status}: ${message}`;
 }
 
-function wellFormed(reply: unknown): ChatCompletion {
+function read<T>(reply: () => T): T {
   try {
-    return wellFormedReply(reply);
+    return reply();
   } catch (error) {
     throw new SelfCallError((error as Error).message);
   }
@@ -67,10 +71,12 @@ export class SelfCaller {
     private readonly forwardHeaders: string[],
     private readonly selfUrl?: string,
     private readonly transport: SelfCallTransport = 'in-process',
+    private readonly maxReplyBytes = MAX_REPLY_BYTES,
   ) {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
-    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [] });
+    // `maxContentLength` bounds a JSON reply; a streamed one is bounded as it is read.
+    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [], maxContentLength: maxReplyBytes });
     // axios merges its instance defaults into every request's config: keep only what this client uses. No default
     // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
     // per request), nothing for browsers (xsrf) or data: URLs (env).
@@ -79,25 +85,30 @@ export class SelfCaller {
     for (const unused of ['transitional', 'xsrfCookieName', 'xsrfHeaderName', 'env']) delete defaults[unused];
   }
 
+  /** One chat completion through the front door (the judge's model call), read whole. */
+  async complete(req: Request, request: TurnRequest, call: SelfCall): Promise<ChatCompletion> {
+    const { reply } = await this.turn(req, { ...request, stream: false }, call, chatReader);
+    return reply as ChatCompletion;
+  }
+
   /**
-   * One chat completion through the front door. `onText` gets the reply's text: delta by delta as it arrives when
-   * `request.stream` is true (the reply is then read as an SSE stream), else all at once.
+   * One turn through the front door, its reply read by the wire's `reader`. `onText` gets the reply's text: delta
+   * by delta as it arrives when `request.stream` is true (the reply is then read as an SSE stream), else all at once.
    */
-  async complete(req: Request, request: TurnRequest, call: SelfCall, onText: TextSink = ignoreText): Promise<ChatCompletion> {
+  async turn<Output>(req: Request, request: TurnRequest, call: SelfCall, reader: TurnReader<Output>, onText: TextSink = ignoreText): Promise<TurnResult<Output>> {
     const streaming = request.stream;
     const response = await this.send(call, { method: 'post', url: call.url, httpAgent: call.agent, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' });
     if (response.status < 200 || response.status > 299) {
       throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
-      return streamedTurn(untilAborted(response.data, call.signal), onText).then(wellFormed, (error: Error) => {
-        throw new SelfCallError(reasonOf(error, call.signal));
+      return reader.stream(untilAborted(response.data, call.signal), onText, this.maxReplyBytes).catch((error: Error) => {
+        throw error instanceof SelfCallError ? error : new SelfCallError(reasonOf(error, call.signal));
       });
     }
-    const completion = wellFormed(parsedOrUndefined(response.data));
-    const text = contentText(completion.choices[0].message.content);
-    if (text !== '') await onText(text);
-    return completion;
+    const result = read(() => reader.json(parsedOrUndefined(response.data)));
+    if (result.text !== '') await onText(result.text);
+    return result;
   }
 
   /**
@@ -125,7 +136,7 @@ export class SelfCaller {
       'accept-encoding': 'identity',
       [INTERNAL_HEADER]: call.marker,
     };
-    for (const name of this.forwardHeaders) {
+    for (const name of call.upstreamHeaders ? [...this.forwardHeaders, ...call.upstreamHeaders] : this.forwardHeaders) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }

@@ -1,27 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
-import { succeededInHistory } from '../hierarchy';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import type { Settings } from '../options';
-import type { ChatMessage, ChatTool, Logger, ToolCall } from '../types';
+import type { Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
-import { answerApprovals, settleApprovals } from './approval-answers';
+import { wireCallOf, type Wire, type WireRequest } from '../wire/wire';
+import { answerApprovals } from './approval-answers';
 import type { ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './budget';
 import type { ActiveBinding, Loop, LoopStats } from './context';
-import { ContextBudget } from './context-budget';
 import type { Continuations } from './continuation';
-import { JsonReply } from './json-reply';
 import { RepeatedCalls } from './repeats';
-import type { AnswerIdentity, Reply } from './reply';
+import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
-import { StreamReply } from './stream-writer';
-import { TurnBody, type TurnSource } from './turn-body';
 
 export interface LoopDeps {
   caller: SelfCaller;
@@ -46,51 +42,8 @@ export interface LoopDeps {
   shutdown: AbortSignal;
 }
 
-export interface ChatRequest {
-  model?: unknown;
-  messages: ChatMessage[];
-  tools?: unknown;
-  stream?: unknown;
-  [key: string]: unknown;
-}
-
 // A marker must outlive the deadline a little: a self-call sent just before it must not be taken for an outsider's.
 const MARKER_GRACE_MS = 5_000;
-
-function clientToolNames(tools: unknown): ChatTool[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
-}
-
-/** The client's approval tool is the loop's channel to the person, never offered to the model. */
-function declaresApproval(tools: ChatTool[], approvalTool: string): boolean {
-  return tools.some((tool) => tool.function.name === approvalTool);
-}
-
-function replyFor(deps: LoopDeps, res: Response, body: ChatRequest, identity: AnswerIdentity, signal: AbortSignal): Reply {
-  if (body.stream !== true) return new JsonReply(res, identity, deps.judge !== undefined);
-  const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  return new StreamReply(res, identity, { keepAliveSec: deps.keepAliveSec, includeUsage, signal });
-}
-
-/**
- * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
- * none: some upstreams reject an empty list); a streaming client's turns stream too, and report their usage when
- * a token budget counts it.
- */
-function turnFields(body: ChatRequest, tools: ChatTool[], streams: boolean, countsTokens: boolean): Record<string, unknown> {
-  const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
-  const withTools = tools.length > 0 ? { ...rest, tools } : rest;
-  if (!streams) return { ...withTools, stream: false };
-  const options = countsTokens ? { ...(streamOptions as object | undefined), include_usage: true } : streamOptions;
-  return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
-}
-
-/** The turn body, behind the context budget when there is one (the client's messages are never elided). */
-function turnSource(deps: LoopDeps, loop: Loop, body: TurnBody): TurnSource {
-  if (deps.maxContextBytes === undefined) return body;
-  return new ContextBudget(body, deps.maxContextBytes, loop.messages.length, loop.stats, { logger: loop.logger, loopId: loop.id });
-}
 
 /** How a loop ended, for metrics and its span: the answer's stop reason, `fallthrough` or `client_gone`. */
 function stopOf(result: LoopResult, clientGone: boolean): string {
@@ -99,7 +52,7 @@ function stopOf(result: LoopResult, clientGone: boolean): string {
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
-function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: Logger, outcome: { loopId: string; binding: string } & LoopStats): LoopResult {
+function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: Logger, outcome: { loopId: string; binding: string; wire: string } & LoopStats): LoopResult {
   if (clientGone || result.kind === 'abandoned') {
     const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
     logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, { ...outcome, stop });
@@ -109,21 +62,30 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
     reply.send(result.answer, outcome);
     logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
   } else {
-    logger.info('agent-loop fell through to the normal handler', { loopId: outcome.loopId, binding: outcome.binding, reason: result.reason });
+    logger.info('agent-loop fell through to the normal handler', { loopId: outcome.loopId, binding: outcome.binding, wire: outcome.wire, reason: result.reason });
   }
   return result;
 }
 
+/** The judge's model speaks chat completions: its calls go to the chat completions path beside the client's. */
+function chatUrlOf(url: string, wire: Wire): string {
+  if (wire.name === 'chat') return url;
+  const parsed = new URL(url);
+  parsed.pathname = parsed.pathname.replace(/\/[^/]+$/, '/chat/completions');
+  return parsed.toString();
+}
+
 /**
- * Sets up one loop for one client request (deadline, disconnect watch, tools, reply), runs it, and sends its
- * answer. `verified`: the work the request's continuation tokens restored, which alone (with this loop's own
- * turns) unlocks the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * Sets up one loop for one client request (deadline, disconnect watch, tools, the wire's conversation and reply),
+ * runs it, and sends its answer. `verified`: the work the request's continuation tokens restored (in the wire's
+ * shape), which alone (with this loop's own turns) unlocks the hierarchy gate, unless the client's history is
+ * trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, request: ChatRequest, binding: ActiveBinding, verified: ChatMessage[] = []): Promise<LoopResult> {
-  const settled = settleApprovals(deps.approvals, req, binding.name, request.messages);
-  const body = settled ? { ...request, messages: settled.messages } : request;
-  const clientTools = clientToolNames(body.tools);
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, verified: readonly unknown[] = []): Promise<LoopResult> {
+  const { approvals } = wire;
+  const settled = approvals?.settle(deps.approvals, req, binding.name, request);
+  const body = settled?.body ?? request;
   const url = deps.caller.urlFor(req);
   const agent = deps.caller.agentFor(req);
   const settings = deps.settings();
@@ -147,60 +109,61 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, req
   const requestId = req.headers['x-request-id'];
   const logger = typeof requestId === 'string' ? withFields(deps.logger, { requestId }) : deps.logger;
   const model = typeof body.model === 'string' ? body.model : '';
-  const telemetry = deps.telemetry?.loop(req, binding.name, model, id);
+  const telemetry = deps.telemetry?.loop(req, binding.name, model, id, wire.name);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const reply = replyFor(deps, res, body, { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model }, signal);
-  const loop: Loop = {
-    id,
-    req,
-    binding,
-    messages: [...body.messages],
-    succeeded: succeededInHistory(deps.trustClientHistory ? body.messages : verified),
-    signal,
-    logger,
-    verbose: logs(logger, 'info'),
-    stats,
-    maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
-    maxToolResultBytes: deps.maxToolResultBytes,
-    passImages: deps.passImages,
-    onToolProgress: reply.streams ? () => reply.toolProgress?.() : undefined,
-    repeats: new RepeatedCalls(deps.maxRepeatedCalls),
-    judge: deps.judge,
-    approvalTool: declaresApproval(clientTools, deps.approvals.tool) ? deps.approvals.tool : undefined,
-    telemetry,
-    complete(turn, turnSignal, onText, watch) {
-      const call = () => deps.caller.complete(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers }, onText);
-      return watch ? watch.within(call) : call();
-    },
-  };
+  const judgeUrl = chatUrlOf(url, wire);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
+  let reply: Reply | undefined;
   try {
-    const own = await binding.catalog.tools(signal);
-    const offered = new Set(own.map((tool) => tool.function.name));
-    const theirs = clientTools.filter((tool) => !offered.has(tool.function.name) && tool.function.name !== deps.approvals.tool);
-    if (settled) {
+    const tools = await binding.catalog.tools(signal);
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name }, approvalTool: deps.approvals.tool });
+    const answer = (reply = session.reply(res, { keepAliveSec: deps.keepAliveSec, signal, judged: deps.judge !== undefined }));
+    const { conversation, reader } = session;
+    const loop: Loop = {
+      id,
+      req,
+      binding,
+      wire: wire.name,
+      conversation,
+      succeeded: wire.succeededIn(deps.trustClientHistory ? conversation.history : verified),
+      signal,
+      logger,
+      verbose: logs(logger, 'info'),
+      stats,
+      maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
+      maxToolResultBytes: deps.maxToolResultBytes,
+      passImages: deps.passImages,
+      onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
+      repeats: new RepeatedCalls(deps.maxRepeatedCalls),
+      judge: deps.judge,
+      approvalTool: session.approvalTool,
+      telemetry,
+      complete(turn, turnSignal, onText, watch) {
+        const call = () => deps.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
+        return watch ? watch.within(call) : call();
+      },
+      judgeCompletion: (turn, turnSignal) => deps.caller.complete(req, turn, { url: judgeUrl, agent, marker, signal: turnSignal }),
+    };
+    if (settled && approvals) {
       await answerApprovals(loop, settled.decisions);
       // a follow-up that falls through hands the normal handler the conversation with every call answered
-      req.body = { ...(req.body as object), messages: [...loop.messages] };
+      req.body = approvals.withItems(req.body as WireRequest, conversation.items);
     }
-    const handBack = (calls: ToolCall[]) => deps.continuations.carry(req, binding.name, calls, loop.messages.slice(body.messages.length));
     result = await runLoop(loop, {
-      body: turnSource(deps, loop, new TurnBody(turnFields(body, [...own, ...theirs], reply.streams, settings.maxTokensPerLoop !== undefined))),
-      clientTools: new Set(theirs.map((tool) => tool.function.name)),
+      clientTools: session.clientTools,
       maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
       maxTokens: settings.maxTokensPerLoop,
       deadline,
-      reply,
-      handBack,
-      askApproval: (pending) => handBack(approvalCalls(loop, deps.approvals.tokens, pending)),
+      reply: answer,
+      askApproval: (pending) => approvalCalls(loop, deps.approvals.tokens, pending).map((call) => wireCallOf(call)),
     });
-    return deliver(result, reply, clientGone, logger, { loopId: id, binding: binding.name, ...stats });
+    return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
   } finally {
     telemetry?.ended(stopOf(result, clientGone), stats, result.kind === 'answer' ? result.answer.usage : undefined);
     deadline.clear();
     unlink();
     res.removeListener('close', onClose);
-    reply.dispose();
+    reply?.dispose();
   }
 }

@@ -1,6 +1,8 @@
 import type { Response } from 'express';
+import { drained, openEventStream } from './event-stream';
 import type { ChatUsage } from '../types';
-import type { Answer, AnswerIdentity, Reply } from './reply';
+import { chatAnswer, chatUsage, type AnswerIdentity } from '../wire/chat-answer';
+import type { Answer, Reply } from './reply';
 
 const PROGRESS_INTERVAL_MS = 1000;
 
@@ -37,7 +39,7 @@ export class StreamReply implements Reply {
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
   text(delta: string): Promise<void> | void {
-    if (!this.chunk({ content: delta })) return this.drained();
+    if (!this.chunk({ content: delta })) return drained(this.res, this.options.signal);
   }
 
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
@@ -55,8 +57,9 @@ export class StreamReply implements Reply {
   }
 
   send(answer: Answer): void {
-    (answer.message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
-    this.finish(answer.finishReason, answer.usage);
+    const { message, finishReason } = chatAnswer(answer);
+    (message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
+    this.finish(finishReason, answer.usage && chatUsage(answer.usage));
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
@@ -79,18 +82,6 @@ export class StreamReply implements Reply {
     return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
   }
 
-  private drained(): Promise<void> {
-    const { res, options } = this;
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off('drain', done).off('close', done);
-        options.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      res.once('drain', done).once('close', done);
-      options.signal.addEventListener('abort', done, { once: true });
-    });
-  }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null = null): boolean {
     const first = !this.roleSent;
@@ -118,10 +109,6 @@ export class StreamReply implements Reply {
   private open(): void {
     if (this.opened || this.res.destroyed) return;
     this.opened = true;
-    this.res.status(200);
-    this.res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    this.res.setHeader('cache-control', 'no-cache');
-    this.res.setHeader('x-accel-buffering', 'no');
-    this.res.flushHeaders();
+    openEventStream(this.res);
   }
 }

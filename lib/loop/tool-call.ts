@@ -2,7 +2,8 @@ import { blockedText, type JudgeDecision } from '../judge/runner';
 import { redacted } from '../redact';
 import { TimedOut, withinTimeout } from '../signals';
 import { resultImages, resultText, type ToolImage } from '../trellis/result';
-import type { CallToolResult, JudgeSurface, ToolCall, ToolProgress } from '../types';
+import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
+import type { WireCall } from '../wire/wire';
 import { cannotApproveText, MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval, tooLongToApproveText } from './approval';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
@@ -26,14 +27,15 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
   const decision = await loop.judge.review(
     {
       surface,
+      wire: loop.wire,
       binding: loop.binding.name,
       tool,
       arguments: args,
       annotations: loop.binding.catalog.annotations(tool),
-      ...(surface === 'tool_call' ? { messages: loop.messages } : { result }),
+      ...(surface === 'tool_call' ? { messages: loop.conversation.items as JudgeInput['messages'] } : { result }),
       ...(approved ? { approved } : {}),
     },
-    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.complete(turnRequest(body), signal) },
+    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.judgeCompletion(turnRequest(body), signal) },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;
@@ -54,12 +56,12 @@ function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, a
  * then, when a person must approve the call, it waits (`pending`). `approved`: a person did; the judge is told.
  * Never throws: every failure is a readable result.
  */
-export async function runToolCall(loop: Loop, call: ToolCall, watch?: ToolWatch, approved = false): Promise<ToolOutcome> {
+export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch, approved = false): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
-  const tool = call.function?.name;
+  const tool = call.name;
   if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
-  const parsed = parseArguments(tool, call.function.arguments);
+  const parsed = parseArguments(tool, call.arguments);
   if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
   const refusal = hierarchy.gate(tool, loop.succeeded);
   if (refusal) return { kind: 'refused', text: refusal };

@@ -35,10 +35,34 @@ async function drain(stream: Readable): Promise<void> {
   clearTimeout(cutOff);
 }
 
-/** A streamed turn read as it arrives; the stream is destroyed only when the turn fails. */
-export async function streamedTurn(stream: Readable, onText: TextSink): Promise<ChatCompletion> {
+/** the default of `maxReplyBytes`: 32 MiB, far more than any model's reply */
+export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
+
+/** The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end. */
+export const replyTooLong = (maxReplyBytes: number) => new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);
+
+/** The stream's parts until `maxBytes` were read; one more byte throws, and the caller destroys the stream. */
+async function* bounded(stream: Readable, maxBytes: number): AsyncGenerator<Buffer | string> {
+  let read = 0;
+  for await (const part of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
+    read += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    if (read > maxBytes) throw replyTooLong(maxBytes);
+    yield part;
+  }
+}
+
+/** Reads one wire's SSE reply as it arrives, to its end event; a broken stream throws. */
+export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink) => Promise<T>;
+
+/**
+ * A streamed turn read as it arrives (a chat completion unless another wire's reader is given), at most `maxBytes`
+ * of it; the stream is destroyed only when the turn fails.
+ */
+export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number): Promise<ChatCompletion>;
+export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T>;
+export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<unknown> = streamedCompletion): Promise<unknown> {
   try {
-    const completion = await streamedCompletion({ [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) }, onText);
+    const completion = await read(bounded(stream, maxBytes), onText);
     await drain(stream);
     return completion;
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../types';
+import type { TurnResult } from '../wire/wire';
 
 type Part =
   | { type: 'text'; content: string }
@@ -20,11 +21,13 @@ function partsOf(message: ChatMessage): Part[] {
 }
 
 /** `gen_ai.input.messages`: the conversation a turn sends, in the GenAI conventions' role-and-parts JSON. */
-export function inputMessages(messages: ChatMessage[]): string {
-  return JSON.stringify(messages.map((message) => ({ role: message.role, parts: partsOf(message) })));
+export function inputMessages(messages: readonly unknown[]): string {
+  return JSON.stringify((messages as ChatMessage[]).map((message) => ({ role: message?.role, parts: partsOf(message ?? {}) })));
 }
 
-/** `gen_ai.output.messages`: the model's reply in the same JSON. */
-export function outputMessages(message: ChatMessage, finishReason: string | null): string {
-  return JSON.stringify([{ role: message.role, parts: partsOf(message), finish_reason: finishReason ?? 'stop' }]);
+/** `gen_ai.output.messages`: the model's reply in the same JSON, whatever its wire. */
+export function outputMessages(reply: TurnResult): string {
+  const text: Part[] = reply.text === '' ? [] : [{ type: 'text', content: reply.text }];
+  const calls = reply.calls.map((call): Part => ({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments }));
+  return JSON.stringify([{ role: 'assistant', parts: [...text, ...calls], finish_reason: reply.stop ?? 'stop' }]);
 }

@@ -1,4 +1,6 @@
-import type { ChatCompletion, ChatUsage, ToolCall } from '../types';
+import type { ChatUsage } from '../types';
+import { chatUsage } from '../wire/chat-answer';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
 
 /** how many finished loops are kept */
 export const RECENT_LOOPS = 100;
@@ -68,7 +70,7 @@ export class LoopRecord {
   private readonly verdicts: VerdictRecord[] = [];
   private durationMs?: number;
   private stop?: string;
-  private usage?: ChatUsage;
+  private usage?: TokenUsage;
 
   constructor(
     readonly id: string,
@@ -77,21 +79,20 @@ export class LoopRecord {
     private readonly captureContent: boolean,
   ) {}
 
-  turn(): (outcome: string, reply?: ChatCompletion) => void {
+  turn(): (outcome: string, reply?: TurnResult) => void {
     const record: TurnRecord = { turn: this.turns.length + 1, startMs: sinceStart(this.started), toolCalls: [] };
     this.turns.push(record);
     return (outcome, reply) => {
       record.durationMs = sinceStart(this.started) - record.startMs;
       record.outcome = outcome;
-      if (reply?.usage?.total_tokens !== undefined) record.tokens = reply.usage.total_tokens;
-      const content = reply?.choices?.[0]?.message?.content;
-      if (this.captureContent && typeof content === 'string') record.content = clipped(content);
+      if (reply?.usage !== undefined) record.tokens = reply.usage.total;
+      if (this.captureContent && reply !== undefined && reply.text !== '') record.content = clipped(reply.text);
     };
   }
 
-  tool(call: ToolCall): (outcome: string, text: string) => void {
-    const record: ToolCallRecord = { id: call.id, tool: String(call.function?.name), startMs: sinceStart(this.started) };
-    if (this.captureContent) record.arguments = clipped(String(call.function?.arguments ?? ''));
+  tool(call: WireCall): (outcome: string, text: string) => void {
+    const record: ToolCallRecord = { id: call.id, tool: String(call.name), startMs: sinceStart(this.started) };
+    if (this.captureContent) record.arguments = clipped(typeof call.arguments === 'string' ? call.arguments : (JSON.stringify(call.arguments) ?? ''));
     this.turns.at(-1)?.toolCalls.push(record);
     return (outcome, text) => {
       record.durationMs = sinceStart(this.started) - record.startMs;
@@ -104,7 +105,7 @@ export class LoopRecord {
     this.verdicts.push({ turn: this.turns.length, ...verdict });
   }
 
-  end(stop: string, usage: ChatUsage | undefined): void {
+  end(stop: string, usage: TokenUsage | undefined): void {
     this.durationMs = sinceStart(this.started);
     this.stop = stop;
     this.usage = usage;
@@ -112,7 +113,7 @@ export class LoopRecord {
 
   view(): LoopRecordView {
     const base = { id: this.id, binding: this.binding, model: this.model, startedAt: this.startedAt, turn: this.turns.length, turns: this.turns, verdicts: this.verdicts };
-    if (this.stop !== undefined) return { ...base, durationMs: this.durationMs!, stop: this.stop, ...(this.usage ? { usage: this.usage } : {}) };
+    if (this.stop !== undefined) return { ...base, durationMs: this.durationMs!, stop: this.stop, ...(this.usage ? { usage: chatUsage(this.usage) } : {}) };
     const running = this.turns.at(-1)?.toolCalls.filter((call) => call.outcome === undefined) ?? [];
     return { ...base, durationMs: sinceStart(this.started), running };
   }

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
+import type { Trellis } from '../types';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import type { LoopRecord, LoopRecorder } from './loop-records';
 import { createMetrics, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';
@@ -17,7 +18,7 @@ export class TurnWatch {
     private readonly binding: string,
     private readonly span: TurnSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
-    private readonly record?: (outcome: string, reply?: ChatCompletion) => void,
+    private readonly record?: (outcome: string, reply?: TurnResult) => void,
   ) {
     this.headers = span?.carrier;
   }
@@ -27,7 +28,7 @@ export class TurnWatch {
     return this.span ? this.span.within(work) : work();
   }
 
-  succeeded(reply: ChatCompletion): void {
+  succeeded(reply: TurnResult): void {
     this.span?.succeeded(reply);
     this.metrics?.turn(this.binding, 'ok', seconds(this.started));
     this.record?.('ok', reply);
@@ -84,13 +85,13 @@ export class LoopTelemetry {
     metrics?.loopStarted(binding);
   }
 
-  turn(messages: ChatMessage[]): TurnWatch {
+  turn(messages: readonly unknown[]): TurnWatch {
     return new TurnWatch(this.binding, this.span?.turn(this.model, messages), this.metrics, this.records?.record.turn());
   }
 
   /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
-  tool(call: ToolCall, known: boolean): ToolWatch {
-    return new ToolWatch(this.binding, known ? call.function.name : '_unknown', this.span?.tool(call), this.metrics, this.records?.record.tool(call));
+  tool(call: WireCall, known: boolean): ToolWatch {
+    return new ToolWatch(this.binding, known ? call.name : '_unknown', this.span?.tool(call), this.metrics, this.records?.record.tool(call));
   }
 
   /** `outcome`: asked, granted, denied, expired or refused */
@@ -99,7 +100,7 @@ export class LoopTelemetry {
     this.metrics?.approval(this.binding, outcome);
   }
 
-  ended(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
+  ended(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span?.end(stop, stats, usage);
     this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
     this.records?.record.end(stop, usage);
@@ -132,8 +133,8 @@ export class Telemetry {
     return tracing || metrics ? new Telemetry(tracing, metrics) : undefined;
   }
 
-  loop(req: Request, binding: string, model: string, loopId: string): LoopTelemetry | undefined {
-    const span = this.tracing?.startLoop(req, binding, model, loopId);
+  loop(req: Request, binding: string, model: string, loopId: string, wire: string): LoopTelemetry | undefined {
+    const span = this.tracing?.startLoop(req, binding, model, loopId, wire);
     const records = this.recorder && { recorder: this.recorder, record: this.recorder.start(loopId, binding, model) };
     return span || this.metrics || records ? new LoopTelemetry(binding, model, span, this.metrics, records) : undefined;
   }

@@ -1,7 +1,7 @@
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AgentLoopError } from '../errors';
-import type { ChatUsage } from '../types';
+import type { TokenUsage } from '../wire/wire';
 import { optionalPeer } from './optional-peer';
 import type { MetricsOption } from './options';
 
@@ -45,13 +45,13 @@ export class LoopMetrics {
     this.inFlight.inc({ binding });
   }
 
-  loopEnded(binding: string, stop: string, turns: number, usage: ChatUsage | undefined): void {
+  loopEnded(binding: string, stop: string, turns: number, usage: TokenUsage | undefined): void {
     this.inFlight.dec({ binding });
     this.loops.inc({ binding, stop });
     this.turnsPerLoop.observe({ binding }, turns);
     if (!usage) return;
-    this.tokens.inc({ binding, type: 'input' }, usage.prompt_tokens);
-    this.tokens.inc({ binding, type: 'output' }, usage.completion_tokens);
+    this.tokens.inc({ binding, type: 'input' }, usage.input);
+    this.tokens.inc({ binding, type: 'output' }, usage.output);
   }
 
   /** a request the loop did not take (`overloaded`, `shutdown`): counted among the loops, never in flight */

@@ -1,6 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { ChatCompletion, ChatMessage, ChatUsage, ToolCall, Trellis } from '../types';
+import type { Trellis } from '../types';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
 import { boundedAttribute, namePart } from './bounded';
 import { inputMessages, outputMessages } from './content';
 
@@ -26,9 +27,9 @@ function failed(span: Span, type: string): void {
   span.setStatus({ code: ERROR });
 }
 
-function usageAttributes(usage: ChatUsage | undefined): Attributes {
+function usageAttributes(usage: TokenUsage | undefined): Attributes {
   if (!usage) return {};
-  return { 'gen_ai.usage.input_tokens': usage.prompt_tokens, 'gen_ai.usage.output_tokens': usage.completion_tokens };
+  return { 'gen_ai.usage.input_tokens': usage.input, 'gen_ai.usage.output_tokens': usage.output };
 }
 
 /** A span under the loop's: the trace context its call carries, and that call run with it active. */
@@ -51,14 +52,13 @@ abstract class CallSpan {
 /** A `chat {model}` span: one turn, one model call; the self-call carries it as headers. */
 export class TurnSpan extends CallSpan {
 
-  succeeded(reply: ChatCompletion): void {
-    const [choice] = reply.choices;
+  succeeded(reply: TurnResult): void {
     this.span.setAttributes({
       'gen_ai.response.id': boundedAttribute(reply.id),
       'gen_ai.response.model': boundedAttribute(reply.model),
-      'gen_ai.response.finish_reasons': [choice.finish_reason ?? 'stop'],
+      'gen_ai.response.finish_reasons': [reply.stop ?? 'stop'],
       ...usageAttributes(reply.usage),
-      ...(this.captureContent ? { 'gen_ai.output.messages': outputMessages(choice.message, choice.finish_reason) } : {}),
+      ...(this.captureContent ? { 'gen_ai.output.messages': outputMessages(reply) } : {}),
     });
     this.span.end();
   }
@@ -103,17 +103,17 @@ export class LoopSpan {
   }
 
   /** `model`: the client's, so the span name carries it bounded and plain, the attribute whole up to a bound */
-  turn(model: string, messages: ChatMessage[]): TurnSpan {
+  turn(model: string, messages: readonly unknown[]): TurnSpan {
     const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': boundedAttribute(model) };
     if (this.captureContent) attributes['gen_ai.input.messages'] = inputMessages(messages);
     return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${namePart(model)}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
   }
 
   /** The tool's name and the call's id are the model's: bounded like the client's model name. */
-  tool(call: ToolCall): ToolSpan {
-    const name = String(call.function?.name);
+  tool(call: WireCall): ToolSpan {
+    const name = String(call.name);
     const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': boundedAttribute(name), 'gen_ai.tool.call.id': boundedAttribute(call.id), 'gen_ai.tool.type': 'function' };
-    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = String(call.function?.arguments);
+    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
     return new ToolSpan(this.tracer.startSpan(`execute_tool ${namePart(name)}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
   }
 
@@ -123,7 +123,7 @@ export class LoopSpan {
   }
 
   /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */
-  end(stop: string, stats: { turns: number; toolCalls: number }, usage: ChatUsage | undefined): void {
+  end(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span.setAttributes({ 'agent_loop.stop': stop, 'agent_loop.turns': stats.turns, 'agent_loop.tool_calls': stats.toolCalls, ...usageAttributes(usage) });
     if (stop === 'fallthrough' || stop === 'upstream_error') failed(this.span, stop);
     this.span.end();

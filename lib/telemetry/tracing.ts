@@ -25,11 +25,11 @@ export class Tracing {
   }
 
   /** The loop's span; undefined when nothing records it (no SDK registered, or sampled out): then turns make none. */
-  startLoop(req: Request, agent: string, model: string, loopId: string): LoopSpan | undefined {
+  startLoop(req: Request, agent: string, model: string, loopId: string, wire: string): LoopSpan | undefined {
     // Without an SDK, not even a non-recording span: two property reads per loop.
     if ((this.api.trace.getTracerProvider() as OtelApi.ProxyTracerProvider).getDelegate?.() === this.noSdk) return undefined;
     const parent = this.parentOf(req);
-    const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.request.model': model, 'agent_loop.id': loopId };
+    const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.request.model': model, 'agent_loop.id': loopId, 'agent_loop.wire': wire };
     const span = this.tracer.startSpan(`invoke_agent ${agent}`, { kind: INTERNAL, attributes }, parent);
     if (!span.isRecording()) return undefined;
     return new LoopSpan(this.api, this.tracer, span, this.api.trace.setSpan(parent, span), this.captureContent);

@@ -1,7 +1,5 @@
 import type { EffectiveAnnotations, ToolAnnotations } from '../types';
 
-export const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
-
 /**
  * A tool's annotations with MCP's defaults filled in, as the spec reads a tool that says nothing: not read-only,
  * destructive (unless read-only), not idempotent, open-world. So a rule on `destructiveHint` also stops the

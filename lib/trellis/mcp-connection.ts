@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Logger } from '../types';
-import { trellisError } from './mcp-errors';
+import { isSessionLost, trellisError } from './mcp-errors';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
 export type { McpServerAddress } from './mcp-transport';
@@ -17,8 +17,14 @@ export interface McpConnectionOptions {
 export interface McpConnection {
   /** the connected client, connecting on first use; concurrent first uses share one connect */
   client(): Promise<Client>;
-  /** drops `client` (if it is still the current one) so that the next use connects afresh */
-  discard(client: Client): Promise<void>;
+  /**
+   * drops `client` (if it is still the current one) so that the next use connects afresh; the calls still in flight
+   * on it fail. `sessionLost`: because the server no longer knows its session. True for the first discard of
+   * `client`, false for those that follow.
+   */
+  discard(client: Client, sessionLost?: boolean): Promise<boolean>;
+  /** whether `client` was dropped because the server lost its session: a call that failed on it may be retried */
+  lostSession(client: Client): boolean;
   /** the Streamable HTTP session's id, once connected; stdio has none */
   sessionId(): string | undefined;
   close(): Promise<void>;
@@ -51,15 +57,21 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
   let current: Attempt | undefined;
   let closed = false;
   const probing = new WeakSet<Client>();
+  const dropped = new WeakSet<Client>();
+  const lost = new WeakSet<Client>();
   const streams = reconnections();
 
   function forget(client: Client): void {
     if (current?.client === client) current = undefined;
   }
 
-  async function discard(client: Client): Promise<void> {
+  async function discard(client: Client, sessionLost = false): Promise<boolean> {
+    if (sessionLost) lost.add(client);
+    if (dropped.has(client)) return false;
+    dropped.add(client);
     forget(client);
     await client.close().catch(() => undefined);
+    return true;
   }
 
   /**
@@ -74,7 +86,7 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
       function sessionGone(error: unknown) {
         if (closed) return;
         logger.warn('trellis connection lost', { trellis, reason: trellisError(error, target).message });
-        return discard(client);
+        void discard(client, isSessionLost(error));
       },
     );
   }
@@ -126,5 +138,5 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
     return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
   }
 
-  return { client, discard, sessionId, close };
+  return { client, discard, lostSession: (client) => lost.has(client), sessionId, close };
 }

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { AgentLoopError } from '../errors';
-import { redacted } from '../redact';
+import { redacted, redactedArgs } from '../redact';
 import { defaultLogger } from '../logger';
 import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
@@ -28,7 +28,8 @@ const CALL_TIMEOUT_MS = 60 * 60 * 1000;
 const LIST_TIMEOUT_MS = 30 * 1000;
 
 function placeOf(options: McpTrellisOptions): string {
-  if (!('url' in options)) return `'${options.command}'`;
+  // the arguments too (redacted): two servers started with `node` are told apart by their scripts
+  if (!('url' in options)) return `'${[options.command, ...redactedArgs(options.args ?? [])].join(' ')}'`;
   const url = URL.canParse(options.url) ? new URL(options.url) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `mcpTrellis: url '${redacted(options.url)}' is not an http(s) URL; expected e.g. 'http://127.0.0.1:4000/mcp'.`);
@@ -90,15 +91,18 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
     open: (forwarded) => connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
   });
 
-  /** Runs `use` on the session; a session the server no longer knows is re-initialised once and `use` retried. */
+  /**
+   * Runs `use` on the session. When the server no longer knows it, or it was dropped under `use` because the server
+   * lost it (the call was in flight), `use` is retried once on the next session: every call in flight then waits for
+   * the same single re-initialise. A server that went away is no lost session: its calls fail as they are.
+   */
   async function withClient<T>(use: (client: Client) => Promise<T>, signal?: AbortSignal, connection: McpConnection = shared): Promise<T> {
     const client = await abortable(connection.client(), signal);
     try {
       return await use(client);
     } catch (error) {
-      if (!isSessionLost(error) || signal?.aborted) throw error;
-      logger.info('trellis session lost; re-initialising', { trellis });
-      await connection.discard(client);
+      if (signal?.aborted || !(isSessionLost(error) || connection.lostSession(client))) throw error;
+      if (await connection.discard(client, true)) logger.info('trellis session lost; re-initialising', { trellis });
       return use(await abortable(connection.client(), signal));
     }
   }

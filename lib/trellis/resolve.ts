@@ -1,6 +1,6 @@
 import type { Logger, Trellis, TrellisOption } from '../types';
 import { mcpTrellis } from './mcp';
-import { canonical } from './tool-definitions';
+import { canonicalJson } from '../canonical-json';
 
 /**
  * Turns `trellis` options into Trellis instances, one per distinct MCP server: bindings whose `mcp` options are
@@ -10,7 +10,7 @@ export function trellisResolver(logger: Logger, owned: Trellis[]): (option: Trel
   const byAddress = new Map<string, Trellis>();
   return function resolveTrellis(option) {
     if ('callTool' in option) return option;
-    const key = canonical(option.mcp);
+    const key = canonicalJson(option.mcp);
     let trellis = byAddress.get(key);
     if (!trellis) {
       trellis = mcpTrellis({ ...option.mcp, logger });

@@ -1,13 +1,6 @@
 import type { Logger, Tool } from '../types';
+import { canonicalJson } from '../canonical-json';
 import { effectiveAnnotations } from './annotations';
-
-/** JSON with object keys sorted, so that two equal definitions compare equal whatever their key order. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, function sortedKeys(_key, inner: unknown) {
-    if (!inner || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    return Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
-}
 
 /** What the loop acts on: the model reads the description and schema, the judge the annotations, the gate the parent. */
 function contractOf({ description, inputSchema, annotations, _meta }: Tool) {
@@ -15,7 +8,7 @@ function contractOf({ description, inputSchema, annotations, _meta }: Tool) {
 }
 
 function contract(tool: Tool): string {
-  return canonical(contractOf(tool));
+  return canonicalJson(contractOf(tool));
 }
 
 export interface ToolDefinitionsOptions {
@@ -39,7 +32,7 @@ export function toolDefinitions({ windowMs, logger, trellis }: ToolDefinitionsOp
     const first = served.get(tool.name);
     if (first && contract(first) !== contract(tool)) return settleChange(first, tool, now);
     changes.delete(tool.name);
-    if (first && canonical(first) === canonical(tool)) return first;
+    if (first && canonicalJson(first) === canonicalJson(tool)) return first;
     served.set(tool.name, tool);
     return tool;
   }

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { notesWalk } from '../../fixtures/demo-model';
+import { javascript } from '../helpers/javascript';
 import { ask, mcpRig } from './mcp-gateway';
 
 const STDIO_SERVER = path.join(__dirname, '../../fixtures/mcp-stdio-server.ts');
-const stdio = { mcp: { command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER] } };
+const stdio = { mcp: { command: process.execPath, args: [javascript(STDIO_SERVER)] } };
 const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'] };
 
 describe('the loop over an MCP Trellis run as a child process (stdio)', () => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { startMcpV2Server, type McpV2FixtureServer } from '../../fixtures/mcp-server-v2';
 import { mcpTrellis } from '../../lib/trellis/mcp';
+import { javascript } from '../helpers/javascript';
 import { postRaw } from '../helpers/listen';
 import { recordingLogger } from '../trellis/helpers';
 import { ask, mcpRig } from './mcp-gateway';
@@ -28,7 +29,7 @@ describe('the loop over a v2-SDK MCP server (2026-07-28)', () => {
   });
 
   it('speaks 2026-07-28 over stdio too (a sibling process answers the probe), and over HTTP', async () => {
-    const v2Stdio = { mcp: { command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', V2_STDIO_SERVER] } };
+    const v2Stdio = { mcp: { command: process.execPath, args: [javascript(V2_STDIO_SERVER)] } };
     const { client } = await rig.gateway([{ toolCalls: [{ name: 'protocol' }] }, { content: 'ok' }], { trellis: v2Stdio, bindings: [tables] });
     await client.chat.completions.create(ask());
     expect(rig.toolTexts(1)).toEqual(['2026-07-28']);

@@ -1,4 +1,3 @@
-import { canonicalJson } from '../../lib/loop/repeats';
 import { memoryLogger } from '../helpers/gateway';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 
@@ -59,15 +58,5 @@ describe('repeated identical calls, over a real MCP Trellis', () => {
     const { client } = await rig.gateway([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'Noon.' }], { bindings: [clock] });
     const { response } = await client.chat.completions.create(ask()).withResponse();
     expect(response.headers.get('x-agent-loop-repeated')).toBe('0');
-  });
-});
-
-describe('canonicalJson', () => {
-  it.each([
-    [{ b: 1, a: [{ d: 2, c: null }] }, '{"a":[{"c":null,"d":2}],"b":1}'],
-    [{ a: undefined, b: 'x' }, '{"b":"x"}'],
-    ['text', '"text"'],
-  ])('writes %j as %s', (value, text) => {
-    expect(canonicalJson(value)).toBe(text);
   });
 });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Child } from '../../bench/lib/processes';
 import type { FixtureConfig } from '../../fixtures/reliability-config';
+import { javascript } from '../helpers/javascript';
 
 /** `npm run reliability` sets RELIABILITY_FULL=1: the issue's sizes. Without it, sizes that suit CI on 2 cores. */
 export const FULL = process.env.RELIABILITY_FULL === '1';
@@ -62,7 +63,7 @@ export class ChildGateway {
 
   static async start(config: FixtureConfig, env: Record<string, string> = {}): Promise<ChildGateway> {
     const file = path.join(__dirname, '..', '..', 'fixtures', 'reliability-gateway.ts');
-    const child = new Child(file, { ...env, RELIABILITY_CONFIG: JSON.stringify(config) }, 60_000, ['-r', 'ts-node/register/transpile-only'], file);
+    const child = new Child(file, { ...env, RELIABILITY_CONFIG: JSON.stringify(config) }, 60_000, [], javascript(file));
     const { url } = (await child.ready) as { url: string };
     return new ChildGateway(child, url);
   }

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { completion, startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
-import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, figure, post, sized, type Exchange } from './harness';
+import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, figure, megabytes, post, sized, type Exchange } from './harness';
 
 const RUNS = sized(250, 2_000);
+/** what one turn may read: the default at full size, less in CI (above the 10 MB reply below) */
+const MAX_REPLY_BYTES = sized(16 * MB, 32 * MB);
 /** longer than any answer takes: a run that waits this long is a hang */
 const HANG_MS = 30_000;
 
@@ -99,6 +101,15 @@ const REPLIES: [string, ScriptStep][] = [
   ['a stream frame with a numeric call id', { raw: 'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":5,"function":{"name":"lookup","arguments":"{}"}}]}}]}\n\ndata: [DONE]\n\n' }],
 ];
 
+/**
+ * Replies that never end, written until the gateway cuts them (no memory spent on this side): a later turn's only,
+ * as on a first turn the loop hands the request to the normal handler, which streams the upstream's reply on.
+ */
+const WITHOUT_END: [string, ScriptStep][] = [
+  ['a JSON body without end', { endless: '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' }],
+  ['one SSE line without end', { endless: 'data: {"choices":[{"index":0,"delta":{"content":"' }],
+];
+
 /** Model replies: missing or null choices, tool_calls of every wrong shape, 10 MB content, SSE when not asked, errors. */
 const modelReply: fc.Arbitrary<ScriptStep> = fc.oneof(
   { weight: 8, arbitrary: replyObject.map((reply) => ({ raw: JSON.stringify(reply) })) },
@@ -123,7 +134,7 @@ describe('reliability: hostile bodies and replies', () => {
       if (turn === (run.firstTurn ? 1 : 2)) return run.step;
       return turn === 1 ? { toolCalls: [{ name: 'lookup' }] } : { content: 'final' };
     });
-    gateway = await ChildGateway.start({ upstream: model.url });
+    gateway = await ChildGateway.start({ upstream: model.url, maxReplyBytes: MAX_REPLY_BYTES });
   });
 
   afterAll(async () => {
@@ -185,6 +196,17 @@ describe('reliability: hostile bodies and replies', () => {
     for (const firstTurn of [true, false]) for (const stream of [false, true]) await sendReply(step, firstTurn, stream);
     const stats = await gateway.stats();
     expect(stats.prototypeKeys).toEqual(stats.prototypeKeysAtStart);
+  }, SCENARIO_TIMEOUT_MS);
+
+  it.each(WITHOUT_END)('%s on a later turn, to JSON and streaming clients: the turn fails at maxReplyBytes, no crash', async (name, step) => {
+    const before = await gateway.resetPeaks();
+    for (const stream of [false, true]) {
+      const exchange = await sendReply(step, false, stream);
+      expect(exchange.body).toContain(`the model call of turn 2 failed (the model's reply is longer than maxReplyBytes = ${MAX_REPLY_BYTES})`);
+    }
+    const stats = await gateway.stats();
+    figure(`hostile-replies: ${name}, cut at maxReplyBytes ${megabytes(MAX_REPLY_BYTES).slice(1)} for JSON and streaming clients, peak rss ${megabytes(stats.peakRss - before.rss)}`);
+    expect(stats.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0, warnings: 0 });
   }, SCENARIO_TIMEOUT_MS);
 
   it(`${RUNS} hostile model replies, on the first turn or a later one, to JSON and streaming clients: never a 5xx, never a hang`, async () => {

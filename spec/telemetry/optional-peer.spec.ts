@@ -30,7 +30,7 @@ describe('optional peers', () => {
 
   it('makes no span and no turn spans with the API but no SDK registered', () => {
     const req = { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } } as unknown as Request;
-    expect(createTracing()?.startLoop(req, 'notes', 'agent-1', 'id')).toBeUndefined();
+    expect(createTracing()?.startLoop(req, 'notes', 'agent-1', 'id', 'chat')).toBeUndefined();
   });
 
   it("refuses metrics without prom-client, naming the package; createGateway then serves no /metrics", async () => {

@@ -65,6 +65,7 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
       'gen_ai.agent.name': 'notes',
       'gen_ai.request.model': 'agent-1',
       'agent_loop.id': response.headers.get('x-agent-loop-id'),
+      'agent_loop.wire': 'chat',
       'agent_loop.stop': 'final',
       'agent_loop.turns': 2,
       'agent_loop.tool_calls': 2,

@@ -4,7 +4,8 @@ import { connectionPool } from '../../lib/trellis/mcp-pool';
 function fakeConnection(name: string, closed: string[]): McpConnection {
   return {
     client: () => Promise.reject(new Error('not used')),
-    discard: async () => undefined,
+    discard: async () => true,
+    lostSession: () => false,
     sessionId: () => undefined,
     close: async () => void closed.push(name),
   };

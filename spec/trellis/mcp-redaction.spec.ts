@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { mcpTrellis } from '../../lib/trellis/mcp';
 import type { Trellis } from '../../lib/types';
+import { javascript } from '../helpers/javascript';
 import { eventually, recordingLogger } from './helpers';
 
 const KEY = 'sk-live0123456789abcdefXYZ';
@@ -39,7 +40,7 @@ describe("mcpTrellis: a server's own words carry no credentials into logs or too
   });
 
   it('redacts the stderr lines of a stdio server', async () => {
-    const stdio = trellis({ command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER, '--api-key', KEY] });
+    const stdio = trellis({ command: process.execPath, args: [javascript(STDIO_SERVER), '--api-key', KEY] });
     await stdio.listTools();
     await eventually(() => expect(logger.entries).toContainEqual({ level: 'info', message: 'trellis stderr', meta: expect.objectContaining({ line: 'mcp-stdio-server: started with --api-key [redacted]' }) }));
     expect(JSON.stringify(logger.entries)).not.toContain(KEY);

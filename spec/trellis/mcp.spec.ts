@@ -5,6 +5,7 @@ import type { McpFixtureServer } from '../../fixtures/mcp-server';
 import type { McpTrellisOptions } from '../../lib/trellis/mcp';
 import { mcpTrellis } from '../../lib/trellis/mcp';
 import type { Trellis } from '../../lib/types';
+import { javascript } from '../helpers/javascript';
 import { eventually, recordingLogger, sleep } from './helpers';
 
 const STDIO_SERVER = path.join(__dirname, '../../fixtures/mcp-stdio-server.ts');
@@ -210,7 +211,7 @@ describe('mcpTrellis', () => {
   });
 
   describe('over stdio', () => {
-    const stdio = () => trellis({ command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER] });
+    const stdio = () => trellis({ command: process.execPath, args: [javascript(STDIO_SERVER)] });
 
     it('lists and calls tools on a child process', async () => {
       const child = stdio();
@@ -226,12 +227,12 @@ describe('mcpTrellis', () => {
       const first = await pidOf();
       const call = child.callTool('slow', { ms: 60_000 }, { signal: open() });
       process.kill(first, 'SIGKILL');
-      await expect(call).rejects.toThrow(`Trellis connection to '${process.execPath}' was lost`);
+      await expect(call).rejects.toThrow(`Trellis connection to '${process.execPath} ${javascript(STDIO_SERVER)}' was lost`);
       expect(await pidOf()).not.toBe(first);
     });
 
     it("logs each line the child writes to stderr as one structured line, named after the Trellis", async () => {
-      const child = trellis({ command: process.execPath, args: ['-r', 'ts-node/register/transpile-only', STDIO_SERVER], name: 'notes-stdio' });
+      const child = trellis({ command: process.execPath, args: [javascript(STDIO_SERVER)], name: 'notes-stdio' });
       await child.listTools();
       await eventually(() =>
         expect(logger.entries.filter((entry) => entry.message === 'trellis stderr')).toEqual([
