@@ -1,6 +1,7 @@
 import { notApprovedText } from '../loop/approval';
 import type { ApprovalAnswer } from '../loop/approval-decision';
 import { approvedCallId } from '../loop/approval-token';
+import type { WireCall } from './wire';
 
 type Item = Record<string, unknown>;
 
@@ -15,6 +16,12 @@ export interface ApprovalRequest {
 /** A call waiting for approval as OpenAI's API emits it for a remote MCP tool: `server_label` is the binding. */
 export function approvalRequestItem(request: ApprovalRequest, binding: string): Item {
   return { id: request.id, type: 'mcp_approval_request', arguments: JSON.stringify(request.arguments), name: request.tool, server_label: binding };
+}
+
+/** A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is shown. */
+export function approvalRequestOf(call: WireCall): ApprovalRequest {
+  const asked = parsedArguments(call.arguments);
+  return { id: call.id, tool: typeof asked.tool === 'string' ? asked.tool : 'the call', arguments: parsedObject(asked.arguments) };
 }
 
 /** A client's `mcp_approval_response` to one of this gateway's approval requests, read. */
@@ -41,10 +48,11 @@ function answerOf(response: Item): ApprovalAnswer {
   return { approved: false, reason: typeof response.reason === 'string' && response.reason.trim() !== '' ? response.reason.trim() : 'no reason given' };
 }
 
+const parsedObject = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
 function parsedArguments(text: unknown): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(String(text));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return parsedObject(JSON.parse(String(text)));
   } catch {
     return {};
   }
