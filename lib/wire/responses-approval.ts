@@ -66,10 +66,10 @@ function callItem(callId: string, request: Item | undefined): Item {
 /**
  * The client's input with this gateway's approval requests and the client's responses to them taken out. The
  * responses after the loop's last output (the trailing approval items) decide now (`live`); each call they are about
- * gets its model's `function_call` back when the restored work lacks it. An older response, decided in an earlier
+ * gets its model's `function_call` back when the restored work lacks it (unless the upstream holds it: `chained`). An older response, decided in an earlier
  * request, reads as what it decided. `undefined` when the input holds no response to this gateway.
  */
-export function settleApprovalItems(input: readonly Item[]): SettledItems | undefined {
+export function settleApprovalItems(input: readonly Item[], chained = false): SettledItems | undefined {
   if (!input.some(isResponse)) return undefined;
   let trailing = input.length;
   while (trailing > 0 && (isRequest(input[trailing - 1]) || isResponse(input[trailing - 1]))) trailing--;
@@ -84,7 +84,7 @@ export function settleApprovalItems(input: readonly Item[]): SettledItems | unde
     const callId = approvedCallId(approvalId) as string;
     const request = requests.get(approvalId);
     const shownTool = String(request?.name ?? 'the call');
-    if (!hasCall(callId)) out.push(callItem(callId, request));
+    if (!chained && !hasCall(callId)) out.push(callItem(callId, request));
     if (i >= trailing) return void live.push({ approvalId, shownTool, answer: answerOf(item) });
     if (input.slice(i + 1).some((later) => later.type === 'function_call_output' && later.call_id === callId)) return;
     const answer = answerOf(item);

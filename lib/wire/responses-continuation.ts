@@ -51,6 +51,16 @@ export interface RestoredItems {
   ignored: number;
 }
 
+/**
+ * What the upstream holding the loop's turns never got: the answers to the last turn's calls, which ran just before
+ * the loop stopped to ask a person (the work's trailing `function_call_output` items).
+ */
+function unsent(work: readonly ResponseItem[]): ResponseItem[] {
+  let at = work.length;
+  while (at > 0 && work[at - 1].type === 'function_call_output') at--;
+  return work.slice(at);
+}
+
 /** Where carried work goes back: before the handed-back call and the reasoning and text of the turn that made it. */
 function insertionPoint(input: readonly ResponseItem[], carrier: number): number {
   let at = carrier;
@@ -97,11 +107,10 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       continue;
     }
     const id = carrierOf(item) as string;
-    const work = chained || item.type === 'function_call_output' ? undefined : works.get(id);
-    if (work) {
-      works.delete(id);
-      restored.splice(insertionPoint(restored, restored.length), 0, ...work);
-    }
+    const work = item.type === 'function_call_output' ? undefined : works.get(id);
+    if (work && !chained) restored.splice(insertionPoint(restored, restored.length), 0, ...work);
+    else if (work && String(item.type).startsWith('mcp_approval_')) restored.push(...unsent(work));
+    works.delete(id);
     restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
   return { input: restored, verified, forged, ignored };

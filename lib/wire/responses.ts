@@ -85,7 +85,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
   approvals: {
     settle(reader, req, binding, body) {
       const { input } = body as ResponsesRequest;
-      const settled = Array.isArray(input) ? settleApprovalItems(input) : undefined;
+      const settled = Array.isArray(input) ? settleApprovalItems(input, chainingOf(body as ResponsesRequest) !== 'whole') : undefined;
       return settled && { body: { ...body, input: settled.input }, decisions: settled.live.map((reply) => decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer)) };
     },
     withItems: (body, items) => ({ ...body, input: [...items] }),

@@ -58,6 +58,19 @@ describe('approvals on OpenAI Responses: mcp_approval_request out, mcp_approval_
     expect((model.requests[1].body.input as Item[]).filter((item) => item.type === 'function_call_output').map((item) => item.output)).toEqual(['notes: groceries', "tool error: 'notes_delete' was not approved: keep it"]);
   });
 
+  it('chained on previous_response_id: the upstream gets the answers of the turn that waited, and only those', async () => {
+    const first = await client.responses.create({ model: 'agent-1', input });
+    const request = first.output.find((item) => item.type === 'mcp_approval_request')!;
+    const answer = await client.responses.create({ model: 'agent-1', previous_response_id: first.id, input: [{ type: 'mcp_approval_response', approval_request_id: (request as { id: string }).id, approve: false }] });
+    expect(answer.output_text).toBe('Done.');
+    expect(deleted()).toEqual([]);
+    expect(model.requests[1].body.previous_response_id).toBe(model.replies[0].id);
+    expect(model.requests[1].body.input).toEqual([
+      { type: 'function_call_output', call_id: 'c_open', output: 'notes: groceries' },
+      { type: 'function_call_output', call_id: 'c_del', output: "tool error: 'notes_delete' was not approved: no reason given" },
+    ]);
+  });
+
   it('streams the approval request as its own output item', async () => {
     const stream = client.responses.stream({ model: 'agent-1', input });
     const added: string[] = [];

@@ -19,10 +19,15 @@ describe('Responses approval items', () => {
     expect(settled).toEqual({ input: [user, ...work], live: [{ approvalId: ID, shownTool: 'notes_delete', answer: { approved: false, reason: 'keep it' } }] });
   });
 
-  it('puts the model’s call back when the work did not come back (chained on the upstream, or its token did not open)', () => {
+  it('puts the model’s call back when the work did not come back (its token did not open)', () => {
     const settled = settleApprovalItems([{ type: 'mcp_approval_response', approval_request_id: ID, approve: true }]);
     expect(settled?.input).toEqual([{ type: 'function_call', call_id: 'call_del', name: 'the call', arguments: '{}' }]);
     expect(settled?.live).toEqual([{ approvalId: ID, shownTool: 'the call', answer: { approved: true } }]);
+  });
+
+  it('leaves the model’s call where the upstream holds it (chained on previous_response_id)', () => {
+    const settled = settleApprovalItems([{ type: 'mcp_approval_response', approval_request_id: ID, approve: true }], true);
+    expect(settled).toEqual({ input: [], live: [{ approvalId: ID, shownTool: 'the call', answer: { approved: true } }] });
   });
 
   it('answers an older response as it was decided, unless a later output carried its result', () => {
