@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal } from '../sealed-token';
+import { credentialOf, open, seal, type Opened } from '../sealed-token';
 import type { ChatMessage, ToolCall } from '../types';
 import { elide, toolNames } from './context-budget';
 
 /** Between the model's own call id and the token: `<call id>.al1.<sealed token>`. */
-const TAG = '.al1.';
+export const TAG = '.al1.';
 /** A token is at most this long: it travels twice in the follow-up (call id, tool_call_id). */
 export const MAX_CONTINUATION_CHARS = 16 * 1024;
 /** What one loop's record may unpack to; a follow-up gets back at most this much work, all its tokens together. */
@@ -44,8 +44,18 @@ export class Continuations {
     private readonly ttlSec = CONTINUATION_TTL_SEC,
   ) {}
 
+  /** Another wire's hand-back token: `work` in that wire's shape, or `undefined` while it is over its bound. */
+  sealWork(req: IncomingMessage, binding: string, callId: string, work: readonly unknown[]): string | undefined {
+    return this.sealed(callId, work, binding, credentialOf(req));
+  }
+
+  /** The work another wire's token carries, for this binding and client, at most `maxBytes` of it; else why not. */
+  openWork(req: IncomingMessage, binding: string, callId: string, token: string, maxBytes: number): Opened<unknown[]> {
+    return open<unknown[]>(this.key, purpose(binding, callId), token, { credential: credentialOf(req), maxBytes });
+  }
+
   /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */
-  private sealed(callId: string, work: ChatMessage[], binding: string, credential: string | undefined): string | undefined {
+  private sealed(callId: string, work: readonly unknown[], binding: string, credential: string | undefined): string | undefined {
     if (Buffer.byteLength(JSON.stringify(work)) > MAX_WORK_BYTES) return undefined;
     const token = seal(this.key, purpose(binding, callId), work, { ttlSec: this.ttlSec, credential });
     return token.length > MAX_CONTINUATION_CHARS ? undefined : token;

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { drained, openEventStream } from './event-stream';
 import type { ChatUsage } from '../types';
 import { chatAnswer, chatUsage, type AnswerIdentity } from '../wire/chat-answer';
 import type { Answer, Reply } from './reply';
@@ -38,7 +39,7 @@ export class StreamReply implements Reply {
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
   text(delta: string): Promise<void> | void {
-    if (!this.chunk({ content: delta })) return this.drained();
+    if (!this.chunk({ content: delta })) return drained(this.res, this.options.signal);
   }
 
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
@@ -81,18 +82,6 @@ export class StreamReply implements Reply {
     return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
   }
 
-  private drained(): Promise<void> {
-    const { res, options } = this;
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off('drain', done).off('close', done);
-        options.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      res.once('drain', done).once('close', done);
-      options.signal.addEventListener('abort', done, { once: true });
-    });
-  }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null = null): boolean {
     const first = !this.roleSent;
@@ -120,10 +109,6 @@ export class StreamReply implements Reply {
   private open(): void {
     if (this.opened || this.res.destroyed) return;
     this.opened = true;
-    this.res.status(200);
-    this.res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    this.res.setHeader('cache-control', 'no-cache');
-    this.res.setHeader('x-accel-buffering', 'no');
-    this.res.flushHeaders();
+    openEventStream(this.res);
   }
 }

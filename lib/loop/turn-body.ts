@@ -15,7 +15,7 @@ export interface TurnSource {
 
 /**
  * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)
- * once per loop, each message once, when it joins. A turn only joins the pieces, so a long history or a large tool
+ * once per loop, each message (each Responses input item, under `key`) once, when it joins. A turn only joins the pieces, so a long history or a large tool
  * list is serialised once per loop rather than once per turn. The loop appends to its messages; one it replaces
  * (an elided result) is serialised again after `rewind`.
  */
@@ -28,14 +28,17 @@ export class TurnBody implements TurnSource {
   /** where each serialised message ends in `messages` */
   private readonly ends: number[] = [];
 
-  constructor(body: Record<string, unknown>) {
-    const { messages: _joinedPerTurn, ...rest } = body;
+  constructor(
+    body: Record<string, unknown>,
+    private readonly key: 'messages' | 'input' = 'messages',
+  ) {
+    const { [key]: _joinedPerTurn, ...rest } = body;
     this.rest = rest;
     this.stream = body.stream === true;
   }
 
   /** Throws (as the first turn, which then falls through) when the client's body cannot be serialised, e.g. nested too deep. */
-  request(messages: readonly ChatMessage[]): TurnRequest {
+  request(messages: readonly unknown[]): TurnRequest {
     if (this.head === undefined) {
       const json = JSON.stringify(this.rest);
       this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
@@ -44,7 +47,7 @@ export class TurnBody implements TurnSource {
       this.messages += `${this.serialised === 0 ? '' : ','}${JSON.stringify(messages[this.serialised]) ?? 'null'}`;
       this.ends.push(this.messages.length);
     }
-    return { json: `${this.head}"messages":[${this.messages}]}`, stream: this.stream };
+    return { json: `${this.head}"${this.key}":[${this.messages}]}`, stream: this.stream };
   }
 
   /** Forgets the messages from `index` on, so that the next request serialises them again. */

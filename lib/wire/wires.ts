@@ -1,8 +1,9 @@
 import { chatWire } from './chat';
+import { responsesWire } from './responses';
 import type { Wire } from './wire';
 
 /** Every front door the loop serves, by the end of its path. */
-export const WIRES: readonly Wire[] = [chatWire];
+export const WIRES: readonly Wire[] = [chatWire, responsesWire];
 
 export function wireFor(path: string): Wire | undefined {
   return WIRES.find((wire) => wire.matches(path));

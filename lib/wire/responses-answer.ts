@@ -1,0 +1,47 @@
+import type { Answer } from '../loop/reply';
+import { isCallItem, isObject, messageText, type ResponseItem } from './responses-items';
+import type { TokenUsage } from './wire';
+
+/** The id, creation time and model of the client's Response when no model reply lends its own. */
+export interface ResponseIdentity {
+  id: string;
+  createdAt: number;
+  model: string;
+}
+
+export const responseUsage = (usage: TokenUsage) => ({ input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.total });
+
+export function messageItem(id: string, text: string, status = 'completed'): ResponseItem {
+  return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+/**
+ * The client's output items: one assistant message with every turn's text (the model's own message item, whole,
+ * when it alone says all of it and `ownMessage` is not asked for), then the last turn's other items: on a hand-back
+ * its reasoning and the client's calls (the first carrying the loop's work), otherwise only what the upstream ran
+ * itself (web searches and the like). A budget's answer is the text and its note.
+ */
+export function answerOutput(answer: Answer, messageId: string, ownMessage: boolean): ResponseItem[] {
+  const last = (answer.last?.output as ResponseItem[] | undefined) ?? [];
+  const messages = last.filter((item) => item.type === 'message');
+  const whole = !ownMessage && answer.stop === 'final' && messages.length === 1 && messageText(messages[0]) === answer.text;
+  const message = whole ? messages : answer.text === '' ? [] : [messageItem(messageId, answer.text)];
+  if (answer.stop !== 'final') return message;
+  const handed = new Map((answer.handBack ?? []).map((call) => [call.index, call.id]));
+  const rest = last.flatMap((item, index) => {
+    if (item.type === 'message') return [];
+    const id = handed.get(index);
+    if (id !== undefined) return [{ ...item, call_id: id }];
+    if (isCallItem(item) || (item.type === 'reasoning' && !answer.handBack)) return [];
+    return [item];
+  });
+  return [...message, ...rest];
+}
+
+/** The client's Response: shaped like the last reply (its id, so a client can chain on it), with usage summed. */
+export function finalResponse(answer: Answer | undefined, identity: ResponseIdentity, output: ResponseItem[]): ResponseItem {
+  const last = answer?.last?.reply;
+  const shape: ResponseItem = isObject(last) ? last : { id: identity.id, object: 'response', created_at: identity.createdAt, model: identity.model };
+  const status = answer?.stop === 'final' && typeof shape.status === 'string' ? shape.status : 'completed';
+  return { ...shape, status, error: null, output, usage: answer?.usage ? responseUsage(answer.usage) : (shape.usage ?? null) };
+}

@@ -1,0 +1,97 @@
+import { MAX_CONTINUATION_CHARS, MAX_WORK_BYTES, TAG } from '../loop/continuation';
+import { callsOf, isObject, type ResponseItem } from './responses-items';
+import type { HandBacks, WireCall } from './wire';
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
+
+/** A `function_call_output` with its output replaced by a placeholder naming the tool and the output's size. */
+function elided(item: ResponseItem, names: ReadonlyMap<string, string>): ResponseItem {
+  return { ...item, output: `[earlier result of '${names.get(item.call_id as string) ?? 'unknown'}' elided: ${bytes(item.output)} bytes]` };
+}
+
+/**
+ * The client's own calls as handed back, the first one's `call_id` carrying a sealed record of the loop's earlier
+ * items (its output items, reasoning included, and their answers), so that the follow-up brings them along. Outputs
+ * are elided, oldest first, until the token fits; nothing to carry, or nothing that fits: the calls as they are.
+ */
+export function carryOnCalls({ continuations, req, binding }: HandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
+  const [first, ...rest] = calls;
+  if (own.length === 0 || first.id === '') return calls;
+  const work = [...own];
+  const names = new Map(callsOf(work).map((call) => [call.id, call.name]));
+  const sealed = () => {
+    const token = continuations.sealWork(req, binding, first.id, work);
+    return token !== undefined && token.length <= MAX_CONTINUATION_CHARS ? token : undefined;
+  };
+  let token = sealed();
+  for (let i = 0; token === undefined && i < work.length; i++) {
+    if (work[i].type !== 'function_call_output') continue;
+    work[i] = elided(work[i], names);
+    token = sealed();
+  }
+  return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
+}
+
+const tokenAt = (item: ResponseItem): number => (typeof item.call_id === 'string' ? item.call_id.indexOf(TAG) : -1);
+
+export interface RestoredItems {
+  input: ResponseItem[];
+  verified: ResponseItem[];
+  forged: number;
+  ignored: number;
+}
+
+/** Where carried work goes back: before the handed-back call and the reasoning and text of the turn that made it. */
+function insertionPoint(input: readonly ResponseItem[], carrier: number): number {
+  let at = carrier;
+  while (at > 0 && (input[at - 1].type === 'reasoning' || (input[at - 1].type === 'message' && input[at - 1].role === 'assistant'))) at--;
+  return at;
+}
+
+/**
+ * The follow-up's input with every call id cut back to the model's own and, unless the upstream holds the loop's
+ * items itself (`chained`), each verified record put back before the call that carried it; `undefined` when no item
+ * carries a token. Each token opens once, the latest first, within `MAX_WORK_BYTES` of work in all.
+ */
+export function restoreItems({ continuations, req, binding }: HandBacks, input: readonly ResponseItem[], chained: boolean): RestoredItems | undefined {
+  if (!input.some((item) => tokenAt(item) >= 0)) return undefined;
+  const works = new Map<string, ResponseItem[]>();
+  const seen = new Set<string>();
+  let budget = MAX_WORK_BYTES;
+  let forged = 0;
+  let ignored = 0;
+  for (let i = input.length - 1; i >= 0; i--) {
+    const at = tokenAt(input[i]);
+    const id = input[i].call_id as string;
+    if (at < 0 || seen.has(id)) continue;
+    seen.add(id);
+    if (budget === 0 || id.length - at - TAG.length > MAX_CONTINUATION_CHARS) {
+      ignored++;
+      continue;
+    }
+    const result = continuations.openWork(req, binding, id.slice(0, at), id.slice(at + TAG.length), budget);
+    if ('payload' in result && Array.isArray(result.payload)) {
+      works.set(id, result.payload.filter(isObject));
+      budget -= result.bytes;
+    } else if ('failed' in result && result.failed === 'too large') {
+      budget = 0;
+      ignored++;
+    } else forged++;
+  }
+  const verified = [...works.values()].reverse().flat();
+  const restored: ResponseItem[] = [];
+  for (const item of input) {
+    const at = tokenAt(item);
+    if (at < 0) {
+      restored.push(item);
+      continue;
+    }
+    const work = chained || item.type === 'function_call_output' ? undefined : works.get(item.call_id as string);
+    if (work) {
+      works.delete(item.call_id as string);
+      restored.splice(insertionPoint(restored, restored.length), 0, ...work);
+    }
+    restored.push({ ...item, call_id: (item.call_id as string).slice(0, at) });
+  }
+  return { input: restored, verified, forged, ignored };
+}
