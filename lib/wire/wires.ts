@@ -1,9 +1,10 @@
 import { chatWire } from './chat';
+import { messagesWire } from './messages';
 import { responsesWire } from './responses';
 import type { Wire } from './wire';
 
 /** Every front door the loop serves, by the end of its path. */
-export const WIRES: readonly Wire[] = [chatWire, responsesWire];
+export const WIRES: readonly Wire[] = [chatWire, responsesWire, messagesWire];
 
 export function wireFor(path: string): Wire | undefined {
   return WIRES.find((wire) => wire.matches(path));

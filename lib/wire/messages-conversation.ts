@@ -1,0 +1,101 @@
+import { isFailureText } from '../hierarchy';
+import type { ToolOutcome } from '../loop/tool-call';
+import { TurnBody, type TurnRequest, type TurnSource } from '../loop/turn-body';
+import type { ChatMessage } from '../types';
+import { MessagesContextBudget } from './messages-context-budget';
+import { blocksOf, type MessageParam } from './messages-request';
+import { isToolUse, type AnthropicMessage, type ContentBlock } from './messages-types';
+import type { Conversation, LoopSetup, TurnResult, WireCall } from './wire';
+
+/** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
+function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
+  if (!outcome.images?.length) return outcome.text;
+  return [{ type: 'text', text: outcome.text }, ...outcome.images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return blocksOf(content)
+    .map((block) => (typeof block.text === 'string' ? block.text : ''))
+    .join('');
+}
+
+/** Tools the messages show ran well: a tool_use answered by a tool_result that is no error and no failure text. */
+export function succeededIn(messages: readonly MessageParam[]): Set<string> {
+  const names = new Map<unknown, unknown>();
+  const succeeded = new Set<string>();
+  for (const message of messages) {
+    for (const block of blocksOf(message.content)) {
+      if (block.type === 'tool_use') names.set(block.id, block.name);
+      if (block.type !== 'tool_result' || block.is_error === true || isFailureText(resultText(block.content))) continue;
+      const name = names.get(block.tool_use_id);
+      if (typeof name === 'string') succeeded.add(name);
+    }
+  }
+  return succeeded;
+}
+
+/**
+ * The loop's Messages conversation: the client's messages, then each turn's assistant message (the model's blocks
+ * whole, thinking and its signature first, its tool_use blocks only those that run) and one user message with a
+ * tool_result per call, in call order (`is_error: true` for every failure text).
+ */
+export class MessagesConversation implements Conversation<AnthropicMessage> {
+  readonly items: MessageParam[];
+  private readonly source: TurnSource | MessagesContextBudget;
+
+  constructor(
+    private readonly client: MessageParam[],
+    fields: Record<string, unknown>,
+    private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
+    budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
+  ) {
+    this.items = [...client];
+    const body = new TurnBody(fields);
+    const limit = budget?.maxContextBytes;
+    this.source = budget === undefined || limit === undefined ? body : new MessagesContextBudget(body, limit, client.length, budget.stats, { logger: budget.logger, loopId: budget.loopId });
+  }
+
+  /** the loop's own messages so far: what a hand-back carries */
+  get own(): MessageParam[] {
+    return this.items.slice(this.client.length);
+  }
+
+  get history(): readonly MessageParam[] {
+    return this.client;
+  }
+
+  takenIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const message of this.items) for (const block of blocksOf(message.content)) if (block.type === 'tool_use') ids.add(block.id as string);
+    return ids;
+  }
+
+  addOutput(turn: TurnResult<AnthropicMessage>, kept: WireCall[]): void {
+    this.items.push({ role: 'assistant', content: withCalls(turn.output, kept) });
+  }
+
+  addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
+    const results = kept.map((call, i) => ({ type: 'tool_result', tool_use_id: call.id, content: resultContent(outcomes[i]), ...(outcomes[i].kind === 'ok' ? {} : { is_error: true }) }));
+    this.items.push({ role: 'user', content: results });
+  }
+
+  request(): TurnRequest {
+    return this.source instanceof MessagesContextBudget ? this.source.request(this.items) : this.source.request(this.items as unknown as ChatMessage[]);
+  }
+
+  /** The client's calls, the first one's id carrying the loop's earlier work and the handed-back message as the model sent it. */
+  handBack(turn: TurnResult<AnthropicMessage>, calls: WireCall[]): WireCall[] {
+    return this.carry(this.own, { role: 'assistant', content: withCalls(turn.output, calls) }, calls);
+  }
+}
+
+/** The model's blocks with only the `kept` tool_use blocks (by their place in the content), under the loop's ids. */
+export function withCalls(message: AnthropicMessage, kept: readonly WireCall[]): ContentBlock[] {
+  const ids = new Map(kept.map((call) => [call.index, call.id]));
+  return message.content.flatMap((block, index) => {
+    if (!isToolUse(block)) return [block];
+    const id = ids.get(index);
+    return id === undefined ? [] : [{ ...block, id }];
+  });
+}
