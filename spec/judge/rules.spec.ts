@@ -136,7 +136,7 @@ describe('rulesJudge', () => {
     ['an argument without a test', { surface: 'tool_call', when: { argument: 'path' } as never, action: 'allow' }, '"rules[0].when" needs matches (a regex) or within (a list of folders, e.g. within: ["/srv/docs"])'],
     ['a tool_call rewrite on an annotation', { surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'rewrite', replace: '' }, '"rules[0]": a tool_call rewrite needs when.argument and when.matches to know what to rewrite'],
   ])('refuses %s', (_name, rule, message) => {
-    expect(() => rulesJudge([rule])).toThrow(new Error(`rulesJudge: ${message}`));
+    expect(() => rulesJudge([rule])).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message: `rulesJudge: ${message}` }));
   });
 
   it('refuses bad rules when made, naming the rule', () => {
