@@ -8,7 +8,6 @@ const project = {
   testEnvironment: 'node',
   testMatch: ['**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
-  testTimeout: 20000,
 };
 
 /** @type {import('jest').Config} */
@@ -18,6 +17,8 @@ module.exports = {
     { ...project, displayName: 'reliability', roots: ['<rootDir>/spec/reliability'] },
   ],
   maxWorkers: 2,
+  // a global option: inside a project it is ignored (the default 5 s applies)
+  testTimeout: 20000,
   globalSetup: '<rootDir>/spec/global-setup.ts',
   globalTeardown: '<rootDir>/spec/global-teardown.ts',
   collectCoverageFrom: ['lib/**/*.ts', '!lib/index.ts', '!lib/cli.ts'],

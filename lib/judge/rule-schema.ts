@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
+import { AgentLoopError } from '../errors';
 import { CONTROL_CHARACTER } from './paths-within';
 import type { Rule } from './rule';
 
@@ -109,6 +110,6 @@ export const rulesSchema = Joi.array().items(ruleSchema);
 
 export function validateRules(rules: Rule[]): Rule[] {
   const { error, value } = Joi.object({ rules: rulesSchema.required() }).validate({ rules });
-  if (error) throw new Error(`rulesJudge: ${error.message}`);
+  if (error) throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `rulesJudge: ${error.message}`);
   return value.rules;
 }

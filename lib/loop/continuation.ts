@@ -12,11 +12,13 @@ export const MAX_WORK_BYTES = 1024 * 1024;
 /** How long a hand-back's token opens, by default: the client's own tool (or its user) may take a while. */
 export const CONTINUATION_TTL_SEC = 3600;
 
-/** What the loop did before it handed back: its tool calls and their results; the text is in the handed-back message. */
+/**
+ * What the loop did before it handed back: its tool calls and their results. The text is in the handed-back message;
+ * every other field of the model's messages (DeepSeek's `reasoning_content`, OpenRouter's `reasoning_details`, ...)
+ * goes back as the model wrote it, since some providers refuse a follow-up without it.
+ */
 function workOf(messages: readonly ChatMessage[]): ChatMessage[] {
-  return messages.map((message) =>
-    message.role === 'tool' ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content } : { role: 'assistant', content: null, tool_calls: message.tool_calls },
-  );
+  return messages.map((message) => (message.role === 'tool' ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content } : { ...message, content: null }));
 }
 
 /** A token is bound to the binding that wrote it and to the model's call id that carries it. */

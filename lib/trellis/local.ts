@@ -1,3 +1,4 @@
+import { AgentLoopError } from '../errors';
 import type { CallToolResult, Tool, Trellis } from '../types';
 import { abortable } from './abortable';
 
@@ -17,7 +18,7 @@ function definition({ name, description, inputSchema, _meta }: LocalTool): Tool 
 export function localTrellis(tools: LocalTool[]): Trellis {
   const byName = new Map<string, LocalTool>();
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`localTrellis: tool '${tool.name}' is defined twice; tool names must be unique`);
+    if (byName.has(tool.name)) throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `localTrellis: tool '${tool.name}' is defined twice; tool names must be unique`);
     byName.set(tool.name, tool);
   }
   const definitions = tools.map(definition);

@@ -5,6 +5,7 @@ import { rulesJudge } from '../../lib/judge/rules';
 import type { Rule } from '../../lib/judge/rule';
 import { effectiveAnnotations } from '../../lib/trellis/annotations';
 import type { JudgeInput, ToolAnnotations, Verdict } from '../../lib/types';
+import { javascript } from '../helpers/javascript';
 import { judgeContext, toolCall, toolResult } from './inputs';
 
 const noShell: Rule = { surface: 'tool_call', tool: 'shell_exec', action: 'block', reason: 'no shell' };
@@ -136,7 +137,7 @@ describe('rulesJudge', () => {
     ['an argument without a test', { surface: 'tool_call', when: { argument: 'path' } as never, action: 'allow' }, '"rules[0].when" needs matches (a regex) or within (a list of folders, e.g. within: ["/srv/docs"])'],
     ['a tool_call rewrite on an annotation', { surface: 'tool_call', when: { annotation: 'destructiveHint' }, action: 'rewrite', replace: '' }, '"rules[0]": a tool_call rewrite needs when.argument and when.matches to know what to rewrite'],
   ])('refuses %s', (_name, rule, message) => {
-    expect(() => rulesJudge([rule])).toThrow(new Error(`rulesJudge: ${message}`));
+    expect(() => rulesJudge([rule])).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message: `rulesJudge: ${message}` }));
   });
 
   it('refuses bad rules when made, naming the rule', () => {
@@ -160,7 +161,7 @@ describe('rulesJudge', () => {
   // could never fire; the child is killed after a generous 60 s instead, and the test fails.
   it("matches the catastrophic '(a+)+$' against 'a' x 40 + '!' in linear time, in `matches` and in `content`", async () => {
     const script = `
-      const { rulesJudge } = require('./lib/judge/rules');
+      const { rulesJudge } = require(${JSON.stringify(javascript('lib/judge/rules.ts'))});
       const evil = '(a+)+$';
       const text = 'a'.repeat(40) + '!';
       const judge = rulesJudge([
@@ -172,7 +173,7 @@ describe('rulesJudge', () => {
         judge.evaluate({ surface: 'context', binding: 'b', tool: 't', arguments: {}, result: text }),
         judge.evaluate({ surface: 'context', binding: 'b', tool: 't', arguments: {}, result: 'a'.repeat(40) }),
       ]).then((verdicts) => console.log(JSON.stringify(verdicts)));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
       cwd: path.join(__dirname, '../..'),
       timeout: 60_000,
     });

@@ -35,3 +35,15 @@ describe('what a follow-up gets back is bounded by what one loop can have writte
     expect(continuations.restore(req, 'notes', [{ role: 'assistant', tool_calls: [call('plain')] }])).toBeUndefined();
   });
 });
+
+describe('the carried work is what the model wrote', () => {
+  it("keeps every field of the loop's assistant messages (DeepSeek refuses a follow-up without reasoning_content)", () => {
+    const own: ChatMessage[] = [
+      { role: 'assistant', content: 'Let me look.', reasoning_content: 'The notes tool lists ids first.', reasoning_details: [{ type: 'reasoning.encrypted', data: 'abc', index: 0 }], tool_calls: [call('w1', 'notes_open')] },
+      { role: 'tool', tool_call_id: 'w1', content: 'ids: groceries' },
+    ];
+    const handed: ChatMessage = { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call('c1', 'get_location')], own) };
+    const { verified } = continuations.restore(req, 'notes', [handed])!;
+    expect(verified).toEqual([{ ...own[0], content: null }, own[1]]);
+  });
+});

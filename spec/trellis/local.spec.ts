@@ -34,7 +34,7 @@ describe('localTrellis', () => {
   });
 
   it('refuses two tools with the same name', () => {
-    expect(() => localTrellis([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(/'a' is defined twice/);
+    expect(() => localTrellis([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message: "localTrellis: tool 'a' is defined twice; tool names must be unique" }));
   });
 
   it('hands the signal to the handler and rejects with its reason on abort, even if the handler ignores it', async () => {

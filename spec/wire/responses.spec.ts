@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { startResponsesServer, type ResponsesServer } from '../../fixtures/responses-server';
 import { localTrellis } from '../../lib/trellis/local';
+import type { JudgeInput } from '../../lib/types';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
 
@@ -217,5 +218,26 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     for await (const delta of streamed.textStream) text += delta;
     expect(text).toBe('Opening first.\n\nNote a says: buy milk.');
     expect(model.requests.slice(4).map((request) => request.body.stream)).toEqual([true, true, true, true]);
+  });
+
+  it('tells the judge the wire and shows it the Responses items; a block reads as on chat completions', async () => {
+    const inputs: JudgeInput[] = [];
+    const judge = { evaluate: async (input: JudgeInput) => (inputs.push(structuredClone(input)), { action: 'block' as const, reason: 'no notes today' }) };
+    await start({ judge: { judge } });
+    model.setScript([{ calls: [{ callId: 'j1', name: 'notes_open' }] }, { text: 'Blocked.' }]);
+    const data = await client.responses.create({ model: 'agent-1', input: 'open my notes' });
+
+    expect(data.output_text).toBe('Blocked.');
+    expect(outputsOf(model, 1)).toEqual(['tool error: blocked by policy: no notes today']);
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]).toMatchObject({ surface: 'tool_call', wire: 'responses', tool: 'notes_open' });
+    expect((inputs[0].messages as Item[]).map((item) => item.type)).toEqual(['message', 'function_call']);
+  });
+
+  it('ends a stream whose later turn breaks with the note, in the same lifecycle', async () => {
+    model.setScript([{ text: 'First.', calls: [{ callId: 'r1', name: 'notes_open' }] }, { text: 'never whole', stream: 'no-completed' }]);
+    const final = await client.responses.stream({ model: 'agent-1', input: 'go' }).finalResponse();
+
+    expect(final.output_text).toBe('First.\n\nnever whole\n\n[agent-loop] Stopped before a final answer: the model call of turn 2 failed (the model stream ended without response.completed).');
   });
 });
