@@ -90,6 +90,6 @@ export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDe
   const results = await approvalResults(loop, decisions);
   loop.conversation.addOutcomes(
     results.map(({ callId }) => ({ id: callId, name: '', arguments: undefined, index: 0 })),
-    results.map(({ text }) => ({ kind: 'ok', text })),
+    results.map(({ outcome }) => outcome),
   );
 }

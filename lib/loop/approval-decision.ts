@@ -6,6 +6,7 @@ import type { ApprovalLedger } from './approval-ledger';
 import { noteApproval, type ApprovalOutcome } from './approval-note';
 import { approvedCallId, type ApprovalTokens } from './approval-token';
 import type { Loop } from './context';
+import type { ToolOutcome } from './tool-call';
 import { watchedToolCall } from './turn';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
@@ -71,16 +72,17 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
   return { id: decision.callId, type: 'function', function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) } };
 }
 
-/** The texts the decided calls' answers carry: an approved call runs (the judge told so), the others read why not. */
-export async function approvalResults(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<{ callId: string; text: string }[]> {
+/** The outcomes the decided calls' answers carry: an approved call runs (the judge told so), the others read why not. */
+export async function approvalResults(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<{ callId: string; outcome: ToolOutcome }[]> {
   const results = await Promise.all(
     decisions.map(async function answered(decision) {
       if (decision.outcome !== 'granted') {
         noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-        return { callId: decision.callId, text: decision.text };
+        return { callId: decision.callId, outcome: { kind: 'unapproved' as const, text: decision.text } };
       }
       noteApproval(loop, decision.tool, 'granted');
-      return { callId: decision.callId, text: (await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true)).text };
+      const { kind, text } = await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
+      return { callId: decision.callId, outcome: { kind, text } };
     }),
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;

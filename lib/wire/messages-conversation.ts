@@ -2,6 +2,7 @@ import { isFailureText } from '../hierarchy';
 import type { ToolOutcome } from '../loop/tool-call';
 import { TurnBody, type TurnRequest, type TurnSource } from '../loop/turn-body';
 import type { ChatMessage } from '../types';
+import { approvalUse } from './messages-approval';
 import { MessagesContextBudget } from './messages-context-budget';
 import { blocksOf, type MessageParam } from './messages-request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './messages-types';
@@ -49,6 +50,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     fields: Record<string, unknown>,
     private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
     budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
+    private readonly approvalTool?: string,
   ) {
     this.items = [...client];
     const body = new TurnBody(fields);
@@ -75,18 +77,27 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     this.items.push({ role: 'assistant', content: withCalls(turn.output, kept) });
   }
 
+  /** A turn's results join the user message of its other results, when it is the last (an approval's decided call). */
   addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
+    if (kept.length === 0) return;
     const results = kept.map((call, i) => ({ type: 'tool_result', tool_use_id: call.id, content: resultContent(outcomes[i]), ...(outcomes[i].kind === 'ok' ? {} : { is_error: true }) }));
-    this.items.push({ role: 'user', content: results });
+    const last = this.items[this.items.length - 1];
+    const joins = last?.role === 'user' && Array.isArray(last.content) && last.content.length > 0 && blocksOf(last.content).every((block) => block.type === 'tool_result');
+    if (joins) this.items[this.items.length - 1] = { ...last, content: [...blocksOf(last.content), ...results] };
+    else this.items.push({ role: 'user', content: results });
   }
 
   request(): TurnRequest {
     return this.source instanceof MessagesContextBudget ? this.source.request(this.items) : this.source.request(this.items as unknown as ChatMessage[]);
   }
 
-  /** The client's calls, the first one's id carrying the loop's earlier work and the handed-back message as the model sent it. */
+  /**
+   * The client's calls, the first one's id carrying the loop's earlier work and the handed-back message as the model
+   * sent it; calls to the approval tool are the loop's own message, after the work (the turn's calls and results).
+   */
   handBack(turn: TurnResult<AnthropicMessage>, calls: WireCall[]): WireCall[] {
-    return this.carry(this.own, { role: 'assistant', content: withCalls(turn.output, calls) }, calls);
+    const asks = this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
+    return this.carry(this.own, { role: 'assistant', content: asks ? calls.map(approvalUse) : withCalls(turn.output, calls) }, calls);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { LoopStats } from '../loop/context';
 import { setLoopHeaders, type Answer, type Reply } from '../loop/reply';
 import { finalMessage } from './messages-answer';
+import { approvalUse } from './messages-approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './messages-stream-writer';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './messages-types';
 
@@ -20,17 +21,18 @@ function noteOf(answer: Answer): string | undefined {
   return at < 0 ? undefined : answer.text.slice(at);
 }
 
-/** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work. */
+/** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls waiting for approval. */
 function handedBack(answer: Answer): ContentBlock[] {
   const output = answer.last?.output as AnthropicMessage | undefined;
-  return (answer.handBack ?? []).flatMap((call) => {
+  const calls = (answer.handBack ?? []).flatMap((call) => {
     const block = output?.content[call.index];
     return block && isToolUse(block) ? [{ ...block, id: call.id }] : [];
   });
+  return [...calls, ...(answer.approvals ?? []).map(approvalUse)];
 }
 
 function stopReason(answer: Answer): string {
-  if (answer.handBack?.length) return 'tool_use';
+  if (answer.handBack?.length || answer.approvals?.length) return 'tool_use';
   if (answer.stop !== 'final' || answer.last?.stop === 'tool_use') return 'end_turn';
   return answer.last?.stop ?? 'end_turn';
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Response } from 'express';
 import type { TextSink } from '../loop/reply';
 import { streamedTurn } from '../loop/turn-stream';
+import { settleApprovalMessages } from './messages-approval';
 import { carryOnMessages, restoreMessages } from './messages-continuation';
 import { MessagesConversation, succeededIn } from './messages-conversation';
 import { wellFormedMessage } from './messages-model-reply';
@@ -49,11 +50,19 @@ export const messagesWire: Wire<AnthropicMessage> = {
     return restored && { body: { ...body, messages: restored.messages }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
   },
   succeededIn: (items) => succeededIn(items as MessageParam[]),
+  approvals: {
+    settle(reader, req, binding, body) {
+      const settled = settleApprovalMessages(reader, req, binding, (body as MessagesRequest).messages);
+      return settled && { body: { ...body, messages: settled.messages }, decisions: settled.decisions };
+    },
+    withItems: (body, items) => ({ ...body, messages: [...items] }),
+  },
   open(request, setup: LoopSetup): WireLoop<AnthropicMessage> {
     const body = request as MessagesRequest;
     const own = setup.tools.map(messagesTool);
     const offered = new Set(own.map((tool) => tool.name));
-    const theirs = clientTools(body.tools).filter((tool) => !offered.has(tool.name));
+    const declared = clientTools(body.tools);
+    const theirs = declared.filter((tool) => !offered.has(tool.name) && tool.name !== setup.approvalTool);
     const shown: Shown = { blocks: [] };
     let stream: MessagesStreamReply | undefined;
     const read = (message: AnthropicMessage) => {
@@ -69,9 +78,10 @@ export const messagesWire: Wire<AnthropicMessage> = {
     };
     const identity = { id: `msg_${setup.loopId}`, model: typeof body.model === 'string' ? body.model : '' };
     return {
-      conversation: new MessagesConversation(body.messages, turnFields(body, [...own, ...theirs]), (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls), setup),
+      conversation: new MessagesConversation(body.messages, turnFields(body, [...own, ...theirs]), (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls), setup, setup.approvalTool),
       reader,
       clientTools: new Set(theirs.map((tool) => tool.name)),
+      approvalTool: declared.some((tool) => tool.name === setup.approvalTool) ? setup.approvalTool : undefined,
       reply(res: Response, options: ReplyOptions) {
         if (body.stream !== true) return new MessagesJsonReply(res, identity, shown, options.judged);
         stream = new MessagesStreamReply(res, identity, shown, { keepAliveSec: options.keepAliveSec, signal: options.signal });
