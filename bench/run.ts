@@ -9,8 +9,9 @@ import type { SystemResult } from './lib/report';
 import { aggregate, printReport, writeResults } from './lib/report';
 import type { SystemSpec } from './lib/systems';
 import { SYSTEMS } from './lib/systems';
+import { benchWires } from './lib/wires';
 
-/** `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-connection-close] [--cpu-prof]`: every system against the same scripted upstream. */
+/** `npm run bench [-- --wires [--rounds N] [--batch N]]`: see lib/wires.ts. `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-connection-close] [--cpu-prof]`: every system against the same scripted upstream. */
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
   const valueOf = (flag: string) => {
@@ -78,6 +79,7 @@ async function runSystem(system: SystemSpec, upstream: Child, origin: string, pl
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--wires')) return benchWires(process.argv.slice(2), log);
   const started = Date.now();
   const { quick, plan, proxyConnectionClose, systems } = parseArgs(process.argv.slice(2));
   const loadBefore = os.loadavg()[0];

@@ -18,12 +18,9 @@ interface Row {
   fallback: string;
 }
 
-/** The rows of the README's option table: the option's path (`bindings[].maxTurns`), its range and its default. */
+/** The rows of the option table (docs/options.md): the option's path (`bindings[].maxTurns`), its range and its default. */
 function rows(): Row[] {
-  const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Options\n');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return section
+  return readFileSync(path.join(__dirname, '..', 'docs', 'options.md'), 'utf8')
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
@@ -54,7 +51,7 @@ const limit = (node: Described, name: 'min' | 'max') => node.rules?.find((rule) 
 /** Rows for what only the gateway's JSON config carries (lib/gateway.ts's schema). */
 const GATEWAY_ONLY = ['admin'];
 
-describe("the README's option table", () => {
+describe('the option table (docs/options.md)', () => {
   const table = rows();
 
   it('has a row for every option agentLoop takes', () => {

@@ -1,13 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.join(__dirname, '..');
 
-/** The README's fenced ```ts blocks that are whole programs (they import), as a user pastes them into a file. */
+/** The README and docs/, in that order. */
+function pages(): string[] {
+  const docs = readdirSync(path.join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).sort();
+  return [path.join(ROOT, 'README.md'), ...docs.map((file) => path.join(ROOT, 'docs', file))].map((file) => readFileSync(file, 'utf8'));
+}
+
+/** The fenced ```ts blocks of the README and docs/ that are whole programs (they import), as a user pastes them into a file. */
 function programs(): string[] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).filter((code) => code.startsWith('import '));
+  return pages().flatMap((page) => [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).filter((code) => code.startsWith('import ')));
 }
 
 /**
@@ -44,7 +49,7 @@ function typeErrors(files: string[]): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.relative(path.dirname(files[0]), d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
-describe('the README, as a new user pastes it', () => {
+describe('the README and docs/, as a new user pastes them', () => {
   let dir: string;
   beforeAll(() => {
     dir = scratchProject();

@@ -25,19 +25,21 @@ export function agentLoopApp(options: AgentLoopOptions = {}): express.Express {
       ...options,
     }),
   );
-  app.post(
-    '/v1/chat/completions',
-    createProxyMiddleware({
-      target: upstreamOrigin(),
-      changeOrigin: true,
-      agent: upstreamAgent(),
-      on: {
-        proxyReq(proxyReq, req, res) {
-          fixRequestBody(proxyReq, req as http.IncomingMessage);
-          res.on('close', () => res.writableFinished || proxyReq.destroy());
-        },
-      },
-    }),
-  );
+  app.post('/v1/chat/completions', proxyTo(upstreamOrigin()));
   return app;
+}
+
+/** http-proxy-middleware to `target` with a keep-alive agent, `fixRequestBody` and the `close` hook (see above). */
+export function proxyTo(target: string): express.RequestHandler {
+  return createProxyMiddleware({
+    target,
+    changeOrigin: true,
+    agent: upstreamAgent(),
+    on: {
+      proxyReq(proxyReq, req, res) {
+        fixRequestBody(proxyReq, req as http.IncomingMessage);
+        res.on('close', () => res.writableFinished || proxyReq.destroy());
+      },
+    },
+  }) as express.RequestHandler;
 }

@@ -5,6 +5,7 @@ import { rulesJudge } from '../../lib/judge/rules';
 import type { Rule } from '../../lib/judge/rule';
 import { effectiveAnnotations } from '../../lib/trellis/annotations';
 import type { JudgeInput, ToolAnnotations, Verdict } from '../../lib/types';
+import { javascript } from '../helpers/javascript';
 import { judgeContext, toolCall, toolResult } from './inputs';
 
 const noShell: Rule = { surface: 'tool_call', tool: 'shell_exec', action: 'block', reason: 'no shell' };
@@ -160,7 +161,7 @@ describe('rulesJudge', () => {
   // could never fire; the child is killed after a generous 60 s instead, and the test fails.
   it("matches the catastrophic '(a+)+$' against 'a' x 40 + '!' in linear time, in `matches` and in `content`", async () => {
     const script = `
-      const { rulesJudge } = require('./lib/judge/rules');
+      const { rulesJudge } = require(${JSON.stringify(javascript('lib/judge/rules.ts'))});
       const evil = '(a+)+$';
       const text = 'a'.repeat(40) + '!';
       const judge = rulesJudge([
@@ -172,7 +173,7 @@ describe('rulesJudge', () => {
         judge.evaluate({ surface: 'context', binding: 'b', tool: 't', arguments: {}, result: text }),
         judge.evaluate({ surface: 'context', binding: 'b', tool: 't', arguments: {}, result: 'a'.repeat(40) }),
       ]).then((verdicts) => console.log(JSON.stringify(verdicts)));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
       cwd: path.join(__dirname, '../..'),
       timeout: 60_000,
     });
