@@ -1,4 +1,5 @@
 import type { Answer } from '../loop/reply';
+import { approvalRequestItem, approvalRequestOf } from './responses-approval';
 import { isCallItem, isObject, messageText, type ResponseItem } from './responses-items';
 import type { TokenUsage } from './wire';
 
@@ -7,6 +8,8 @@ export interface ResponseIdentity {
   id: string;
   createdAt: number;
   model: string;
+  /** the binding: the `server_label` of the approval requests */
+  binding: string;
 }
 
 export const responseUsage = (usage: TokenUsage) => ({ input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.total });
@@ -18,15 +21,19 @@ export function messageItem(id: string, text: string, status = 'completed'): Res
 /**
  * The client's output items: one assistant message with every turn's text (the model's own message item, whole,
  * when it alone says all of it and `ownMessage` is not asked for), then the last turn's other items: on a hand-back
- * its reasoning and the client's calls (the first carrying the loop's work), otherwise only what the upstream ran
+ * its reasoning and the client's calls (the first carrying the loop's work), on calls waiting for a person their
+ * `mcp_approval_request` items, otherwise only what the upstream ran
  * itself (web searches and the like). A budget's answer is the text and its note.
  */
-export function answerOutput(answer: Answer, messageId: string, ownMessage: boolean): ResponseItem[] {
+export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMessage: boolean): ResponseItem[] {
+  const messageId = `msg_${identity.id}`;
   const last = (answer.last?.output as ResponseItem[] | undefined) ?? [];
   const messages = last.filter((item) => item.type === 'message');
   const whole = !ownMessage && answer.stop === 'final' && messages.length === 1 && messageText(messages[0]) === answer.text;
   const message = whole ? messages : answer.text === '' ? [] : [messageItem(messageId, answer.text)];
   if (answer.stop !== 'final') return message;
+  // the turn's calls and reasoning travel in the first request's id, with the loop's work
+  if (answer.approvals) return [...message, ...answer.approvals.map((call) => approvalRequestItem(approvalRequestOf(call), identity.binding))];
   const handed = new Map((answer.handBack ?? []).map((call) => [call.index, call.id]));
   const rest = last.flatMap((item, index) => {
     if (item.type === 'message') return [];

@@ -32,13 +32,33 @@ export function carryOnCalls({ continuations, req, binding }: HandBacks, calls: 
   return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
 }
 
-const tokenAt = (item: ResponseItem): number => (typeof item.call_id === 'string' ? item.call_id.indexOf(TAG) : -1);
+/** The field whose id may carry the loop's work: a call's `call_id`, or the id of an approval request or response. */
+function idField(item: ResponseItem): string {
+  if (item.type === 'mcp_approval_request') return 'id';
+  return item.type === 'mcp_approval_response' ? 'approval_request_id' : 'call_id';
+}
+
+const carrierOf = (item: ResponseItem): string | undefined => {
+  const id = item[idField(item)];
+  return typeof id === 'string' ? id : undefined;
+};
+const tokenAt = (item: ResponseItem): number => carrierOf(item)?.indexOf(TAG) ?? -1;
 
 export interface RestoredItems {
   input: ResponseItem[];
   verified: ResponseItem[];
   forged: number;
   ignored: number;
+}
+
+/**
+ * What the upstream holding the loop's turns never got: the answers to the last turn's calls, which ran just before
+ * the loop stopped to ask a person (the work's trailing `function_call_output` items).
+ */
+function unsent(work: readonly ResponseItem[]): ResponseItem[] {
+  let at = work.length;
+  while (at > 0 && work[at - 1].type === 'function_call_output') at--;
+  return work.slice(at);
 }
 
 /** Where carried work goes back: before the handed-back call and the reasoning and text of the turn that made it. */
@@ -62,7 +82,7 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
   let ignored = 0;
   for (let i = input.length - 1; i >= 0; i--) {
     const at = tokenAt(input[i]);
-    const id = input[i].call_id as string;
+    const id = carrierOf(input[i]) as string;
     if (at < 0 || seen.has(id)) continue;
     seen.add(id);
     if (budget === 0 || id.length - at - TAG.length > MAX_CONTINUATION_CHARS) {
@@ -86,12 +106,12 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       restored.push(item);
       continue;
     }
-    const work = chained || item.type === 'function_call_output' ? undefined : works.get(item.call_id as string);
-    if (work) {
-      works.delete(item.call_id as string);
-      restored.splice(insertionPoint(restored, restored.length), 0, ...work);
-    }
-    restored.push({ ...item, call_id: (item.call_id as string).slice(0, at) });
+    const id = carrierOf(item) as string;
+    const work = item.type === 'function_call_output' ? undefined : works.get(id);
+    if (work && !chained) restored.splice(insertionPoint(restored, restored.length), 0, ...work);
+    else if (work && String(item.type).startsWith('mcp_approval_')) restored.push(...unsent(work));
+    works.delete(id);
+    restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
   return { input: restored, verified, forged, ignored };
 }

@@ -76,11 +76,18 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   request(): TurnRequest {
     this.turns++;
     if (this.whole) return this.whole.request(this.items);
-    if (this.turns === 1) return { json: JSON.stringify(this.fields), stream: this.fields.stream === true };
+    if (this.turns === 1) return this.first();
     const chained = this.chaining === 'previous_response_id' ? { previous_response_id: this.previous } : {};
     const input = this.pending;
     this.pending = [];
     return { json: JSON.stringify({ ...this.head, ...chained, input }), stream: this.head.stream === true };
+  }
+
+  /** The client's request, with the answers to the calls its approvals decided after its input. */
+  private first(): TurnRequest {
+    const fields = this.pending.length === 0 ? this.fields : { ...this.fields, input: [...this.history, ...this.pending] };
+    this.pending = [];
+    return { json: JSON.stringify(fields), stream: this.fields.stream === true };
   }
 
   handBack(_turn: TurnResult<ResponseItem[]>, calls: WireCall[]): WireCall[] {

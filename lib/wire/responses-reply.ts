@@ -25,7 +25,7 @@ export class ResponsesJsonReply implements Reply {
 
   send(answer: Answer, stats: LoopStats): void {
     setLoopHeaders(this.res, answer.stop, stats, this.judged);
-    this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, `msg_${this.identity.id}`, false)));
+    this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, this.identity, false)));
   }
 
   dispose(): void {}
@@ -83,7 +83,7 @@ export class ResponsesStreamReply implements Reply {
 
   send(answer: Answer): void {
     if (this.ended) return;
-    const output = answerOutput(answer, this.messageId, true);
+    const output = answerOutput(answer, this.identity, true);
     if (!this.messageOpen && output[0]?.type === 'message') this.text(answer.text);
     this.closeMessage();
     output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));

@@ -1,8 +1,10 @@
 import type { Response } from 'express';
 import { isFailureText } from '../hierarchy';
+import { decideApproval } from '../loop/approval-decision';
 import type { Reply } from '../loop/reply';
 import type { ChatTool } from '../types';
 import { ResponsesConversation, type Chaining } from './responses-conversation';
+import { settleApprovalItems } from './responses-approval';
 import { restoreItems } from './responses-continuation';
 import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem } from './responses-items';
 import { responsesReader } from './responses-reader';
@@ -80,6 +82,14 @@ export const responsesWire: Wire<ResponseItem[]> = {
     return restored && { body: { ...body, input: restored.input }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
   },
   succeededIn,
+  approvals: {
+    settle(reader, req, binding, body) {
+      const { input } = body as ResponsesRequest;
+      const settled = Array.isArray(input) ? settleApprovalItems(input, chainingOf(body as ResponsesRequest) !== 'whole') : undefined;
+      return settled && { body: { ...body, input: settled.input }, decisions: settled.live.map((reply) => decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer)) };
+    },
+    withItems: (body, items) => ({ ...body, input: [...items] }),
+  },
   open(request, setup): WireLoop<ResponseItem[]> {
     const body = request as ResponsesRequest;
     const own = setup.tools.map(responsesTool);
@@ -89,11 +99,13 @@ export const responsesWire: Wire<ResponseItem[]> = {
     const history = inputItems(body.input);
     const { tools: _replaced, ...rest } = body;
     const fields = { ...rest, ...(chaining === 'whole' ? { input: history } : {}), ...(tools.length > 0 ? { tools } : {}), stream: body.stream === true };
-    const identity = { id: `resp_${setup.loopId}`, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '' };
+    const identity = { id: `resp_${setup.loopId}`, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding };
     return {
       conversation: new ResponsesConversation(history, fields, chaining, setup),
       reader: responsesReader,
       clientTools: new Set([...theirs.functions, ...CLIENT_ACTION_NAMES]),
+      // every Responses client can answer an mcp_approval_request
+      approvalTool: setup.approvalTool,
       reply(res: Response, options: ReplyOptions): Reply {
         return body.stream === true ? new ResponsesStreamReply(res, identity, options) : new ResponsesJsonReply(res, identity, options.judged);
       },
