@@ -13,6 +13,7 @@ import { agentLoop, type AgentLoopMiddleware } from './middleware';
 import { validated } from './option-error';
 import { optionsSchema, type AgentLoopOptions } from './options';
 import { optionalPeer } from './telemetry/optional-peer';
+import { setUpstreamKey } from './upstream-key';
 
 export interface GatewayConfig extends AgentLoopOptions, ClientKeysConfig {
   host?: string;
@@ -120,7 +121,7 @@ export function createGateway(config: GatewayConfig): Express {
       agent: upstream.url.startsWith('https:') ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true }),
       on: {
         proxyReq(proxyReq, req, res) {
-          if (apiKey) proxyReq.setHeader('authorization', `Bearer ${apiKey}`);
+          if (apiKey) setUpstreamKey(proxyReq, req, apiKey);
           fixRequestBody(proxyReq, req);
           // http-proxy cancels only on 'aborted', which Node does not emit once the body was read: without this, a
           // client that went away (or a cancelled loop turn) would leave the upstream generating.

@@ -78,9 +78,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const maxConcurrentLoops = valid.maxConcurrentLoops ?? Infinity;
 
   /** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
-  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: { binding: string } & Record<string, unknown>): void {
+  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: { binding: string; wire: string } & Record<string, unknown>): void {
     res.setHeader('x-agent-loop-stop', stop);
-    telemetry?.metrics?.loopNotStarted(meta.binding, stop);
+    telemetry?.metrics?.loopNotStarted({ binding: meta.binding, wire: meta.wire }, stop);
     logger.warn(message, meta);
     next();
   }
@@ -133,9 +133,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
     const { request, verified } = withRestoredWork(req, wire, body, binding);
-    if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name });
+    if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name, wire: wire.name });
     if (inFlight.size >= maxConcurrentLoops) {
-      return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, inFlight: inFlight.size, maxConcurrentLoops });
+      return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, wire: wire.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
     const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, verified).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });

@@ -83,7 +83,7 @@ describe('agent-loop-gateway (the CLI)', () => {
       expect(response.headers.get('x-agent-loop-turns')).toBe('2');
       expect(mcp.calls).toEqual([{ name: 'clock_now', args: {} }]);
       const metrics = await (await fetch(`${url}/metrics`)).text();
-      expect(metrics).toContain('agent_loop_loops_total{binding="clock",stop="final"} 1\n');
+      expect(metrics).toContain('agent_loop_loops_total{binding="clock",wire="chat",stop="final"} 1\n');
       expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ ok: true, down: {} });
     } finally {
       await Promise.all([mcp.close(), model.close()]);

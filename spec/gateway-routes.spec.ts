@@ -30,7 +30,9 @@ describe("the ready gateway's routes", () => {
   ])('forwards the inference route %s %s with the operator key', async (method, path) => {
     gateway = await serveGateway({ upstream: { url: upstream.url, apiKeyEnv: 'TEST_OPERATOR_KEY' } });
     expect((await send(gateway.port, method, path)).status).toBe(200);
-    expect(upstream.seen).toEqual([{ method, url: path, authorization: 'Bearer operator-secret' }]);
+    // Anthropic's Messages API reads its key from x-api-key
+    const key = path === '/v1/messages' ? { apiKey: 'operator-secret' } : { authorization: 'Bearer operator-secret' };
+    expect(upstream.seen).toEqual([{ method, url: path, ...key }]);
   });
 
   it.each([

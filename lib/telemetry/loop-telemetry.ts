@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { Trellis } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import type { LoopRecord, LoopRecorder } from './loop-records';
-import { createMetrics, type LoopMetrics } from './metrics';
+import { createMetrics, type LoopLabels, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';
 import type { LoopSpan, ToolSpan, TurnSpan } from './spans';
 import { createTracing, type Tracing } from './tracing';
@@ -15,7 +15,7 @@ export class TurnWatch {
   readonly headers?: Record<string, string>;
 
   constructor(
-    private readonly binding: string,
+    private readonly labels: LoopLabels,
     private readonly span: TurnSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
     private readonly record?: (outcome: string, reply?: TurnResult) => void,
@@ -30,14 +30,14 @@ export class TurnWatch {
 
   succeeded(reply: TurnResult): void {
     this.span?.succeeded(reply);
-    this.metrics?.turn(this.binding, 'ok', seconds(this.started));
+    this.metrics?.turn(this.labels, 'ok', seconds(this.started));
     this.record?.('ok', reply);
   }
 
   /** `type`: why, in a word (`upstream_error`, `deadline`, `aborted`) */
   failed(type: string): void {
     this.span?.failed(type);
-    this.metrics?.turn(this.binding, 'error', seconds(this.started));
+    this.metrics?.turn(this.labels, 'error', seconds(this.started));
     this.record?.(type);
   }
 }
@@ -48,7 +48,7 @@ export class ToolWatch {
   readonly meta?: Record<string, string>;
 
   constructor(
-    private readonly binding: string,
+    private readonly labels: LoopLabels,
     private readonly tool: string,
     private readonly span: ToolSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
@@ -68,7 +68,7 @@ export class ToolWatch {
 
   ended(outcome: { kind: string; text: string }): void {
     this.span?.ended(outcome.kind, outcome.text);
-    this.metrics?.toolCall(this.binding, this.tool, outcome.kind, seconds(this.started));
+    this.metrics?.toolCall(this.labels, this.tool, outcome.kind, seconds(this.started));
     this.record?.(outcome.kind, outcome.text);
   }
 }
@@ -76,33 +76,33 @@ export class ToolWatch {
 /** One loop's telemetry: there is one only when spans, metrics or the admin API's records are on, so the loop pays nothing otherwise. */
 export class LoopTelemetry {
   constructor(
-    private readonly binding: string,
+    private readonly labels: LoopLabels,
     private readonly model: string,
     private readonly span: LoopSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
     private readonly records?: { recorder: LoopRecorder; record: LoopRecord },
   ) {
-    metrics?.loopStarted(binding);
+    metrics?.loopStarted(labels);
   }
 
   turn(messages: readonly unknown[]): TurnWatch {
-    return new TurnWatch(this.binding, this.span?.turn(this.model, messages), this.metrics, this.records?.record.turn());
+    return new TurnWatch(this.labels, this.span?.turn(this.model, messages), this.metrics, this.records?.record.turn());
   }
 
   /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
   tool(call: WireCall, known: boolean): ToolWatch {
-    return new ToolWatch(this.binding, known ? call.name : '_unknown', this.span?.tool(call), this.metrics, this.records?.record.tool(call));
+    return new ToolWatch(this.labels, known ? call.name : '_unknown', this.span?.tool(call), this.metrics, this.records?.record.tool(call));
   }
 
   /** `outcome`: asked, granted, denied, expired or refused */
   approval(tool: string, outcome: string): void {
     this.span?.approval(tool, outcome);
-    this.metrics?.approval(this.binding, outcome);
+    this.metrics?.approval(this.labels, outcome);
   }
 
   ended(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span?.end(stop, stats, usage);
-    this.metrics?.loopEnded(this.binding, stop, stats.turns, usage);
+    this.metrics?.loopEnded(this.labels, stop, stats.turns, usage);
     this.records?.record.end(stop, usage);
     if (this.records) this.records.recorder.ended(this.records.record);
   }
@@ -136,6 +136,6 @@ export class Telemetry {
   loop(req: Request, binding: string, model: string, loopId: string, wire: string): LoopTelemetry | undefined {
     const span = this.tracing?.startLoop(req, binding, model, loopId, wire);
     const records = this.recorder && { recorder: this.recorder, record: this.recorder.start(loopId, binding, model) };
-    return span || this.metrics || records ? new LoopTelemetry(binding, model, span, this.metrics, records) : undefined;
+    return span || this.metrics || records ? new LoopTelemetry({ binding, wire }, model, span, this.metrics, records) : undefined;
   }
 }

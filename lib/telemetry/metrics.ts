@@ -7,6 +7,9 @@ import type { MetricsOption } from './options';
 
 type Prom = typeof PromClient;
 
+/** Which loop a sample is of: the binding that took the request and the wire it came on (`chat`, `responses`, `messages`). */
+export type LoopLabels = { binding: string; wire: string };
+
 const TURN_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 const TOOL_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const TURNS_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50];
@@ -14,15 +17,15 @@ const TURNS_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50];
 /** The loop's Prometheus metrics. Two middlewares on one registry share them rather than fail to register twice. */
 export class LoopMetrics {
   readonly registry: Registry;
-  private readonly loops: Counter<'binding' | 'stop'>;
-  private readonly inFlight: Gauge<'binding'>;
-  private readonly turnsPerLoop: Histogram<'binding'>;
-  private readonly turnSeconds: Histogram<'binding' | 'outcome'>;
-  private readonly toolCalls: Counter<'binding' | 'tool' | 'outcome'>;
-  private readonly toolSeconds: Histogram<'binding' | 'tool' | 'outcome'>;
+  private readonly loops: Counter<'binding' | 'wire' | 'stop'>;
+  private readonly inFlight: Gauge<'binding' | 'wire'>;
+  private readonly turnsPerLoop: Histogram<'binding' | 'wire'>;
+  private readonly turnSeconds: Histogram<'binding' | 'wire' | 'outcome'>;
+  private readonly toolCalls: Counter<'binding' | 'wire' | 'tool' | 'outcome'>;
+  private readonly toolSeconds: Histogram<'binding' | 'wire' | 'tool' | 'outcome'>;
   private readonly verdicts: Counter<'binding' | 'surface' | 'action'>;
-  private readonly tokens: Counter<'binding' | 'type'>;
-  private readonly approvals: Counter<'binding' | 'outcome'>;
+  private readonly tokens: Counter<'binding' | 'wire' | 'type'>;
+  private readonly approvals: Counter<'binding' | 'wire' | 'outcome'>;
 
   constructor(prom: Prom, option: MetricsOption) {
     const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
@@ -30,46 +33,46 @@ export class LoopMetrics {
     function metric<T>(name: string, make: (config: { name: string; help: string; registers: Registry[] }) => T, help: string): T {
       return (registry.getSingleMetric(prefix + name) as T | undefined) ?? make({ name: prefix + name, help, registers: [registry] });
     }
-    this.loops = metric('loops_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'stop'] }), 'Loops ended, by binding and stop reason.');
-    this.inFlight = metric('loops_in_flight', (c) => new prom.Gauge({ ...c, labelNames: ['binding'] }), 'Loops running now.');
-    this.turnsPerLoop = metric('turns_per_loop', (c) => new prom.Histogram({ ...c, labelNames: ['binding'], buckets: TURNS_BUCKETS }), 'Turns (model calls) each loop made.');
-    this.turnSeconds = metric('turn_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'outcome'], buckets: TURN_BUCKETS }), 'One turn: the self-call to the model, until its reply was read.');
-    this.toolCalls = metric('tool_calls_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'tool', 'outcome'] }), 'Tool calls, by outcome.');
-    this.toolSeconds = metric('tool_call_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'tool', 'outcome'], buckets: TOOL_BUCKETS }), 'One tool call, checks and judge included.');
-    this.tokens = metric('tokens_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'type'] }), "Tokens the loops' turns used, as the upstream reported them (type: input, output).");
-    this.approvals = metric('approvals_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'outcome'] }), 'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.');
+    this.loops = metric('loops_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'stop'] }), 'Loops ended, by binding, wire and stop reason.');
+    this.inFlight = metric('loops_in_flight', (c) => new prom.Gauge({ ...c, labelNames: ['binding', 'wire'] }), 'Loops running now.');
+    this.turnsPerLoop = metric('turns_per_loop', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire'], buckets: TURNS_BUCKETS }), 'Turns (model calls) each loop made.');
+    this.turnSeconds = metric('turn_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'outcome'], buckets: TURN_BUCKETS }), 'One turn: the self-call to the model, until its reply was read.');
+    this.toolCalls = metric('tool_calls_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'] }), 'Tool calls, by outcome.');
+    this.toolSeconds = metric('tool_call_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'], buckets: TOOL_BUCKETS }), 'One tool call, checks and judge included.');
+    this.tokens = metric('tokens_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'type'] }), "Tokens the loops' turns used, as the upstream reported them (type: input, output).");
+    this.approvals = metric('approvals_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'outcome'] }), 'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.');
     this.verdicts = metric('judge_verdicts_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }), 'Judge verdicts, by surface and action (error: the judge failed).');
   }
 
-  loopStarted(binding: string): void {
-    this.inFlight.inc({ binding });
+  loopStarted(labels: LoopLabels): void {
+    this.inFlight.inc(labels);
   }
 
-  loopEnded(binding: string, stop: string, turns: number, usage: TokenUsage | undefined): void {
-    this.inFlight.dec({ binding });
-    this.loops.inc({ binding, stop });
-    this.turnsPerLoop.observe({ binding }, turns);
+  loopEnded(labels: LoopLabels, stop: string, turns: number, usage: TokenUsage | undefined): void {
+    this.inFlight.dec(labels);
+    this.loops.inc({ ...labels, stop });
+    this.turnsPerLoop.observe(labels, turns);
     if (!usage) return;
-    this.tokens.inc({ binding, type: 'input' }, usage.input);
-    this.tokens.inc({ binding, type: 'output' }, usage.output);
+    this.tokens.inc({ ...labels, type: 'input' }, usage.input);
+    this.tokens.inc({ ...labels, type: 'output' }, usage.output);
   }
 
   /** a request the loop did not take (`overloaded`, `shutdown`): counted among the loops, never in flight */
-  loopNotStarted(binding: string, stop: string): void {
-    this.loops.inc({ binding, stop });
+  loopNotStarted(labels: LoopLabels, stop: string): void {
+    this.loops.inc({ ...labels, stop });
   }
 
-  turn(binding: string, outcome: 'ok' | 'error', seconds: number): void {
-    this.turnSeconds.observe({ binding, outcome }, seconds);
+  turn(labels: LoopLabels, outcome: 'ok' | 'error', seconds: number): void {
+    this.turnSeconds.observe({ ...labels, outcome }, seconds);
   }
 
-  toolCall(binding: string, tool: string, outcome: string, seconds: number): void {
-    this.toolCalls.inc({ binding, tool, outcome });
-    this.toolSeconds.observe({ binding, tool, outcome }, seconds);
+  toolCall(labels: LoopLabels, tool: string, outcome: string, seconds: number): void {
+    this.toolCalls.inc({ ...labels, tool, outcome });
+    this.toolSeconds.observe({ ...labels, tool, outcome }, seconds);
   }
 
-  approval(binding: string, outcome: string): void {
-    this.approvals.inc({ binding, outcome });
+  approval(labels: LoopLabels, outcome: string): void {
+    this.approvals.inc({ ...labels, outcome });
   }
 
   verdict(binding: string, surface: string, action: string): void {

@@ -1,5 +1,6 @@
 import type { ToolOutcome } from '../loop/tool-call';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
+import { ResponsesContextBudget } from './responses-context-budget';
 import { carryOnCalls } from './responses-continuation';
 import { callsOf, keptOutput, type ResponseItem } from './responses-items';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from './wire';
@@ -31,7 +32,7 @@ const notRun = (call: WireCall): ResponseItem => ({
  */
 export class ResponsesConversation implements Conversation<ResponseItem[]> {
   readonly items: ResponseItem[];
-  private readonly whole?: TurnBody;
+  private readonly whole?: TurnBody | ResponsesContextBudget;
   private readonly head: Record<string, unknown>;
   private pending: ResponseItem[] = [];
   private previous?: string;
@@ -44,7 +45,11 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     private readonly setup: LoopSetup,
   ) {
     this.items = [...history];
-    if (chaining === 'whole') this.whole = new TurnBody(fields, 'input');
+    if (chaining === 'whole') {
+      const body = new TurnBody(fields, 'input');
+      const limit = setup.maxContextBytes;
+      this.whole = limit === undefined ? body : new ResponsesContextBudget(body, limit, history.length, setup.stats, { logger: setup.logger, loopId: setup.loopId });
+    }
     const { input: _new, previous_response_id: _chained, ...head } = fields;
     this.head = head;
   }

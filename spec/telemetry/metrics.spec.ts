@@ -2,7 +2,11 @@ import http from 'node:http';
 import { Registry } from 'prom-client';
 import { agentLoop } from '../../lib';
 import { AgentLoopError } from '../../lib/errors';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { startMessagesServer, type MessagesServer } from '../../fixtures/messages-server';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
+import { startResponsesServer, type ResponsesServer } from '../../fixtures/responses-server';
 import { localTrellis } from '../../lib/trellis/local';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 import { buildGateway, memoryLogger } from '../helpers/gateway';
@@ -37,35 +41,35 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     const { status, type, text } = await scrape(client.baseURL);
     expect(status).toBe(200);
     expect(type).toBe(registry.contentType);
-    expect(text).toContain('# HELP agent_loop_loops_total Loops ended, by binding and stop reason.');
+    expect(text).toContain('# HELP agent_loop_loops_total Loops ended, by binding, wire and stop reason.');
     // timings vary: their sums are left out; the tool calls run in parallel, so their series come in any order
     const lines = samples(text).map((line) => line.replace(/_sum(\{[^}]*\}) [0-9.e-]+$/, '_sum$1 <sum>'));
     const expected = [
-      'agent_loop_loops_total{binding="notes",stop="final"} 1',
-      'agent_loop_loops_total{binding="notes",stop="fallthrough"} 1',
-      'agent_loop_loops_in_flight{binding="notes"} 0',
-      'agent_loop_turns_per_loop_sum{binding="notes"} <sum>',
-      'agent_loop_turns_per_loop_count{binding="notes"} 2',
-      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="ok"} <sum>',
-      'agent_loop_turn_duration_seconds_count{binding="notes",outcome="ok"} 2',
-      'agent_loop_turn_duration_seconds_sum{binding="notes",outcome="error"} <sum>',
-      'agent_loop_turn_duration_seconds_count{binding="notes",outcome="error"} 1',
-      'agent_loop_tool_calls_total{binding="notes",tool="notes_read",outcome="refused"} 1',
-      'agent_loop_tool_calls_total{binding="notes",tool="clock_now",outcome="ok"} 1',
-      'agent_loop_tool_calls_total{binding="notes",tool="_unknown",outcome="invalid"} 1',
-      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="notes_read",outcome="refused"} <sum>',
-      'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="notes_read",outcome="refused"} 1',
-      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="clock_now",outcome="ok"} <sum>',
-      'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="clock_now",outcome="ok"} 1',
-      'agent_loop_tool_call_duration_seconds_sum{binding="notes",tool="_unknown",outcome="invalid"} <sum>',
-      'agent_loop_tool_call_duration_seconds_count{binding="notes",tool="_unknown",outcome="invalid"} 1',
+      'agent_loop_loops_total{binding="notes",wire="chat",stop="final"} 1',
+      'agent_loop_loops_total{binding="notes",wire="chat",stop="fallthrough"} 1',
+      'agent_loop_loops_in_flight{binding="notes",wire="chat"} 0',
+      'agent_loop_turns_per_loop_sum{binding="notes",wire="chat"} <sum>',
+      'agent_loop_turns_per_loop_count{binding="notes",wire="chat"} 2',
+      'agent_loop_turn_duration_seconds_sum{binding="notes",wire="chat",outcome="ok"} <sum>',
+      'agent_loop_turn_duration_seconds_count{binding="notes",wire="chat",outcome="ok"} 2',
+      'agent_loop_turn_duration_seconds_sum{binding="notes",wire="chat",outcome="error"} <sum>',
+      'agent_loop_turn_duration_seconds_count{binding="notes",wire="chat",outcome="error"} 1',
+      'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="notes_read",outcome="refused"} 1',
+      'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="clock_now",outcome="ok"} 1',
+      'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="_unknown",outcome="invalid"} 1',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",wire="chat",tool="notes_read",outcome="refused"} <sum>',
+      'agent_loop_tool_call_duration_seconds_count{binding="notes",wire="chat",tool="notes_read",outcome="refused"} 1',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",wire="chat",tool="clock_now",outcome="ok"} <sum>',
+      'agent_loop_tool_call_duration_seconds_count{binding="notes",wire="chat",tool="clock_now",outcome="ok"} 1',
+      'agent_loop_tool_call_duration_seconds_sum{binding="notes",wire="chat",tool="_unknown",outcome="invalid"} <sum>',
+      'agent_loop_tool_call_duration_seconds_count{binding="notes",wire="chat",tool="_unknown",outcome="invalid"} 1',
       'agent_loop_judge_verdicts_total{binding="notes",surface="tool_call",action="allow"} 1',
       'agent_loop_judge_verdicts_total{binding="notes",surface="context",action="allow"} 1',
-      'agent_loop_tokens_total{binding="notes",type="input"} 20',
-      'agent_loop_tokens_total{binding="notes",type="output"} 10',
+      'agent_loop_tokens_total{binding="notes",wire="chat",type="input"} 20',
+      'agent_loop_tokens_total{binding="notes",wire="chat",type="output"} 10',
     ];
     expect(lines.sort()).toEqual(expected.sort());
-    expect(samples(text)).toContain('agent_loop_turns_per_loop_sum{binding="notes"} 3');
+    expect(samples(text)).toContain('agent_loop_turns_per_loop_sum{binding="notes",wire="chat"} 3');
   });
 
   it("counts a judge that failed as action 'error', under a prefix of the app's choosing", async () => {
@@ -75,13 +79,13 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     await client.chat.completions.create(ask());
     const { text } = await scrape(client.baseURL);
     expect(samples(text)).toContain('gw_judge_verdicts_total{binding="notes",surface="tool_call",action="error"} 1');
-    expect(samples(text)).toContain('gw_tool_calls_total{binding="notes",tool="clock_now",outcome="blocked"} 1');
+    expect(samples(text)).toContain('gw_tool_calls_total{binding="notes",wire="chat",tool="clock_now",outcome="blocked"} 1');
   });
 
   it("is on by default in createGateway (prom-client's global registry) and off with metrics: false", async () => {
     const on = await rig.gateway([{ content: 'hi' }], { bindings: [notes] });
     await on.client.chat.completions.create(ask());
-    expect(samples((await scrape(on.client.baseURL)).text)).toContain('agent_loop_loops_total{binding="notes",stop="final"} 1');
+    expect(samples((await scrape(on.client.baseURL)).text)).toContain('agent_loop_loops_total{binding="notes",wire="chat",stop="final"} 1');
     const off = await rig.gateway([{ content: 'hi' }], { bindings: [notes], metrics: false });
     expect((await scrape(off.client.baseURL)).status).toBe(404);
   });
@@ -136,8 +140,8 @@ describe('metrics of requests the loop did not take', () => {
     req.end(JSON.stringify(body));
     await eventually(() => expect(model.requests).toHaveLength(1));
     req.destroy();
-    await eventually(async () => expect(samples(await registry.metrics())).toContain('agent_loop_loops_total{binding="clock",stop="client_gone"} 1'));
-    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock"} 0');
+    await eventually(async () => expect(samples(await registry.metrics())).toContain('agent_loop_loops_total{binding="clock",wire="chat",stop="client_gone"} 1'));
+    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock",wire="chat"} 0');
   });
 
   it('counts overloaded and shutdown among the loops, shows the parked loop in flight, and is not ready while closing', async () => {
@@ -146,7 +150,7 @@ describe('metrics of requests the loop did not take', () => {
     server = await listen(app);
     const parked = server.client.chat.completions.create(body);
     await eventually(() => expect(model.requests).toHaveLength(1));
-    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock"} 1');
+    expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock",wire="chat"} 1');
     await server.client.chat.completions.create(body);
 
     const closing = loop.close();
@@ -157,10 +161,53 @@ describe('metrics of requests the loop did not take', () => {
     await closing;
     const lines = samples(await registry.metrics());
     expect(lines.filter((line) => line.startsWith('agent_loop_loops_'))).toEqual([
-      'agent_loop_loops_total{binding="clock",stop="overloaded"} 1',
-      'agent_loop_loops_total{binding="clock",stop="shutdown"} 1',
-      'agent_loop_loops_total{binding="clock",stop="final"} 1',
-      'agent_loop_loops_in_flight{binding="clock"} 0',
+      'agent_loop_loops_total{binding="clock",wire="chat",stop="overloaded"} 1',
+      'agent_loop_loops_total{binding="clock",wire="chat",stop="shutdown"} 1',
+      'agent_loop_loops_total{binding="clock",wire="chat",stop="final"} 1',
+      'agent_loop_loops_in_flight{binding="clock",wire="chat"} 0',
     ]);
+  });
+});
+
+describe('metrics carry the wire the loop ran on', () => {
+  const trellis = localTrellis([{ name: 'clock_now', handler: () => 'noon' }]);
+  const clock = { name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' };
+  let responses: ResponsesServer;
+  let messages: MessagesServer;
+  const servers: Listening[] = [];
+  beforeEach(async () => {
+    responses = await startResponsesServer([{ calls: [{ callId: 'c1', name: 'clock_now' }], usage: { input_tokens: 5, output_tokens: 1 } }, { text: 'Noon.', usage: { input_tokens: 7, output_tokens: 2 } }]);
+    messages = await startMessagesServer([{ toolUses: [{ id: 'toolu_1', name: 'clock_now' }], usage: { input_tokens: 3, output_tokens: 1 } }, { text: 'Noon.', usage: { input_tokens: 4, output_tokens: 2 } }]);
+  });
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+    await responses.close();
+    await messages.close();
+  });
+
+  it("labels a Responses loop wire=\"responses\" and a Messages loop wire=\"messages\"", async () => {
+    const registry = new Registry();
+    const viaResponses = await listen(buildGateway(responses.url, { trellis, bindings: [clock], metrics: { registry } }).app);
+    const viaMessages = await listen(buildGateway(messages.url, { trellis, bindings: [clock], metrics: { registry } }).app);
+    servers.push(viaResponses, viaMessages);
+    await new OpenAI({ baseURL: `${viaResponses.url}/v1`, apiKey: 'k', maxRetries: 0 }).responses.create({ model: 'agent', input: 'time?' });
+    await new Anthropic({ baseURL: viaMessages.url, apiKey: 'k', maxRetries: 0 }).messages.create({ model: 'agent', max_tokens: 64, messages: [{ role: 'user', content: 'time?' }] });
+
+    const lines = samples(await registry.metrics()).filter((line) => !line.includes('_sum{'));
+    for (const wire of ['responses', 'messages']) {
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          `agent_loop_loops_total{binding="clock",wire="${wire}",stop="final"} 1`,
+          `agent_loop_loops_in_flight{binding="clock",wire="${wire}"} 0`,
+          `agent_loop_turns_per_loop_count{binding="clock",wire="${wire}"} 1`,
+          `agent_loop_turn_duration_seconds_count{binding="clock",wire="${wire}",outcome="ok"} 2`,
+          `agent_loop_tool_calls_total{binding="clock",wire="${wire}",tool="clock_now",outcome="ok"} 1`,
+          `agent_loop_tool_call_duration_seconds_count{binding="clock",wire="${wire}",tool="clock_now",outcome="ok"} 1`,
+        ]),
+      );
+    }
+    expect(lines).toContain('agent_loop_tokens_total{binding="clock",wire="responses",type="input"} 12');
+    expect(lines).toContain('agent_loop_tokens_total{binding="clock",wire="messages",type="output"} 3');
+    expect(lines.filter((line) => line.includes('wire="chat"'))).toEqual([]);
   });
 });
