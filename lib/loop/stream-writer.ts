@@ -1,10 +1,9 @@
 import type { Response } from 'express';
 import { drained, openEventStream } from './event-stream';
+import { KeepAlive } from './keep-alive';
 import type { ChatUsage } from '../types';
 import { chatAnswer, chatUsage, type AnswerIdentity } from '../wire/chat-answer';
 import type { Answer, Reply } from './reply';
-
-const PROGRESS_INTERVAL_MS = 1000;
 
 export interface StreamOptions {
   keepAliveSec: number;
@@ -24,14 +23,15 @@ export class StreamReply implements Reply {
   private opened = false;
   private ended = false;
   private roleSent = false;
-  private keepAlive?: NodeJS.Timeout;
-  private lastProgressAt = 0;
+  private readonly keepAlive: KeepAlive;
 
   constructor(
     private readonly res: Response,
     private readonly identity: AnswerIdentity,
     private readonly options: StreamOptions,
-  ) {}
+  ) {
+    this.keepAlive = new KeepAlive(options.keepAliveSec, () => this.write(': keep-alive\n\n'));
+  }
 
   get committed(): boolean {
     return this.opened;
@@ -45,15 +45,12 @@ export class StreamReply implements Reply {
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
   toolsRunning(): void {
     this.open();
-    this.keepAlive ??= setInterval(() => this.write(': keep-alive\n\n'), this.options.keepAliveSec * 1000);
+    this.keepAlive.start();
   }
 
   /** A tool's progress tells the client the loop is alive: a keep-alive comment, at most one a second. */
   toolProgress(): void {
-    const now = Date.now();
-    if (now - this.lastProgressAt < PROGRESS_INTERVAL_MS) return;
-    this.lastProgressAt = now;
-    this.write(': keep-alive\n\n');
+    this.keepAlive.progress();
   }
 
   send(answer: Answer): void {
@@ -64,7 +61,7 @@ export class StreamReply implements Reply {
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
   dispose(): void {
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     if (this.opened) this.finish('stop');
   }
 
@@ -74,7 +71,7 @@ export class StreamReply implements Reply {
     if (this.options.includeUsage) this.event({ ...this.envelope(), choices: [], usage: usage ?? null });
     this.write('data: [DONE]\n\n');
     this.ended = true;
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     this.res.end();
   }
 
@@ -102,7 +99,7 @@ export class StreamReply implements Reply {
     if (this.ended || this.res.destroyed) return true;
     this.open();
     const room = this.res.write(text);
-    this.keepAlive?.refresh();
+    this.keepAlive.wrote();
     return room;
   }
 

@@ -1,8 +1,7 @@
 import type { Response } from 'express';
 import { drained, openEventStream } from '../loop/event-stream';
+import { KeepAlive } from '../loop/keep-alive';
 import type { BlockEvent, ContentBlock, MessagesUsage, ToolUseBlock } from './messages-types';
-
-const PROGRESS_INTERVAL_MS = 1000;
 
 export interface MessagesStreamOptions {
   keepAliveSec: number;
@@ -28,14 +27,15 @@ export class MessagesStreamWriter {
   /** the client's index of each block of the turn being read, by the model's index */
   private readonly indexes = new Map<number, number>();
   private openBlock?: number;
-  private keepAlive?: NodeJS.Timeout;
-  private lastProgressAt = 0;
+  private readonly keepAlive: KeepAlive;
 
   constructor(
     private readonly res: Response,
     private readonly identity: MessagesIdentity,
     private readonly options: MessagesStreamOptions,
-  ) {}
+  ) {
+    this.keepAlive = new KeepAlive(options.keepAliveSec, () => this.ping());
+  }
 
   get committed(): boolean {
     return this.opened;
@@ -80,15 +80,12 @@ export class MessagesStreamWriter {
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a `ping` so proxies keep it open. */
   toolsRunning(): void {
     this.open();
-    this.keepAlive ??= setInterval(() => this.ping(), this.options.keepAliveSec * 1000);
+    this.keepAlive.start();
   }
 
   /** A tool's progress tells the client the loop is alive: a `ping`, at most one a second. */
   toolProgress(): void {
-    const now = Date.now();
-    if (now - this.lastProgressAt < PROGRESS_INTERVAL_MS) return;
-    this.lastProgressAt = now;
-    this.ping();
+    this.keepAlive.progress();
   }
 
   finish(stopReason: string, usage: MessagesUsage | undefined, stopSequence: string | null = null): void {
@@ -97,13 +94,13 @@ export class MessagesStreamWriter {
     this.event({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: usage ?? { input_tokens: 0, output_tokens: 0 } });
     this.event({ type: 'message_stop' });
     this.ended = true;
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     this.res.end();
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
   dispose(): void {
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     if (this.opened) this.finish('end_turn', undefined);
   }
 
@@ -124,7 +121,7 @@ export class MessagesStreamWriter {
     if (this.ended || this.res.destroyed) return true;
     this.open();
     const room = this.res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-    this.keepAlive?.refresh();
+    this.keepAlive.wrote();
     return room;
   }
 

@@ -1,12 +1,11 @@
 import type { Response } from 'express';
 import { drained, openEventStream } from '../loop/event-stream';
+import { KeepAlive } from '../loop/keep-alive';
 import type { LoopStats } from '../loop/context';
 import { setLoopHeaders, type Answer, type Reply } from '../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './responses-answer';
 import type { ResponseItem } from './responses-items';
 import type { ReplyOptions } from './wire';
-
-const PROGRESS_INTERVAL_MS = 1000;
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
 export class ResponsesJsonReply implements Reply {
@@ -45,8 +44,7 @@ export class ResponsesStreamReply implements Reply {
   private sequence = 0;
   private text_ = '';
   private messageOpen = false;
-  private keepAlive?: NodeJS.Timeout;
-  private lastProgressAt = 0;
+  private readonly keepAlive: KeepAlive;
   private readonly messageId: string;
 
   constructor(
@@ -55,6 +53,7 @@ export class ResponsesStreamReply implements Reply {
     private readonly options: Pick<ReplyOptions, 'keepAliveSec' | 'signal'>,
   ) {
     this.messageId = `msg_${identity.id}`;
+    this.keepAlive = new KeepAlive(options.keepAliveSec, () => this.write(': keep-alive\n\n'));
   }
 
   get committed(): boolean {
@@ -71,14 +70,11 @@ export class ResponsesStreamReply implements Reply {
 
   toolsRunning(): void {
     this.open();
-    this.keepAlive ??= setInterval(() => this.write(': keep-alive\n\n'), this.options.keepAliveSec * 1000);
+    this.keepAlive.start();
   }
 
   toolProgress(): void {
-    const now = Date.now();
-    if (now - this.lastProgressAt < PROGRESS_INTERVAL_MS) return;
-    this.lastProgressAt = now;
-    this.write(': keep-alive\n\n');
+    this.keepAlive.progress();
   }
 
   send(answer: Answer): void {
@@ -92,7 +88,7 @@ export class ResponsesStreamReply implements Reply {
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
   dispose(): void {
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     if (!this.opened || this.ended) return;
     this.closeMessage();
     this.finish(finalResponse(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []));
@@ -129,7 +125,7 @@ export class ResponsesStreamReply implements Reply {
   private finish(response: ResponseItem): void {
     this.event('response.completed', { response });
     this.ended = true;
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     this.res.end();
   }
 
@@ -149,7 +145,7 @@ export class ResponsesStreamReply implements Reply {
     if (this.ended || this.res.destroyed) return true;
     this.open();
     const room = this.res.write(text);
-    this.keepAlive?.refresh();
+    this.keepAlive.wrote();
     return room;
   }
 
