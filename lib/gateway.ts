@@ -8,7 +8,7 @@ import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } fr
 import { clientKeysOf, requireClientKey, type ClientKeysConfig } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './gateway-routes';
 import { healthRoutes, UpstreamHealth } from './health';
-import { skipWhenInternal } from './internal';
+import { skipWhenInternal } from './marker';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
 import { validated } from './option-error';
 import { optionsSchema, type AgentLoopOptions } from './options';

@@ -1,5 +1,5 @@
 export { agentLoop, type AgentLoopMiddleware } from './middleware';
-export { isInternalRequest, skipWhenInternal } from './internal';
+export { isInternalRequest, skipWhenInternal } from './marker';
 export { AgentLoopError } from './errors';
 export type { AgentLoopOptions, Settings, RunTimeSettings, SettingsPatch, BindingSettings } from './options';
 export type { AdminOptions } from './admin/options';

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
-import { markerKey, markerVerdict } from './internal';
+import { markerKey, markerVerdict } from './marker';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';

@@ -2,7 +2,7 @@ import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import request from 'supertest';
 import { agentLoop } from '../lib';
-import { signMarker } from '../lib/internal';
+import { signMarker } from '../lib/marker';
 import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { buildGateway, memoryLogger } from './helpers/gateway';

@@ -1,7 +1,7 @@
 import { inflateRawSync } from 'node:zlib';
 import type { IncomingMessage } from 'node:http';
 import { credentialOf, open, seal } from '../lib/sealed-token';
-import { markerKey } from '../lib/internal';
+import { markerKey } from '../lib/marker';
 
 const key = markerKey('a gateway secret that is long enough for tokens');
 const payload = { results: ['note ids: welcome, groceries, standup'], n: 3 };

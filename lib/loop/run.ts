@@ -1,6 +1,7 @@
 import { redacted } from '../redact';
 import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
-import { budgetNote, type Deadline, type StopReason } from './budget';
+import { budgetNote, type StopReason } from './budget';
+import type { Deadline } from './deadline';
 import type { PendingApproval } from './approval';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer, type Reply } from './reply';

@@ -3,8 +3,8 @@ import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import type { Request } from 'express';
-import { INTERNAL_HEADER, signMarker } from '../internal';
-import { type Agents, frontDoorAdapter } from './front-door-adapter';
+import { INTERNAL_HEADER, signMarker } from '../marker';
+import { type Agents, selfCallAdapter } from './self-call-adapter';
 import { errorMessage } from './model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
 import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
@@ -34,7 +34,7 @@ export interface SelfCall {
 }
 
 /** The base URL of the socket that took the request: the app's own front door, under supertest too. */
-function frontDoor(req: Request): string {
+function frontDoorUrl(req: Request): string {
   const socket = req.socket;
   let host = socket.localAddress ?? '127.0.0.1';
   if (host.startsWith('::ffff:')) host = host.slice(7);
@@ -76,7 +76,7 @@ export class SelfCaller {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
     // `maxContentLength` bounds a JSON reply; a streamed one is bounded as it is read.
-    this.http = axios.create({ adapter: frontDoorAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [], maxContentLength: maxReplyBytes });
+    this.http = axios.create({ adapter: selfCallAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [], maxContentLength: maxReplyBytes });
     // axios merges its instance defaults into every request's config: keep only what this client uses. No default
     // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
     // per request), nothing for browsers (xsrf) or data: URLs (env).
@@ -150,7 +150,7 @@ export class SelfCaller {
 
   /** The URL of the front door that took `req`. */
   urlFor(req: Request): string {
-    return (this.selfUrl ?? frontDoor(req)) + req.originalUrl;
+    return (this.selfUrl ?? frontDoorUrl(req)) + req.originalUrl;
   }
 
   /**

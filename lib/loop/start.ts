@@ -11,7 +11,7 @@ import { wireCallOf, type Wire, type WireRequest } from '../wire/wire';
 import { answerApprovals } from './approval-answers';
 import type { ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
-import { Deadline } from './budget';
+import { Deadline } from './deadline';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import type { Continuations } from './continuation';
 import { RepeatedCalls } from './repeats';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { ChatCompletion } from '../types';
-import { streamedCompletion } from './chunks';
+import { streamedCompletion } from './streamed-completion';
 import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;

@@ -5,7 +5,7 @@ import { ContextBudget } from '../loop/context-budget';
 import { JsonReply } from '../loop/json-reply';
 import { callsIn } from '../loop/model-reply';
 import type { Reply } from '../loop/reply';
-import { StreamReply } from '../loop/stream-writer';
+import { StreamReply } from '../loop/stream-reply';
 import type { ToolOutcome } from '../loop/tool-call';
 import { TurnBody, type TurnRequest, type TurnSource } from '../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../types';

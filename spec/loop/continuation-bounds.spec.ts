@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { markerKey } from '../../lib/internal';
+import { markerKey } from '../../lib/marker';
 import { Continuations, MAX_WORK_BYTES } from '../../lib/loop/continuation';
 import type { ChatMessage, ToolCall } from '../../lib/types';
 

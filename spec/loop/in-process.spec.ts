@@ -11,7 +11,7 @@ import axios from 'axios';
 import type { Request } from 'express';
 import request from 'supertest';
 import { isInternalRequest } from '../../lib';
-import { frontDoorAdapter } from '../../lib/loop/front-door-adapter';
+import { selfCallAdapter } from '../../lib/loop/self-call-adapter';
 import { frontDoorOf, InProcessAgents } from '../../lib/loop/in-process';
 import { localTrellis } from '../../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
@@ -139,7 +139,7 @@ describe.each(expressVersions)('the in-process self-call under %s', (_name, expr
 
 describe('the in-process transport', () => {
   const agents = new InProcessAgents();
-  const client = axios.create({ adapter: frontDoorAdapter({ http: new http.Agent(), https: new https.Agent() }), validateStatus: null, transformRequest: [], transformResponse: [] });
+  const client = axios.create({ adapter: selfCallAdapter({ http: new http.Agent(), https: new https.Agent() }), validateStatus: null, transformRequest: [], transformResponse: [] });
   afterAll(() => agents.destroy());
 
   /** A server whose first request (from a real socket) is the front door the in-process calls go to. */

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { streamedCompletion } from '../../lib/loop/chunks';
+import { streamedCompletion } from '../../lib/loop/streamed-completion';
 import { sseData } from '../../lib/loop/sse';
 
 async function events(parts: (string | Buffer)[]): Promise<string[]> {

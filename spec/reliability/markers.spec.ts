@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { signMarker } from '../../lib/internal';
+import { signMarker } from '../../lib/marker';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { ChildGateway, SCENARIO_TIMEOUT_MS, figure, post } from './harness';

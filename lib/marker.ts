@@ -11,10 +11,10 @@ const keys = new Set<Buffer>();
 /** The marker as the request brought it (the header is gone once read), and the verdict under each key asked. */
 interface Memo {
   value: unknown;
-  verdicts: Map<Buffer | undefined, Verdict>;
+  verdicts: Map<Buffer | undefined, MarkerVerdict>;
 }
 type Marked = IncomingMessage & { [VERDICT]?: Memo };
-export type Verdict = 'internal' | 'external' | 'forged';
+export type MarkerVerdict = 'internal' | 'external' | 'forged';
 
 /** Whether the process-wide key comes from env MCP_INTERNAL_SECRET (and so may be shared with other processes). */
 export const hasSharedSecret = process.env.MCP_INTERNAL_SECRET !== undefined;
@@ -87,7 +87,7 @@ function removeMarker(req: IncomingMessage): void {
  * process. Verifies the marker once per key, memoises the verdict on the request and removes the header either way,
  * so it never travels upstream and a forged one is never trusted.
  */
-export function markerVerdict(req: IncomingMessage, key?: Buffer): Verdict {
+export function markerVerdict(req: IncomingMessage, key?: Buffer): MarkerVerdict {
   const marked = req as Marked;
   let memo = marked[VERDICT];
   if (!memo) {

@@ -55,7 +55,7 @@ function cancelOnAbort(request: http.ClientRequest, signal: AbortSignal): void {
  * the socket again): about a third of the self-call's client-side CPU. The front door's URL is parsed once, and
  * the signal is watched here: `http.request`'s own `signal` option ties a stream-lifetime watcher to every request.
  */
-export function frontDoorAdapter(agents: Agents): AxiosAdapter {
+export function selfCallAdapter(agents: Agents): AxiosAdapter {
   let last: { url: string; target: Target } | undefined;
   return (config: InternalAxiosRequestConfig) =>
     new Promise<AxiosResponse>((resolve, reject) => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { abortAtFirstPart } from '../helpers/streams';
 import axios, { AxiosError } from 'axios';
-import { frontDoorAdapter } from '../../lib/loop/front-door-adapter';
+import { selfCallAdapter } from '../../lib/loop/self-call-adapter';
 
 const tls = (name: string) => readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'tls', name));
 
@@ -35,9 +35,9 @@ async function frontDoor(reply: (res: http.ServerResponse) => void, secure = fal
   return { seen, origin, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-describe('frontDoorAdapter', () => {
+describe('selfCallAdapter', () => {
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ca: tls('cert.pem') }) };
-  const client = axios.create({ adapter: frontDoorAdapter(agents), validateStatus: null, transformRequest: [], transformResponse: [] });
+  const client = axios.create({ adapter: selfCallAdapter(agents), validateStatus: null, transformRequest: [], transformResponse: [] });
   afterAll(() => {
     agents.http.destroy();
     agents.https.destroy();

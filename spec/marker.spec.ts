@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { isInternalRequest, markerKey, markerVerdict, signMarker, skipWhenInternal } from '../lib/internal';
+import { isInternalRequest, markerKey, markerVerdict, signMarker, skipWhenInternal } from '../lib/marker';
 
 const secret = 'a gateway secret that is long enough!';
 const key = markerKey(secret);
