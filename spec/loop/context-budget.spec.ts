@@ -1,5 +1,5 @@
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const big = { name: 'big', match: { model: 'agent-*' }, hierarchy: ['big'] };
 const KB60 = 60_000;

@@ -3,7 +3,8 @@ import { startResponsesServer, type ResponsesServer } from '../../fixtures/respo
 import { TurnBody } from '../../lib/loop/turn-body';
 import { localTrellis } from '../../lib/trellis/local';
 import { ResponsesContextBudget } from '../../lib/wire/responses-context-budget';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 
 type Item = Record<string, unknown>;
