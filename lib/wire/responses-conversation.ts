@@ -1,7 +1,8 @@
+import { budgeted, type TurnSource } from '../loop/context-budget';
 import type { ToolOutcome } from '../loop/tool-call';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
-import { ResponsesContextBudget } from './responses-context-budget';
 import { carryOnCalls } from './responses-continuation';
+import { responsesElision } from './responses-elision';
 import { callsOf, keptOutput, type ResponseItem } from './responses-items';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from './wire';
 
@@ -32,7 +33,7 @@ const notRun = (call: WireCall): ResponseItem => ({
  */
 export class ResponsesConversation implements Conversation<ResponseItem[]> {
   readonly items: ResponseItem[];
-  private readonly whole?: TurnBody | ResponsesContextBudget;
+  private readonly whole?: TurnSource<ResponseItem>;
   private readonly head: Record<string, unknown>;
   private pending: ResponseItem[] = [];
   private previous?: string;
@@ -45,11 +46,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     private readonly setup: LoopSetup,
   ) {
     this.items = [...history];
-    if (chaining === 'whole') {
-      const body = new TurnBody(fields, 'input');
-      const limit = setup.maxContextBytes;
-      this.whole = limit === undefined ? body : new ResponsesContextBudget(body, limit, history.length, setup.stats, { logger: setup.logger, loopId: setup.loopId });
-    }
+    if (chaining === 'whole') this.whole = budgeted(new TurnBody(fields, 'input'), responsesElision, history.length, setup);
     const { input: _new, previous_response_id: _chained, ...head } = fields;
     this.head = head;
   }
