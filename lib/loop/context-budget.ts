@@ -1,69 +1,87 @@
-import type { ChatMessage, Logger } from '../types';
+import type { LoopSetup } from '../wire/wire';
 import type { LoopStats } from './context';
-import type { TurnBody, TurnRequest, TurnSource } from './turn-body';
+import type { TurnBody, TurnRequest } from './turn-body';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
-/** The tool each tool message answers, by its call id, from the assistant messages from `from` on. */
-export function toolNames(messages: readonly ChatMessage[], from: number): Map<unknown, string> {
-  const names = new Map<unknown, string>();
-  for (let i = from; i < messages.length; i++) messages[i].tool_calls?.forEach((call) => names.set(call.id, call.function?.name));
-  return names;
-}
-
-/** The tool message with its result replaced by a placeholder naming the tool and the result's size. */
-export function elide(message: ChatMessage, names: ReadonlyMap<unknown, string>): ChatMessage {
-  const text = typeof message.content === 'string' ? message.content : (JSON.stringify(message.content) ?? '');
-  return { ...message, content: `[earlier result of '${names.get(message.tool_call_id) ?? 'unknown'}' elided: ${bytes(text)} bytes]` };
-}
-
-function lastAssistant(messages: readonly ChatMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'assistant') return i;
-  return -1;
+/** How one wire's items hold tool results: where they are, which tool each answers, and the item with them elided. */
+export interface Elision<Item> {
+  /** the log line's `wire` */
+  readonly wire: string;
+  /** the tool each call id names, in `items` */
+  names(items: readonly Item[]): ReadonlyMap<unknown, unknown>;
+  /** where the latest turn's results begin: what the model is about to read stays whole */
+  latest(items: readonly Item[]): number;
+  /** the item with each result in it elided (`elidedContent`), and how many were; undefined when none was */
+  elide(item: Item, names: ReadonlyMap<unknown, unknown>): { item: Item; results: number } | undefined;
 }
 
 /**
- * `maxContextBytes`: before a turn whose request would pass it, the oldest tool results of this loop (never the
- * client's, never the latest turn's) are replaced by a short placeholder, oldest first, until the request fits.
- * A request that still does not fit goes as it is: the loop never drops.
+ * A result's content replaced by a placeholder naming its tool and its size; the content itself when the placeholder
+ * would not be shorter (a result is never replaced by a longer text).
  */
-export class ContextBudget implements TurnSource {
-  /** every tool message before this index, from `ownFrom` on, is elided already */
+export function elidedContent(content: unknown, tool: unknown): unknown {
+  const text = typeof content === 'string' ? content : (JSON.stringify(content) ?? '');
+  const placeholder = `[earlier result of '${String(tool ?? 'unknown')}' elided: ${bytes(text)} bytes]`;
+  return bytes(JSON.stringify(placeholder)) < bytes(JSON.stringify(content) ?? '') ? placeholder : content;
+}
+
+/** Where a turn's request comes from: the TurnBody, or the budget wrapped around it. */
+export interface TurnSource<Item> {
+  request(items: Item[]): TurnRequest;
+}
+
+/**
+ * `maxContextBytes`, on every wire: before a turn whose request would pass it, the oldest tool results of this loop
+ * (never the client's, never the latest turn's) are replaced by a short placeholder, oldest first, until the request
+ * fits. The items stay where they are, so every call keeps its answer. A request that still does not fit goes as it
+ * is: the loop never drops.
+ */
+export class ContextBudget<Item> implements TurnSource<Item> {
+  /** every item before this index, from `ownFrom` on, is elided already */
   private next: number;
   private warned = false;
 
   constructor(
     private readonly body: TurnBody,
+    private readonly elision: Elision<Item>,
     private readonly maxBytes: number,
-    private readonly ownFrom: number,
+    ownFrom: number,
     private readonly stats: LoopStats,
-    private readonly log: { logger: Logger; loopId: string },
+    private readonly log: { logger: LoopSetup['logger']; loopId: string },
   ) {
     this.next = ownFrom;
   }
 
-  request(messages: ChatMessage[]): TurnRequest {
-    const request = this.body.request(messages);
+  request(items: Item[]): TurnRequest {
+    const request = this.body.request(items);
     let over = bytes(request.json) - this.maxBytes;
     if (over <= 0) return request;
+    const names = this.elision.names(items);
+    const latest = this.elision.latest(items);
     let first: number | undefined;
-    const latest = lastAssistant(messages);
-    const names = toolNames(messages, this.ownFrom);
     for (; this.next < latest && over > 0; this.next++) {
-      const message = messages[this.next];
-      if (message.role !== 'tool') continue;
+      const elided = this.elision.elide(items[this.next], names);
+      if (elided === undefined) continue;
+      const saved = bytes(JSON.stringify(items[this.next])) - bytes(JSON.stringify(elided.item));
+      if (saved <= 0) continue;
       first ??= this.next;
-      const elided = elide(message, names);
-      over -= bytes(JSON.stringify(message)) - bytes(JSON.stringify(elided));
-      messages[this.next] = elided;
-      this.stats.elided++;
+      over -= saved;
+      items[this.next] = elided.item;
+      this.stats.elided += elided.results;
     }
     if (over > 0 && !this.warned) {
       this.warned = true;
-      this.log.logger.warn('agent-loop context passes maxContextBytes with every earlier result elided', { loopId: this.log.loopId, maxContextBytes: this.maxBytes, overBytes: over });
+      this.log.logger.warn('agent-loop context passes maxContextBytes with every earlier result elided', { loopId: this.log.loopId, wire: this.elision.wire, maxContextBytes: this.maxBytes, overBytes: over });
     }
     if (first === undefined) return request;
     this.body.rewind(first);
-    return this.body.request(messages);
+    return this.body.request(items);
   }
+}
+
+/** The loop's turn requests: `body` as it is, or within `maxContextBytes` when the loop has one. */
+export function budgeted<Item>(body: TurnBody, elision: Elision<Item>, ownFrom: number, setup: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>): TurnSource<Item> {
+  if (setup.maxContextBytes === undefined) return body;
+  return new ContextBudget(body, elision, setup.maxContextBytes, ownFrom, setup.stats, { logger: setup.logger, loopId: setup.loopId });
 }

@@ -1,5 +1,3 @@
-import type { ChatMessage } from '../types';
-
 /** A chat completion request as the front door receives it. */
 export interface TurnRequest {
   json: string;
@@ -8,18 +6,13 @@ export interface TurnRequest {
 
 export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({ json: JSON.stringify(body), stream: body.stream === true });
 
-/** Where a turn's request comes from: a TurnBody, or a budget wrapped around one. */
-export interface TurnSource {
-  request(messages: ChatMessage[]): TurnRequest;
-}
-
 /**
  * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)
  * once per loop, each message (each Responses input item, under `key`) once, when it joins. A turn only joins the pieces, so a long history or a large tool
  * list is serialised once per loop rather than once per turn. The loop appends to its messages; one it replaces
  * (an elided result) is serialised again after `rewind`.
  */
-export class TurnBody implements TurnSource {
+export class TurnBody {
   private head?: string;
   private readonly rest: Record<string, unknown>;
   private readonly stream: boolean;

@@ -1,10 +1,16 @@
-import type { ChatMessage } from '../types';
 import type { TurnResult } from '../wire/wire';
 
 type Part =
   | { type: 'text'; content: string }
+  | { type: 'reasoning'; content: string }
   | { type: 'tool_call'; id?: string; name?: string; arguments?: unknown }
-  | { type: 'tool_call_response'; id?: string; response: unknown };
+  | { type: 'tool_call_response'; id?: string; response: unknown }
+  | { type: string };
+interface Message {
+  role: unknown;
+  parts: Part[];
+}
+type Item = Record<string, unknown>;
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -12,22 +18,66 @@ function textOf(content: unknown): string {
   return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
 }
 
-function partsOf(message: ChatMessage): Part[] {
-  if (message.role === 'tool') return [{ type: 'tool_call_response', id: message.tool_call_id, response: message.content }];
-  const text = textOf(message.content);
-  const parts: Part[] = text === '' ? [] : [{ type: 'text', content: text }];
-  for (const call of message.tool_calls ?? []) parts.push({ type: 'tool_call', id: call.id, name: call.function?.name, arguments: call.function?.arguments });
+const text = (content: string): Part[] => (content === '' ? [] : [{ type: 'text', content }]);
+
+/** A Messages content block, or a chat / Responses content part (their text is read, whatever its type). */
+function blockParts(block: Item): Part[] {
+  switch (block?.type) {
+    case 'tool_use':
+      return [{ type: 'tool_call', id: block.id as string, name: block.name as string, arguments: block.input }];
+    case 'tool_result':
+      return [{ type: 'tool_call_response', id: block.tool_use_id as string, response: textOf(block.content) }];
+    case 'thinking':
+      return [{ type: 'reasoning', content: String(block.thinking ?? '') }];
+    case 'redacted_thinking':
+      return [{ type: 'reasoning' }];
+    default:
+      return text(textOf([block]));
+  }
+}
+
+function chatParts(message: Item): Part[] {
+  if (message.role === 'tool') return [{ type: 'tool_call_response', id: message.tool_call_id as string, response: message.content }];
+  const parts = Array.isArray(message.content) ? (message.content as Item[]).flatMap(blockParts) : text(textOf(message.content));
+  for (const call of (message.tool_calls as Item[] | undefined) ?? []) {
+    const fn = call.function as Item | undefined;
+    parts.push({ type: 'tool_call', id: call.id as string, name: fn?.name as string, arguments: fn?.arguments });
+  }
   return parts;
 }
 
-/** `gen_ai.input.messages`: the conversation a turn sends, in the GenAI conventions' role-and-parts JSON. */
+/** A Responses input item that is not a message: its calls and outputs, its reasoning, or just its type. */
+function itemMessage(item: Item): Message {
+  switch (item.type) {
+    case 'function_call':
+      return { role: 'assistant', parts: [{ type: 'tool_call', id: item.call_id as string, name: item.name as string, arguments: item.arguments }] };
+    case 'function_call_output':
+      return { role: 'tool', parts: [{ type: 'tool_call_response', id: item.call_id as string, response: item.output }] };
+    case 'reasoning': {
+      const summary = textOf(item.summary);
+      return { role: 'assistant', parts: [summary === '' ? { type: 'reasoning' } : { type: 'reasoning', content: summary }] };
+    }
+    default:
+      return { role: 'assistant', parts: [{ type: String(item.type) }] };
+  }
+}
+
+function messageOf(entry: unknown): Message {
+  const item = (entry ?? {}) as Item;
+  if (item.role === undefined && typeof item.type === 'string') return itemMessage(item);
+  return { role: item.role, parts: chatParts(item) };
+}
+
+/**
+ * `gen_ai.input.messages`: the conversation a turn sends, in the GenAI conventions' role-and-parts JSON, whatever its
+ * wire: chat messages, Responses input items, or Messages messages with their content blocks.
+ */
 export function inputMessages(messages: readonly unknown[]): string {
-  return JSON.stringify((messages as ChatMessage[]).map((message) => ({ role: message?.role, parts: partsOf(message ?? {}) })));
+  return JSON.stringify(messages.map(messageOf));
 }
 
 /** `gen_ai.output.messages`: the model's reply in the same JSON, whatever its wire. */
 export function outputMessages(reply: TurnResult): string {
-  const text: Part[] = reply.text === '' ? [] : [{ type: 'text', content: reply.text }];
   const calls = reply.calls.map((call): Part => ({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments }));
-  return JSON.stringify([{ role: 'assistant', parts: [...text, ...calls], finish_reason: reply.stop ?? 'stop' }]);
+  return JSON.stringify([{ role: 'assistant', parts: [...text(reply.text), ...calls], finish_reason: reply.stop ?? 'stop' }]);
 }

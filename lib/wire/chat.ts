@@ -1,14 +1,15 @@
 import type { Response } from 'express';
 import { succeededInHistory } from '../hierarchy';
 import { settleApprovals } from '../loop/approval-answers';
-import { ContextBudget } from '../loop/context-budget';
+import { budgeted, type TurnSource } from '../loop/context-budget';
 import { JsonReply } from '../loop/json-reply';
 import { callsIn } from '../loop/model-reply';
 import type { Reply } from '../loop/reply';
 import { StreamReply } from '../loop/stream-reply';
-import type { ToolOutcome } from '../loop/tool-call';
-import { TurnBody, type TurnRequest, type TurnSource } from '../loop/turn-body';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../types';
+import { chatElision } from './chat-elision';
 import { chatReader } from './chat-reader';
 import { toolCallOf, type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from './wire';
 
@@ -49,7 +50,7 @@ function turnFields(body: ChatRequest, tools: ChatTool[], countsTokens: boolean)
  */
 function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage | undefined {
   const parts = calls.flatMap((call, i) =>
-    (outcomes[i].images ?? []).flatMap(({ mimeType, data }) => [
+    outcomeImages(outcomes[i]).flatMap(({ mimeType, data }) => [
       { type: 'text', text: `Image returned by '${call.name}' (${call.id}):` },
       { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } },
     ]),
@@ -60,7 +61,7 @@ function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage |
 /** The loop's chat conversation: the client's messages, then each turn's assistant message and its tool messages. */
 class ChatConversation implements Conversation<ChatMessage> {
   readonly items: ChatMessage[];
-  private readonly source: TurnSource;
+  private readonly source: TurnSource<ChatMessage>;
 
   constructor(
     private readonly client: ChatMessage[],
@@ -68,8 +69,7 @@ class ChatConversation implements Conversation<ChatMessage> {
     private readonly setup: LoopSetup,
   ) {
     this.items = [...client];
-    const body = new TurnBody(fields);
-    this.source = setup.maxContextBytes === undefined ? body : new ContextBudget(body, setup.maxContextBytes, client.length, setup.stats, { logger: setup.logger, loopId: setup.loopId });
+    this.source = budgeted(new TurnBody(fields), chatElision, client.length, setup);
   }
 
   get history(): readonly ChatMessage[] {
@@ -88,7 +88,7 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
-    kept.forEach((call, i) => this.items.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i].text }));
+    kept.forEach((call, i) => this.items.push({ role: 'tool', tool_call_id: call.id, content: toolOutcomeText(outcomes[i]) }));
     const images = imageMessage(kept, outcomes);
     if (images) this.items.push(images);
   }

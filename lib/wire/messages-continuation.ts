@@ -1,5 +1,5 @@
 import { MAX_CONTINUATION_CHARS, MAX_WORK_BYTES, TAG } from '../loop/continuation';
-import { elidedResult, toolUseNames } from './messages-context-budget';
+import { elidedResult, toolUseNames } from './messages-elision';
 import { blocksOf, type MessageParam } from './messages-request';
 import type { ContentBlock } from './messages-types';
 import type { HandBacks, WireCall } from './wire';

@@ -1,17 +1,19 @@
 import { isFailureText } from '../hierarchy';
-import type { ToolOutcome } from '../loop/tool-call';
-import { TurnBody, type TurnRequest, type TurnSource } from '../loop/turn-body';
-import type { ChatMessage } from '../types';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { budgeted, type TurnSource } from '../loop/context-budget';
+import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import { approvalUse } from './messages-approval';
-import { MessagesContextBudget } from './messages-context-budget';
+import { messagesElision } from './messages-elision';
 import { blocksOf, type MessageParam } from './messages-request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './messages-types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from './wire';
 
 /** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
 function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
-  if (!outcome.images?.length) return outcome.text;
-  return [{ type: 'text', text: outcome.text }, ...outcome.images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
+  const text = toolOutcomeText(outcome);
+  const images = outcomeImages(outcome);
+  if (images.length === 0) return text;
+  return [{ type: 'text', text }, ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
 }
 
 function resultText(content: unknown): string {
@@ -43,7 +45,7 @@ export function succeededIn(messages: readonly MessageParam[]): Set<string> {
  */
 export class MessagesConversation implements Conversation<AnthropicMessage> {
   readonly items: MessageParam[];
-  private readonly source: TurnSource | MessagesContextBudget;
+  private readonly source: TurnSource<MessageParam>;
 
   constructor(
     private readonly client: MessageParam[],
@@ -54,8 +56,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   ) {
     this.items = [...client];
     const body = new TurnBody(fields);
-    const limit = budget?.maxContextBytes;
-    this.source = budget === undefined || limit === undefined ? body : new MessagesContextBudget(body, limit, client.length, budget.stats, { logger: budget.logger, loopId: budget.loopId });
+    this.source = budget === undefined ? body : budgeted(body, messagesElision, client.length, budget);
   }
 
   /** the loop's own messages so far: what a hand-back carries */
@@ -88,7 +89,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   }
 
   request(): TurnRequest {
-    return this.source instanceof MessagesContextBudget ? this.source.request(this.items) : this.source.request(this.items as unknown as ChatMessage[]);
+    return this.source.request(this.items);
   }
 
   /**

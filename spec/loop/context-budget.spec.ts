@@ -1,5 +1,12 @@
+import { ContextBudget, elidedContent } from '../../lib/loop/context-budget';
+import { TurnBody } from '../../lib/loop/turn-body';
+import type { ChatMessage } from '../../lib/types';
+import { chatElision } from '../../lib/wire/chat-elision';
+import type { MessageParam } from '../../lib/wire/messages-request';
+import { messagesElision } from '../../lib/wire/messages-elision';
+import { responsesElision } from '../../lib/wire/responses-elision';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const big = { name: 'big', match: { model: 'agent-*' }, hierarchy: ['big'] };
 const KB60 = 60_000;
@@ -65,5 +72,62 @@ describe('the context budget (maxContextBytes), over a real MCP Trellis whose to
     const { response } = await client.chat.completions.create(ask()).withResponse();
     expect(response.headers.get('x-agent-loop-elided')).toBe('0');
     expect(sizes(rig.toolTexts(3))).toEqual([KB60, KB60, KB60]);
+  });
+});
+
+describe('one budget for every wire, each saying where its results are', () => {
+  const stats = () => ({ turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 });
+  const long = 'L'.repeat(3000);
+  const PLACEHOLDER = "[earlier result of 'big' elided: 3000 bytes]";
+
+  it('replaces a result by the placeholder only when the placeholder is shorter', () => {
+    expect(elidedContent(long, 'big')).toBe(PLACEHOLDER);
+    expect(elidedContent('ok', 'big')).toBe('ok');
+    expect(elidedContent([{ type: 'text', text: long }], undefined)).toBe(`[earlier result of 'unknown' elided: ${JSON.stringify([{ type: 'text', text: long }]).length} bytes]`);
+  });
+
+  const chat: ChatMessage[] = [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'big', arguments: '{}' } }, { id: 'b', type: 'function', function: { name: 'big', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'a', content: 'ok' },
+    { role: 'tool', tool_call_id: 'b', content: long },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'big', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'c', content: long },
+  ];
+  const responses = [
+    { type: 'message', role: 'user', content: 'go' },
+    { type: 'function_call', call_id: 'a', name: 'big', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'a', output: 'ok' },
+    { type: 'function_call', call_id: 'b', name: 'big', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'b', output: long },
+    { type: 'function_call', call_id: 'c', name: 'big', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'c', output: long },
+  ];
+  const messages: MessageParam[] = [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'big', input: {} }, { type: 'tool_use', id: 'b', name: 'big', input: {} }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }, { type: 'tool_result', tool_use_id: 'b', content: long }] },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'big', input: {} }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c', content: long }] },
+  ];
+  const results = {
+    chat: (sent: { messages: ChatMessage[] }) => sent.messages.filter((m) => m.role === 'tool').map((m) => m.content),
+    responses: (sent: { input: Record<string, unknown>[] }) => sent.input.filter((item) => item.type === 'function_call_output').map((item) => item.output),
+    messages: (sent: { messages: MessageParam[] }) => sent.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result').map((b) => b.content),
+  };
+
+  it.each([
+    ['chat', chatElision, chat, 'messages'],
+    ['responses', responsesElision, responses, 'input'],
+    ['messages', messagesElision, messages, 'messages'],
+  ] as const)('%s: elides the long earlier result, keeps a result shorter than its placeholder and the latest turn whole, and warns naming the wire', (wire, elision, items, key) => {
+    const { logger, lines } = memoryLogger('warn');
+    const counted = stats();
+    const budget = new ContextBudget<unknown>(new TurnBody({ model: 'agent' }, key), elision as never, 1024, 1, counted, { logger, loopId: 'loop-1' });
+    const sent = JSON.parse(budget.request(structuredClone([...items])).json);
+
+    expect(results[wire](sent)).toEqual(['ok', PLACEHOLDER, long]);
+    expect(counted.elided).toBe(1);
+    expect(lines).toEqual([expect.objectContaining({ level: 'warn', message: 'agent-loop context passes maxContextBytes with every earlier result elided', wire, loopId: 'loop-1', maxContextBytes: 1024 })]);
   });
 });

@@ -1,9 +1,11 @@
 import OpenAI from 'openai';
 import { startResponsesServer, type ResponsesServer } from '../../fixtures/responses-server';
+import { ContextBudget } from '../../lib/loop/context-budget';
 import { TurnBody } from '../../lib/loop/turn-body';
 import { localTrellis } from '../../lib/trellis/local';
-import { ResponsesContextBudget } from '../../lib/wire/responses-context-budget';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { responsesElision } from '../../lib/wire/responses-elision';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 
 type Item = Record<string, unknown>;
@@ -54,7 +56,7 @@ describe('maxContextBytes on the Responses wire', () => {
       { type: 'function_call_output', call_id: 'call_2', output: 'z'.repeat(3000) },
     ];
     const counted = stats();
-    const budget = new ResponsesContextBudget(new TurnBody({ model: 'agent' }, 'input'), 2048, client.length, counted, { logger, loopId: 'loop-1' });
+    const budget = new ContextBudget(new TurnBody({ model: 'agent' }, 'input'), responsesElision, 2048, client.length, counted, { logger, loopId: 'loop-1' });
     const items = [...client, ...own];
     const sent = JSON.parse(budget.request(items).json) as { input: Item[] };
 
