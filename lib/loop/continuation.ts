@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal, type Opened } from '../sealed-token';
+import { credentialOf, open, seal, type Opened, type Purpose } from '../signed-token';
 import type { ChatMessage, ToolCall } from '../types';
 import { elide, toolNames } from '../wire/chat-elision';
 
@@ -21,8 +21,8 @@ function workOf(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map((message) => (message.role === 'tool' ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content } : { ...message, content: null }));
 }
 
-/** A token is bound to the binding that wrote it and to the model's call id that carries it. */
-const purpose = (binding: string, callId: string) => `continuation\n${binding}\n${callId}`;
+/** A token is bound to the binding that wrote it, to the model's call id that carries it and to the client. */
+const purpose = (binding: string, callId: string, credential: string | undefined): Purpose => ({ kind: 'continuation', context: `${binding}\n${callId}`, credential });
 
 const tokenAt = (call: unknown): number => (typeof (call as ToolCall | undefined)?.id === 'string' ? (call as ToolCall).id.indexOf(TAG) : -1);
 
@@ -53,13 +53,13 @@ export class Continuations {
 
   /** The work another wire's token carries, for this binding and client, at most `maxBytes` of it; else why not. */
   openWork(req: IncomingMessage, binding: string, callId: string, token: string, maxBytes: number): Opened<unknown[]> {
-    return open<unknown[]>(this.key, purpose(binding, callId), token, { credential: credentialOf(req), maxBytes });
+    return open<unknown[]>(this.key, purpose(binding, callId, credentialOf(req)), token, maxBytes);
   }
 
   /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */
   private sealed(callId: string, work: readonly unknown[], binding: string, credential: string | undefined): string | undefined {
     if (Buffer.byteLength(JSON.stringify(work)) > MAX_WORK_BYTES) return undefined;
-    const token = seal(this.key, purpose(binding, callId), work, { ttlSec: this.ttlSec, credential });
+    const token = seal(this.key, purpose(binding, callId, credential), work, Date.now() + this.ttlSec * 1000);
     return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
   }
 
@@ -109,7 +109,7 @@ export class Continuations {
         continue;
       }
       seen.add(id);
-      const opened = open<ChatMessage[]>(this.key, purpose(binding, id.slice(0, at)), id.slice(at + TAG.length), { credential, maxBytes: budget });
+      const opened = open<ChatMessage[]>(this.key, purpose(binding, id.slice(0, at), credential), id.slice(at + TAG.length), budget);
       if ('payload' in opened && Array.isArray(opened.payload)) {
         works.set(i, opened.payload);
         budget -= opened.bytes;
