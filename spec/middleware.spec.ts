@@ -6,7 +6,8 @@ import { signMarker } from '../lib/marker';
 import { tokenSecret } from '../lib/signed-token';
 import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
-import { buildGateway, memoryLogger } from './helpers/gateway';
+import { buildGateway } from './helpers/gateway';
+import { memoryLogger } from './helpers/memory-logger';
 
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '2026-11-30T08:00:00Z' }]);
 const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
