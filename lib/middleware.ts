@@ -2,7 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
-import { markerKey, markerVerdict, removeMarker } from './marker';
+import { markerVerdict, removeMarker } from './marker';
+import { tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
@@ -48,7 +49,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
-  const key = markerKey(valid.internalSecret);
+  const key = tokenSecret(valid.internalSecret);
   const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall, valid.maxReplyBytes);
   const inFlight = new InFlightLoops();
   const settings = new LiveSettings({ totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop }, bindings, logger);

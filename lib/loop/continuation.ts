@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal, type Opened } from '../sealed-token';
+import { credentialOf, open, seal, type Opened, type Purpose } from '../signed-token';
 import type { ChatMessage, ToolCall } from '../types';
 import { elide, toolNames } from '../wire/chat-elision';
 
@@ -39,8 +39,8 @@ function sealedWorkOf(opened: Opened<unknown>): Opened<SealedWork> {
   return { payload: { work, succeeded }, bytes: opened.bytes };
 }
 
-/** A token is bound to the binding that wrote it and to the model's call id that carries it. */
-const purpose = (binding: string, callId: string) => `continuation\n${binding}\n${callId}`;
+/** A token is bound to the binding that wrote it, to the model's call id that carries it and to the client. */
+const purpose = (binding: string, callId: string, credential: string | undefined): Purpose => ({ kind: 'continuation', context: `${binding}\n${callId}`, credential });
 
 const tokenAt = (call: unknown): number => (typeof (call as ToolCall | undefined)?.id === 'string' ? (call as ToolCall).id.indexOf(TAG) : -1);
 
@@ -73,13 +73,13 @@ export class Continuations {
 
   /** The work (another wire's) token carries, for this binding and client, at most `maxBytes` of it; else why not. */
   openWork(req: IncomingMessage, binding: string, callId: string, token: string, maxBytes: number): Opened<SealedWork> {
-    return sealedWorkOf(open(this.key, purpose(binding, callId), token, { credential: credentialOf(req), maxBytes }));
+    return sealedWorkOf(open(this.key, purpose(binding, callId, credentialOf(req)), token, maxBytes));
   }
 
   /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */
   private sealed(callId: string, sealed: SealedWork, binding: string, credential: string | undefined): string | undefined {
     if (Buffer.byteLength(JSON.stringify(sealed)) > MAX_WORK_BYTES) return undefined;
-    const token = seal(this.key, purpose(binding, callId), sealed, { ttlSec: this.ttlSec, credential });
+    const token = seal(this.key, purpose(binding, callId, credential), sealed, Date.now() + this.ttlSec * 1000);
     return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
   }
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { markerKey } from '../../lib/marker';
+import { tokenSecret } from '../../lib/signed-token';
 import { Continuations, MAX_WORK_BYTES } from '../../lib/loop/continuation';
 import type { ChatMessage, ToolCall } from '../../lib/types';
 
-const continuations = new Continuations(markerKey('a gateway secret that is long enough for bounds'));
+const continuations = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'));
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage;
 const call = (id: string, name = 'notes_read'): ToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
 
