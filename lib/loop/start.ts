@@ -71,12 +71,11 @@ function chatUrlOf(url: string, wire: Wire): string {
 
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, the wire's conversation and reply),
- * runs it, and sends its answer. `verified`: the work the request's continuation tokens restored (in the wire's
- * shape), which alone (with this loop's own turns) unlocks the hierarchy gate, unless the client's history is
- * trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * runs it, and sends its answer. `restored`: the tools the request's continuation tokens say ran well, which alone
+ * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, verified: readonly unknown[] = []): Promise<LoopResult> {
+export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
   const { approvals } = wire;
   const settled = approvals?.settle(services.approvals, req, binding.name, request);
   const body = settled?.body ?? request;
@@ -110,11 +109,14 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   const judgeUrl = chatUrlOf(url, wire);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
+  const succeeded = new Set(restored);
   try {
     const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name }, approvalTool: services.approvals.tool });
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, approvalTool: services.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
+    // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.
+    if (config.trustClientHistory) for (const tool of wire.succeededIn(conversation.history)) succeeded.add(tool);
     const loop: Loop = {
       id,
       req,
@@ -126,7 +128,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       wire: wire.name,
       conversation,
       clientTools: session.clientTools,
-      succeeded: wire.succeededIn(config.trustClientHistory ? conversation.history : verified),
+      succeeded,
       signal,
       logger,
       verbose: logs(logger, 'info'),

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { AgentLoopError } from '../errors';
 import { option, required, schemaOf, validator, type OptionsIn } from '../option';
 import type { CallToolResult, Tool, Trellis } from '../types';
-import { abortable } from './abortable';
+import { abortable } from '../signals';
 
 const localToolOptions = {
   name: required<string>({ schema: Joi.string(), hint: "it must be the tool's name, e.g. name: 'clock_now'" }),
