@@ -1,5 +1,4 @@
-import { isFailureText } from '../hierarchy';
-import type { ToolOutcome } from '../loop/tool-call';
+import { outcomeImages, readsAsFailure, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
 import { budgeted, type TurnSource } from '../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import { approvalUse } from './messages-approval';
@@ -10,8 +9,10 @@ import type { Conversation, LoopSetup, TurnResult, WireCall } from './wire';
 
 /** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
 function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
-  if (!outcome.images?.length) return outcome.text;
-  return [{ type: 'text', text: outcome.text }, ...outcome.images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
+  const text = toolOutcomeText(outcome);
+  const images = outcomeImages(outcome);
+  if (images.length === 0) return text;
+  return [{ type: 'text', text }, ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
 }
 
 function resultText(content: unknown): string {
@@ -21,14 +22,14 @@ function resultText(content: unknown): string {
     .join('');
 }
 
-/** Tools the messages show ran well: a tool_use answered by a tool_result that is no error and no failure text. */
+/** Tools that a trusted history says ran well: a tool_use answered by a tool_result that is no error and reads as none. */
 export function succeededIn(messages: readonly MessageParam[]): Set<string> {
   const names = new Map<unknown, unknown>();
   const succeeded = new Set<string>();
   for (const message of messages) {
     for (const block of blocksOf(message.content)) {
       if (block.type === 'tool_use') names.set(block.id, block.name);
-      if (block.type !== 'tool_result' || block.is_error === true || isFailureText(resultText(block.content))) continue;
+      if (block.type !== 'tool_result' || block.is_error === true || readsAsFailure(resultText(block.content))) continue;
       const name = names.get(block.tool_use_id);
       if (typeof name === 'string') succeeded.add(name);
     }

@@ -1,6 +1,6 @@
 import { MAX_CONTINUATION_CHARS, MAX_WORK_BYTES, TAG } from '../loop/continuation';
 import { callsOf, isObject, type ResponseItem } from './responses-items';
-import type { HandBacks, WireCall } from './wire';
+import type { HandBacks, LoopHandBacks, WireCall } from './wire';
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
 
@@ -14,13 +14,14 @@ function elided(item: ResponseItem, names: ReadonlyMap<string, string>): Respons
  * items (its output items, reasoning included, and their answers), so that the follow-up brings them along. Outputs
  * are elided, oldest first, until the token fits; nothing to carry, or nothing that fits: the calls as they are.
  */
-export function carryOnCalls({ continuations, req, binding }: HandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
+export function carryOnCalls({ continuations, req, binding, succeeded }: LoopHandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
   const [first, ...rest] = calls;
   if (own.length === 0 || first.id === '') return calls;
   const work = [...own];
   const names = new Map(callsOf(work).map((call) => [call.id, call.name]));
+  const ran = [...succeeded];
   const sealed = () => {
-    const token = continuations.sealWork(req, binding, first.id, work);
+    const token = continuations.sealWork(req, binding, first.id, work, ran);
     return token !== undefined && token.length <= MAX_CONTINUATION_CHARS ? token : undefined;
   };
   let token = sealed();
@@ -47,6 +48,7 @@ const tokenAt = (item: ResponseItem): number => carrierOf(item)?.indexOf(TAG) ??
 export interface RestoredItems {
   input: ResponseItem[];
   verified: ResponseItem[];
+  succeeded: string[];
   forged: number;
   ignored: number;
 }
@@ -76,6 +78,7 @@ function insertionPoint(input: readonly ResponseItem[], carrier: number): number
 export function restoreItems({ continuations, req, binding }: HandBacks, input: readonly ResponseItem[], chained: boolean): RestoredItems | undefined {
   if (!input.some((item) => tokenAt(item) >= 0)) return undefined;
   const works = new Map<string, ResponseItem[]>();
+  const succeeded = new Set<string>();
   const seen = new Set<string>();
   let budget = MAX_WORK_BYTES;
   let forged = 0;
@@ -90,8 +93,9 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       continue;
     }
     const result = continuations.openWork(req, binding, id.slice(0, at), id.slice(at + TAG.length), budget);
-    if ('payload' in result && Array.isArray(result.payload)) {
-      works.set(id, result.payload.filter(isObject));
+    if ('payload' in result) {
+      works.set(id, result.payload.work.filter(isObject));
+      for (const tool of result.payload.succeeded) succeeded.add(tool);
       budget -= result.bytes;
     } else if ('failed' in result && result.failed === 'too large') {
       budget = 0;
@@ -113,5 +117,5 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
     works.delete(id);
     restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
-  return { input: restored, verified, forged, ignored };
+  return { input: restored, verified, succeeded: [...succeeded], forged, ignored };
 }

@@ -1,16 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import { markerKey } from '../../lib/marker';
+import { tokenSecret } from '../../lib/signed-token';
 import { Continuations, MAX_WORK_BYTES } from '../../lib/loop/continuation';
 import type { ChatMessage, ToolCall } from '../../lib/types';
 
-const continuations = new Continuations(markerKey('a gateway secret that is long enough for bounds'));
+const continuations = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'));
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage;
 const call = (id: string, name = 'notes_read'): ToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
 
 /** One genuine hand-back whose work unpacks to about `size` bytes (highly compressible, so its token stays small). */
 function handBack(n: number, size: number): ChatMessage {
   const work: ChatMessage[] = [{ role: 'assistant', tool_calls: [call(`w${n}`)] }, { role: 'tool', tool_call_id: `w${n}`, content: String(n % 10).repeat(size) }];
-  return { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call(`c${n}`, 'get_location')], work) };
+  return { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call(`c${n}`, 'get_location')], work, []) };
 }
 
 describe('what a follow-up gets back is bounded by what one loop can have written', () => {
@@ -42,7 +42,7 @@ describe('the carried work is what the model wrote', () => {
       { role: 'assistant', content: 'Let me look.', reasoning_content: 'The notes tool lists ids first.', reasoning_details: [{ type: 'reasoning.encrypted', data: 'abc', index: 0 }], tool_calls: [call('w1', 'notes_open')] },
       { role: 'tool', tool_call_id: 'w1', content: 'ids: groceries' },
     ];
-    const handed: ChatMessage = { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call('c1', 'get_location')], own) };
+    const handed: ChatMessage = { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call('c1', 'get_location')], own, []) };
     const { verified } = continuations.restore(req, 'notes', [handed])!;
     expect(verified).toEqual([{ ...own[0], content: null }, own[1]]);
   });

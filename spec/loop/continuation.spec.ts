@@ -166,6 +166,32 @@ describe('a hand-back keeps the loop’s work (sealed continuation in the call i
     expect(res.status).toBe(200);
   });
 
+  it.each(['tool error: the log is empty; the notebook is open', '⛔ no entry for strangers; the notebook is open'])(
+    'unlocks the child after a hand-back when the parent ran well, whatever its result reads like (%s)',
+    async (opened) => {
+      rig.mcp.setTool({ name: 'notes_open', description: 'Open the notebook.', handler: () => ({ content: [{ type: 'text', text: opened }] }) });
+      const { client } = await rig.gateway(script, { bindings: [notes] });
+      const handed = await handBack(client);
+      const id = handed.tool_calls![0].id;
+      await client.chat.completions.create({ model: 'agent-1', messages: [question, handed, { role: 'tool', tool_call_id: id, content: 'Berlin' }], tools: [getLocation] });
+
+      expect(rig.toolTexts(3)).toEqual([opened, 'Berlin', 'Milk, eggs, coffee beans, lemons.']);
+      expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open', 'notes_read']);
+    },
+  );
+
+  it('unlocks nothing after a hand-back when the parent failed, even once the token elided its result', async () => {
+    const failure = randomBytes(15_000).toString('base64');
+    rig.mcp.setTool({ name: 'notes_open', description: 'Open the notebook.', handler: () => ({ content: [{ type: 'text', text: failure }], isError: true }) });
+    const { client } = await rig.gateway(script, { bindings: [notes] });
+    const handed = await handBack(client);
+    const id = handed.tool_calls![0].id;
+    await client.chat.completions.create({ model: 'agent-1', messages: [question, handed, { role: 'tool', tool_call_id: id, content: 'Berlin' }], tools: [getLocation] });
+
+    expect(rig.toolTexts(3)).toEqual([`[earlier result of 'notes_open' elided: ${'tool error: '.length + failure.length} bytes]`, 'Berlin', "⛔ 'notes_read' is locked: call 'notes_open' first."]);
+    expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open']);
+  });
+
   it('stays within its bound: the oldest results are elided until the token fits', async () => {
     rig.mcp.setTool({ name: 'noise', description: 'Random text.', handler: () => ({ content: [{ type: 'text', text: randomBytes(5_000).toString('base64') }] }) });
     const noisy = [

@@ -1,5 +1,6 @@
 import { agentLoop } from '../../lib';
 import { FROM_TRELLIS, Hierarchy } from '../../lib/hierarchy';
+import { toolOutcomeText } from '../../lib/tool-outcome';
 import { ToolCatalog } from '../../lib/trellis/catalog';
 import type { Tool, Trellis } from '../../lib/types';
 import { memoryLogger, type LogLine } from '../helpers/memory-logger';
@@ -80,13 +81,13 @@ describe('ToolCatalog', () => {
         binding: 'all', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)',
       },
     ]);
-    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))");
     trellis.listing = [];
     await catalog.tools();
-    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; this binding offers no tools");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; this binding offers no tools");
     trellis.listing = [tool('clock_now')];
     await catalog.tools();
-    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
   });
 
   it("redacts credentials in a Trellis' listing error, in the log and in the model's text", async () => {
@@ -95,7 +96,7 @@ describe('ToolCatalog', () => {
     await catalog.tools();
     const said = 'tools API at https://tools.example/list?[redacted] said: Authorization: Bearer [redacted] is revoked';
     expect(lines[0]).toEqual({ level: 'warn', message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does", binding: 'all', reason: said });
-    expect(catalog.unknownToolText('x')).toBe(`tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`);
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe(`tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`);
   });
 
   it("builds the tree from the tools' _meta.parent with from-trellis, leaving out tools that could never unlock", async () => {
@@ -103,7 +104,7 @@ describe('ToolCatalog', () => {
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'repo', logger);
     expect(catalog.hierarchy.tools).toEqual([]);
     expect(await offeredNames(catalog)).toEqual(['repo_open', 'repo_read', 'clock_now']);
-    expect(catalog.hierarchy.gate('repo_read', new Set())).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
+    expect(toolOutcomeText(catalog.hierarchy.gate('repo_read', new Set())!)).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
     expect(lines).toEqual([{ level: 'warn', message: LEFT_OUT, binding: 'repo', missing: ['gone'], leftOut: ['orphan', 'ping', 'pong'] }]);
   });
 
