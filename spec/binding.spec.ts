@@ -1,6 +1,5 @@
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
-import type { AgentLoopError} from '../lib';
-import { agentLoop, type AgentLoopOptions } from '../lib';
+import { agentLoop, type AgentLoopError, type AgentLoopOptions } from '../lib';
 import { localTrellis } from '../lib/trellis/local';
 import { buildGateway } from './helpers/gateway';
 import { listen, type Listening } from './helpers/listen';
