@@ -47,7 +47,6 @@ const tokenAt = (item: ResponseItem): number => carrierOf(item)?.indexOf(TAG) ??
 
 export interface RestoredItems {
   input: ResponseItem[];
-  verified: ResponseItem[];
   succeeded: string[];
   forged: number;
   ignored: number;
@@ -102,7 +101,6 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       ignored++;
     } else forged++;
   }
-  const verified = [...works.values()].reverse().flat();
   const restored: ResponseItem[] = [];
   for (const item of input) {
     const at = tokenAt(item);
@@ -117,5 +115,5 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
     works.delete(id);
     restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
-  return { input: restored, verified, succeeded: [...succeeded], forged, ignored };
+  return { input: restored, succeeded: [...succeeded], forged, ignored };
 }
