@@ -1,7 +1,7 @@
 import path from 'node:path';
+import { percentile } from '../spec/helpers/percentile';
 import { Client } from './lib/client';
-import { Child } from './lib/processes';
-import { percentile } from './lib/stats';
+import { BenchChild } from './lib/processes';
 import { TURNS } from './lib/script';
 
 /**
@@ -13,13 +13,13 @@ async function ab(argv: string[]): Promise<void> {
   const option = (flag: string, fallback: number) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);
   const names = argv.filter((arg, i) => !arg.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const [rounds, batch, latency] = [option('--rounds', 20), option('--batch', 100), option('--latency', 0)];
-  const upstream = new Child(path.join(__dirname, 'upstream.ts'));
+  const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
   const { origin } = (await upstream.ready) as { origin: string };
   await upstream.ask('latency', latency);
-  const gateways = names.map((name) => ({ name, child: new Child(path.join(__dirname, 'systems', `${name}.ts`), { BENCH_UPSTREAM: origin }, 60_000, process.env.AB_PROFILES ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AB_PROFILES}`, `--cpu-prof-name=${name}.cpuprofile`] : []), perTurn: [] as number[] }));
+  const gateways = names.map((name) => ({ name, child: new BenchChild(path.join(__dirname, 'systems', `${name}.ts`), { BENCH_UPSTREAM: origin }, 60_000, process.env.AB_PROFILES ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AB_PROFILES}`, `--cpu-prof-name=${name}.cpuprofile`] : []), perTurn: [] as number[] }));
   try {
     const clients = await Promise.all(gateways.map(async ({ child }) => new Client(`http://127.0.0.1:${((await child.ready) as { port: number }).port}`, 'loop')));
-    const cpu = async (child: Child) => {
+    const cpu = async (child: BenchChild) => {
       const { user, system } = (await child.ask('cpu')) as { user: number; system: number };
       return user + system;
     };

@@ -1,8 +1,8 @@
 import path from 'node:path';
+import { percentile } from '../spec/helpers/percentile';
 import { Client } from './lib/client';
-import { Child } from './lib/processes';
+import { BenchChild } from './lib/processes';
 import { MODEL, userPrompt } from './lib/script';
-import { percentile } from './lib/stats';
 import { SYSTEMS } from './lib/systems';
 
 /**
@@ -13,9 +13,9 @@ async function probe(argv: string[]): Promise<void> {
   const system = SYSTEMS.find((s) => s.name === argv[0]) ?? SYSTEMS[1];
   const stream = argv.includes('--stream');
   const option = (flag: string) => Number(argv[argv.indexOf(flag) + 1] ?? 0) || 0;
-  const upstream = new Child(path.join(__dirname, 'upstream.ts'));
+  const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
   const { origin } = (await upstream.ready) as { origin: string };
-  const gateway = new Child(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin });
+  const gateway = new BenchChild(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin });
   try {
     const { port } = (await gateway.ready) as { port: number };
     await upstream.ask('latency', argv.includes('--latency') ? option('--latency') : 0);

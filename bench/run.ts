@@ -4,7 +4,7 @@ import { Client } from './lib/client';
 import type { Figures, Latency, Plan } from './lib/measure';
 import { LATENCIES, PLANS, measure, measureParked, warmUp } from './lib/measure';
 import type { Target } from './lib/phases';
-import { Child } from './lib/processes';
+import { BenchChild } from './lib/processes';
 import type { SystemResult } from './lib/report';
 import { aggregate, printReport, writeResults } from './lib/report';
 import type { SystemSpec } from './lib/systems';
@@ -37,9 +37,9 @@ let cpuProfileDir: string | undefined;
 
 /** Starts the system's gateway process, runs `body` against it, stops it. A gateway that does not start throws `LoadError`. */
 class LoadError extends Error {}
-async function withGateway<T>(system: SystemSpec, upstream: Child, origin: string, body: (target: Target) => Promise<T>): Promise<T> {
+async function withGateway<T>(system: SystemSpec, upstream: BenchChild, origin: string, body: (target: Target) => Promise<T>): Promise<T> {
   const profile = cpuProfileDir ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${system.name}.${Date.now()}.cpuprofile`] : [];
-  const gateway = new Child(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin }, 60_000, profile);
+  const gateway = new BenchChild(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin }, 60_000, profile);
   let port: number;
   try {
     port = Number((await gateway.ready).port);
@@ -56,7 +56,7 @@ async function withGateway<T>(system: SystemSpec, upstream: Child, origin: strin
   }
 }
 
-async function runSystem(system: SystemSpec, upstream: Child, origin: string, plan: Plan, run: number): Promise<Record<Latency, Figures>> {
+async function runSystem(system: SystemSpec, upstream: BenchChild, origin: string, plan: Plan, run: number): Promise<Record<Latency, Figures>> {
   const figures = await withGateway(system, upstream, origin, async (target) => {
     await warmUp(target, plan);
     const byLatency = {} as Record<Latency, Figures>;
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   log(`bench: ${quick ? 'quick' : 'full'}, ${plan.runs} run(s), systems: ${systems.map((s) => s.name).join(', ')}` +
     `${proxyConnectionClose ? ', proxies without an agent (a connection per request)' : ''}; load average ${loadBefore.toFixed(2)}` +
     `${cpuProfileDir ? `; CPU profiles of the gateways in ${cpuProfileDir}` : ''}`);
-  const upstream = new Child(path.join(__dirname, 'upstream.ts'));
+  const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
   const { origin } = (await upstream.ready) as { origin: string };
   const results = new Map<string, SystemResult>(systems.map((s) => [s.name, { ...s, runs: [] }]));
   try {

@@ -2,7 +2,7 @@ import type { ModelServer, RecordedRequest, ScriptStep } from '../fixtures/model
 import { startModelServer } from '../fixtures/model-server';
 import { startMessagesServer } from '../fixtures/messages-server';
 import { startResponsesServer } from '../fixtures/responses-server';
-import { answerAsks } from './lib/ipc';
+import { answerAsks } from '../fixtures/ipc';
 import { CALLS_PER_TURN, TURNS, allEchoTexts, echoText, loopIdOfPrompt, textOf } from './lib/script';
 
 /**

@@ -1,4 +1,5 @@
 import { callsIn } from './loop/model-reply';
+import type { ToolOutcome } from './tool-outcome';
 import type { ChatMessage, HierarchyNode, Tool } from './types';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -69,11 +70,11 @@ export class Hierarchy {
     return kept;
   }
 
-  /** The `⛔` refusal when `tool`'s parent has not run successfully yet, else undefined. */
-  gate(tool: string, succeeded: ReadonlySet<string>): string | undefined {
+  /** The refusal when `tool`'s parent has not run successfully yet, else undefined. */
+  gate(tool: string, succeeded: ReadonlySet<string>): ToolOutcome | undefined {
     const parent = this.parents.get(tool);
     if (parent === undefined || succeeded.has(parent)) return undefined;
-    return `⛔ '${tool}' is locked: call '${parent}' first.`;
+    return { kind: 'refused', tool, parent };
   }
 
   private unlockable(tool: string, listed: ReadonlySet<string>): boolean {

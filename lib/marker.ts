@@ -8,7 +8,7 @@ const VERDICT = Symbol('agent-loop.internal-verdict');
 const SIGNATURE_LENGTH = 43; // base64url of a SHA-256 digest
 const keys = new Set<Buffer>();
 
-/** The marker as the request brought it (the header is gone once read), and the verdict under each key asked. */
+/** The marker as the request brought it (it stays when the header is removed), and the verdict under each key asked. */
 interface Memo {
   value: unknown;
   verdicts: Map<Buffer | undefined, MarkerVerdict>;
@@ -75,26 +75,17 @@ function verifies(value: unknown, accepted: Iterable<Buffer>): boolean {
   return false;
 }
 
-/** The marker out of `headers` and out of `rawHeaders` (name, value, name, value...), where a logger may read it. */
-function removeMarker(req: IncomingMessage): void {
-  delete req.headers[INTERNAL_HEADER];
-  const raw = req.rawHeaders;
-  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === INTERNAL_HEADER) raw.splice(i, 2);
+function memoOf(req: IncomingMessage): Memo {
+  const marked = req as Marked;
+  return (marked[VERDICT] ??= { value: req.headers[INTERNAL_HEADER], verdicts: new Map() });
 }
 
 /**
  * Whether `req` is a self-call signed under `key` (one agentLoop's), or with no key under any agentLoop's of this
- * process. Verifies the marker once per key, memoises the verdict on the request and removes the header either way,
- * so it never travels upstream and a forged one is never trusted.
+ * process. Verifies the marker once per key and memoises the verdict on the request; the request is left as it is.
  */
 export function markerVerdict(req: IncomingMessage, key?: Buffer): MarkerVerdict {
-  const marked = req as Marked;
-  let memo = marked[VERDICT];
-  if (!memo) {
-    memo = { value: req.headers[INTERNAL_HEADER], verdicts: new Map() };
-    marked[VERDICT] = memo;
-    if (memo.value !== undefined) removeMarker(req);
-  }
+  const memo = memoOf(req);
   let verdict = memo.verdicts.get(key);
   if (verdict === undefined) {
     verdict = memo.value === undefined ? 'external' : verifies(memo.value, key ? [key] : keys) ? 'internal' : 'forged';
@@ -103,15 +94,32 @@ export function markerVerdict(req: IncomingMessage, key?: Buffer): MarkerVerdict
   return verdict;
 }
 
-/** Whether `req` is a turn of any agentLoop in this process: injectors skip every loop's turns. */
+/**
+ * Takes the marker off `req`, out of `headers` and out of `rawHeaders` (name, value, name, value...), where a
+ * logger may read it, so that it never travels upstream; later questions (`markerVerdict`) still get their answer.
+ */
+export function removeMarker(req: IncomingMessage): void {
+  if (req.headers[INTERNAL_HEADER] === undefined) return;
+  memoOf(req);
+  delete req.headers[INTERNAL_HEADER];
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === INTERNAL_HEADER) raw.splice(i, 2);
+}
+
+/** Whether `req` is a turn of any agentLoop in this process: injectors skip every loop's turns. Only a question. */
 export function isInternalRequest(req: IncomingMessage): boolean {
   return markerVerdict(req) === 'internal';
 }
 
-/** Wraps a return-path injector (system prompt, memory, guardrails) so it skips the loop's self-calls. */
+/**
+ * Wraps a return-path injector (system prompt, memory, guardrails) so it skips the loop's self-calls; the marker
+ * comes off the request either way, so the injector never sees it and it never travels upstream.
+ */
 export function skipWhenInternal(middleware: RequestHandler): RequestHandler {
   return function skipWhenInternalRequest(req, res, next) {
-    if (isInternalRequest(req)) return next();
+    const internal = isInternalRequest(req);
+    removeMarker(req);
+    if (internal) return next();
     return middleware(req, res, next);
   };
 }

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
-import { markerKey, markerVerdict } from './marker';
+import { markerKey, markerVerdict, removeMarker } from './marker';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
@@ -112,8 +112,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
+    const verdict = wire && markerVerdict(req, key);
+    removeMarker(req);
     if (!wire) return next();
-    const verdict = markerVerdict(req, key);
     if (verdict === 'internal') return next();
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
     // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.

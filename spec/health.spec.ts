@@ -5,7 +5,7 @@ import { startMcpServer } from '../fixtures/mcp-server';
 import { startModelServer } from '../fixtures/model-server';
 import { createGateway } from '../lib/gateway';
 import type { AgentLoopMiddleware } from '../lib/middleware';
-import { memoryLogger } from './helpers/gateway';
+import { memoryLogger } from './helpers/memory-logger';
 
 const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: ['clock_now'] };
 const quiet = memoryLogger('error').logger;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { isInternalRequest, markerKey, markerVerdict, signMarker, skipWhenInternal } from '../lib/marker';
+import { isInternalRequest, markerKey, markerVerdict, removeMarker, signMarker, skipWhenInternal } from '../lib/marker';
 
 const secret = 'a gateway secret that is long enough!';
 const key = markerKey(secret);
@@ -13,18 +13,25 @@ const requestWith = (marker?: string | string[]) =>
   }) as unknown as IncomingMessage;
 
 describe('the X-MCP-Internal marker', () => {
-  it('verifies a marker signed under a registered secret and removes the header', () => {
+  it('verifies a marker signed under a registered secret, and only asks: the request keeps its header', () => {
     const req = requestWith(signMarker(key, 'abc', Date.now() + 10_000));
+    const before = structuredClone({ headers: req.headers, rawHeaders: req.rawHeaders });
     expect(isInternalRequest(req)).toBe(true);
+    expect(markerVerdict(req, key)).toBe('internal');
+    expect({ headers: req.headers, rawHeaders: req.rawHeaders }).toEqual(before);
+  });
+
+  it('removes the marker from headers and every marker line from rawHeaders, forged ones included; the verdict stays', () => {
+    const genuine = signMarker(key, 'abc', Date.now() + 10_000);
+    const req = requestWith(genuine);
+    removeMarker(req);
     expect(req.headers['x-mcp-internal']).toBeUndefined();
     expect(req.rawHeaders).toEqual(['Host', 'front.door', 'Content-Type', 'application/json']);
     expect(isInternalRequest(req)).toBe(true);
-  });
-
-  it('removes every marker line from rawHeaders too, forged ones included', () => {
-    const req = requestWith(['forged', signMarker(key, 'abc', Date.now() + 10_000)]);
-    expect(isInternalRequest(req)).toBe(false);
-    expect(req.rawHeaders).toEqual(['Host', 'front.door', 'Content-Type', 'application/json']);
+    const twoLines = requestWith(['forged', genuine]);
+    removeMarker(twoLines);
+    expect(twoLines.rawHeaders).toEqual(['Host', 'front.door', 'Content-Type', 'application/json']);
+    expect(isInternalRequest(twoLines)).toBe(false);
   });
 
   it("trusts a marker under one agentLoop's key only for that one, whatever another verified first", () => {
@@ -48,9 +55,7 @@ describe('the X-MCP-Internal marker', () => {
     ['oversized', 'v1.' + 'x'.repeat(500)],
     ['under a secret nobody registered', signMarker(Buffer.from('x'.repeat(40)), 'abc', Date.now() + 10_000)],
   ])('rejects a marker that is %s', (_case, marker) => {
-    const req = requestWith(marker);
-    expect(isInternalRequest(req)).toBe(false);
-    expect(req.headers['x-mcp-internal']).toBeUndefined();
+    expect(isInternalRequest(requestWith(marker))).toBe(false);
   });
 
   it("verifies a loop's marker once: its later turns are recognised without another HMAC, until it expires", () => {
@@ -72,14 +77,16 @@ describe('the X-MCP-Internal marker', () => {
     }
   });
 
-  it('lets skipWhenInternal run the wrapped injector only for outside requests', () => {
-    const injector = jest.fn((_req: Request, _res: Response, next: NextFunction) => next());
+  it('lets skipWhenInternal run the wrapped injector only for outside requests, taking the marker off every one', () => {
+    const seen: unknown[] = [];
+    const injector = jest.fn((req: Request, _res: Response, next: NextFunction) => (seen.push(req.headers['x-mcp-internal']), next()));
     const wrapped = skipWhenInternal(injector);
     const next = jest.fn();
-    wrapped(requestWith(signMarker(key, 'l', Date.now() + 10_000)) as Request, {} as Response, next);
-    wrapped(requestWith('forged') as Request, {} as Response, next);
-    wrapped(requestWith() as Request, {} as Response, next);
+    const requests = [requestWith(signMarker(key, 'l', Date.now() + 10_000)), requestWith('forged'), requestWith()];
+    for (const req of requests) wrapped(req as Request, {} as Response, next);
     expect(injector).toHaveBeenCalledTimes(2);
     expect(next).toHaveBeenCalledTimes(3);
+    expect(seen).toEqual([undefined, undefined]);
+    expect(requests.map((req) => req.rawHeaders)).toEqual(requests.map(() => ['Host', 'front.door', 'Content-Type', 'application/json']));
   });
 });

@@ -1,11 +1,12 @@
 import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import request from 'supertest';
-import { agentLoop } from '../lib';
-import { signMarker } from '../lib/marker';
+import { agentLoop, isInternalRequest } from '../lib';
+import { markerKey, signMarker } from '../lib/marker';
 import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
-import { buildGateway, memoryLogger } from './helpers/gateway';
+import { buildGateway } from './helpers/gateway';
+import { memoryLogger } from './helpers/memory-logger';
 
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '2026-11-30T08:00:00Z' }]);
 const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
@@ -53,6 +54,23 @@ describe('agentLoop as middleware', () => {
     expect(lines).toEqual([
       expect.objectContaining({ level: 'warn', message: 'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop' }),
     ]);
+  });
+
+  it('takes the marker off every request it sees, on any path; isInternalRequest before it only asked', async () => {
+    const internalSecret = 'the secret of the agentLoop on this app, long enough';
+    const marker = signMarker(markerKey(internalSecret), 'loop', Date.now() + 60_000);
+    const hasRaw = (raw: string[]) => raw.some((name) => name.toLowerCase() === 'x-mcp-internal');
+    const app = express();
+    const before: unknown[] = [];
+    app.use(function asks(req, _res, next) {
+      before.push([isInternalRequest(req), req.headers['x-mcp-internal'], hasRaw(req.rawHeaders)]);
+      next();
+    });
+    app.use(agentLoop({ trellis, bindings, internalSecret, logger: memoryLogger('error').logger }));
+    app.get('/v1/models', (req, res) => res.json({ header: req.headers['x-mcp-internal'] ?? null, raw: hasRaw(req.rawHeaders), internal: isInternalRequest(req) }));
+    const res = await request(app).get('/v1/models').set('x-mcp-internal', marker).expect(200);
+    expect(before).toEqual([[true, marker, true]]);
+    expect(res.body).toEqual({ header: null, raw: false, internal: true });
   });
 
   it('falls through with the original request untouched when the first self-call fails', async () => {

@@ -5,7 +5,7 @@ import { agentLoop, skipWhenInternal } from '../lib';
 import { isAmbiguousPath } from '../lib/routed-path';
 import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
-import { memoryLogger } from './helpers/gateway';
+import { memoryLogger } from './helpers/memory-logger';
 import { listen, type Listening } from './helpers/listen';
 
 describe('isAmbiguousPath', () => {

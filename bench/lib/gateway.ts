@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeGate, openGate, parkedLoops } from './echo';
-import { answerAsks } from './ipc';
+import { answerAsks } from '../../fixtures/ipc';
 
 /** Runs a system's Express app on a loopback port and answers the harness's asks over IPC. */
 export function serve(app: http.RequestListener): void {

@@ -1,7 +1,7 @@
+import { percentile } from '../../spec/helpers/percentile';
 import type { Sample } from './client';
 import type { Target } from './phases';
 import { concurrent, cpuOf, distinctErrors, park, sequential, turnsOf, verified } from './phases';
-import { percentile } from './stats';
 
 export const LATENCIES = [0, 20] as const;
 export type Latency = (typeof LATENCIES)[number];

@@ -1,15 +1,15 @@
 import type { LoopRecord } from '../upstream';
 import type { Client, Kind, Sample } from './client';
-import type { Child } from './processes';
+import type { BenchChild } from './processes';
 import { TURNS } from './script';
 
 /** One system under test: its gateway process, the client pointed at it, and the shared upstream. */
 export interface Target {
   name: string;
   kind: Kind;
-  gateway: Child;
+  gateway: BenchChild;
   client: Client;
-  upstream: Child;
+  upstream: BenchChild;
 }
 
 export const turnsOf = (kind: Kind): number => (kind === 'loop' ? TURNS : 1);

@@ -1,9 +1,3 @@
-export function percentile(values: number[], p: number): number {
-  if (!values.length) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
 export function median(values: number[]): number {
   const finite = values.filter((value) => Number.isFinite(value));
   if (!finite.length) return NaN;

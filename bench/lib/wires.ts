@@ -1,9 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { LoopRecord } from '../upstream';
-import { Child } from './processes';
+import { percentile } from '../../spec/helpers/percentile';
+import { BenchChild } from './processes';
 import { TURNS } from './script';
-import { percentile } from './stats';
 import { WireClient, type WireName } from './wire-client';
 
 const WIRES: WireName[] = ['chat', 'responses', 'messages'];
@@ -19,11 +19,11 @@ export async function benchWires(argv: string[], log: (line: string) => void): P
   const option = (flag: string, fallback: number) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);
   const [rounds, batch] = [option('--rounds', 12), option('--batch', 40)];
   const load = [os.loadavg()[0]];
-  const upstream = new Child(path.join(__dirname, '..', 'upstream.ts'));
+  const upstream = new BenchChild(path.join(__dirname, '..', 'upstream.ts'));
   const origins = (await upstream.ready) as { origin: string; responses: string; messages: string };
   const env = { BENCH_UPSTREAM: origins.origin, BENCH_UPSTREAM_RESPONSES: origins.responses, BENCH_UPSTREAM_MESSAGES: origins.messages };
-  const gateways = WIRES.map((wire) => ({ wire, child: new Child(path.join(__dirname, '..', 'systems', 'agent-loop-wires.ts'), env), perTurn: [] as number[] }));
-  const cpu = async (child: Child) => {
+  const gateways = WIRES.map((wire) => ({ wire, child: new BenchChild(path.join(__dirname, '..', 'systems', 'agent-loop-wires.ts'), env), perTurn: [] as number[] }));
+  const cpu = async (child: BenchChild) => {
     const { user, system } = await child.ask<NodeJS.CpuUsage>('cpu');
     return user + system;
   };

@@ -17,10 +17,6 @@ export interface JudgeRunner {
   review(input: JudgeInput, context: JudgeContext & { loopId: string; logger?: Logger }): Promise<JudgeDecision>;
 }
 
-export function blockedText(reason: string): string {
-  return `tool error: blocked by policy: ${reason}`;
-}
-
 function judgeFrom(option: JudgeOption): Judge {
   if ('rules' in option) return rulesJudge(option.rules);
   if ('llm' in option) return llmJudge(option.llm);

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../types';
-import { notApprovedText } from './approval';
+import { toolOutcomeText } from '../tool-outcome';
 import { answerOf, approvalResults, approvedCall, decideApproval, type ApprovalDecision, type ApprovalReader } from './approval-decision';
 import { approvedCallId } from './approval-token';
 import type { Loop } from './context';
@@ -82,7 +82,7 @@ function modelCallFor(callId: string, decision: ApprovalDecision | undefined, ca
 /** An older approval, decided in an earlier request: what the model reads in its place. */
 function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
   const decided = answerOf(answer?.content);
-  return decided.approved ? `[the result of '${tool}' is not kept: it ran in an earlier request, after a person approved it]` : notApprovedText(tool, decided.reason);
+  return decided.approved ? `[the result of '${tool}' is not kept: it ran in an earlier request, after a person approved it]` : toolOutcomeText({ kind: 'unapproved', tool, why: 'denied', reason: decided.reason });
 }
 
 /** Answers the calls the client's approvals decided, after the conversation's other answers. */

@@ -1,18 +1,17 @@
 import type { Request } from 'express';
 import { wireCallOf } from '../wire/wire';
 import type { ToolCall } from '../types';
-import { notApprovedText } from './approval';
 import type { ApprovalLedger } from './approval-ledger';
 import { noteApproval, type ApprovalOutcome } from './approval-note';
 import { approvedCallId, type ApprovalTokens } from './approval-token';
 import type { Loop } from './context';
-import type { ToolOutcome } from './tool-call';
+import type { ToolOutcome, Unapproved } from '../tool-outcome';
 import { watchedToolCall } from './turn';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
 export type ApprovalDecision =
   | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown> }
-  | { outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>; tool: string; callId: string; text: string; reason: string };
+  | { outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>; tool: string; callId: string; refusal: Unapproved; reason: string };
 
 export interface ApprovalReader {
   /** the name of the tool a client declares to approve calls (chat completions, Messages) */
@@ -43,12 +42,6 @@ export function answerOf(content: unknown): ApprovalAnswer {
   return { approved: false, reason: text === '' ? 'no reason given' : text.slice(0, 500) };
 }
 
-const REFUSALS = {
-  expired: (tool: string, ttlSec: number) => `tool error: the approval of '${tool}' came after it expired (approvals last ${ttlSec}s); the call did not run: call it again to ask anew`,
-  answered: (tool: string) => `tool error: the approval of '${tool}' was already answered; the call does not run again`,
-  invalid: (tool: string) => `tool error: the approval of '${tool}' is not one this gateway asked for; the call did not run`,
-};
-
 /**
  * The answer to one approval the loop asked for, by the approval's id (`<call id>.ap1.<token>`). `shownTool`: the
  * tool the client was shown, to name in a refusal when the token does not open. Only what the token holds runs.
@@ -57,14 +50,14 @@ export function decideApproval(reader: ApprovalReader, req: Request, binding: st
   const callId = approvedCallId(approvalId) ?? approvalId;
   const read = reader.tokens.read(req, binding, approvalId);
   if ('failed' in read) {
-    if (read.failed === 'expired') return { outcome: 'expired', tool: shownTool, callId, text: REFUSALS.expired(shownTool, reader.tokens.ttlSec), reason: 'expired' };
-    return { outcome: 'refused', tool: shownTool, callId, text: REFUSALS.invalid(shownTool), reason: 'not an approval this gateway asked for' };
+    if (read.failed === 'expired') return { outcome: 'expired', tool: shownTool, callId, refusal: { why: 'expired', ttlSec: reader.tokens.ttlSec }, reason: 'expired' };
+    return { outcome: 'refused', tool: shownTool, callId, refusal: { why: 'not_asked' }, reason: 'not an approval this gateway asked for' };
   }
   const { tool, arguments: args } = read.opened;
-  if (answer === undefined) return { outcome: 'denied', tool, callId, text: notApprovedText(tool, 'no answer came'), reason: 'no answer came' };
-  if (!reader.ledger.answer(read.token)) return { outcome: 'refused', tool, callId, text: REFUSALS.answered(tool), reason: 'already answered' };
+  if (answer === undefined) return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: 'no answer came' }, reason: 'no answer came' };
+  if (!reader.ledger.answer(read.token)) return { outcome: 'refused', tool, callId, refusal: { why: 'already_answered' }, reason: 'already answered' };
   if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args };
-  return { outcome: 'denied', tool, callId, text: notApprovedText(tool, answer.reason), reason: answer.reason };
+  return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: answer.reason }, reason: answer.reason };
 }
 
 /** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */
@@ -78,11 +71,12 @@ export async function approvalResults(loop: Loop, decisions: readonly ApprovalDe
     decisions.map(async function answered(decision) {
       if (decision.outcome !== 'granted') {
         noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-        return { callId: decision.callId, outcome: { kind: 'unapproved' as const, text: decision.text } };
+        return { callId: decision.callId, outcome: { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome };
       }
       noteApproval(loop, decision.tool, 'granted');
-      const { kind, text } = await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
-      return { callId: decision.callId, outcome: { kind, text } };
+      const outcome = await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
+      // as before: an approved call's images are not passed on
+      return { callId: decision.callId, outcome: outcome.kind === 'ok' || outcome.kind === 'tool_error' ? { kind: outcome.kind, text: outcome.text } : outcome };
     }),
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;

@@ -29,15 +29,3 @@ export function requiredApproval(rule: RequireApproval, binding: string, tool: s
 
 /** The arguments a person is asked to approve travel sealed in an id: longer ones cannot be handed to them. */
 export const MAX_APPROVAL_ARGUMENTS_BYTES = 8 * 1024;
-
-export function tooLongToApproveText(tool: string): string {
-  return `tool error: '${tool}' needs approval, but its arguments are too long to show a person (over ${MAX_APPROVAL_ARGUMENTS_BYTES} bytes)`;
-}
-
-export function cannotApproveText(tool: string): string {
-  return `tool error: '${tool}' needs approval, which this client cannot give`;
-}
-
-export function notApprovedText(tool: string, reason: string): string {
-  return `tool error: '${tool}' was not approved: ${reason}`;
-}

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../canonical-json';
+import type { ToolOutcome } from '../tool-outcome';
 
 /**
  * The doom-loop guard: one loop runs the same tool with the same arguments at most `max` times. Only this loop's
@@ -9,13 +10,11 @@ export class RepeatedCalls {
 
   constructor(private readonly max: number) {}
 
-  /** Counts the call, or returns the text the model reads instead of a run once it was made `max` times. */
-  refusal(tool: string, args: Record<string, unknown>): string | undefined {
+  /** Counts the call, or returns the `repeated` outcome instead of a run once it was made `max` times. */
+  refusal(tool: string, args: Record<string, unknown>): ToolOutcome | undefined {
     const key = `${tool}\n${canonicalJson(args)}`;
     const count = this.counts.get(key) ?? 0;
-    if (count >= this.max) {
-      return `tool error: '${tool}' was already called with these arguments ${count} times; use the earlier result or change the arguments`;
-    }
+    if (count >= this.max) return { kind: 'repeated', tool, count };
     this.counts.set(key, count + 1);
     return undefined;
   }

@@ -15,10 +15,6 @@ import type { TextSink } from './reply';
 import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
-export class SelfCallError extends Error {
-  override readonly name = 'SelfCallError';
-}
-
 export interface SelfCall {
   /** the front door's URL, taken when the loop starts: a socket that closed no longer knows its address */
   url: string;
@@ -49,14 +45,6 @@ function reasonOf(error: Error, signal: AbortSignal): string {
 function upstreamReason(status: number, data: unknown): string {
   const message = errorMessage(data);
   return message === undefined ? `HTTP ${status}` : `HTTP ${status}: ${message}`;
-}
-
-function read<T>(reply: () => T): T {
-  try {
-    return reply();
-  } catch (error) {
-    throw new SelfCallError((error as Error).message);
-  }
 }
 
 /** Every turn re-enters the app through its own front door, marked internal so no injector (nor the loop) reruns. */
@@ -99,14 +87,14 @@ export class SelfCaller {
     const streaming = request.stream;
     const response = await this.send(call, { method: 'post', url: call.url, httpAgent: call.agent, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' });
     if (response.status < 200 || response.status > 299) {
-      throw new SelfCallError(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
+      throw new Error(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
     }
     if (streaming) {
       return reader.stream(untilAborted(response.data, call.signal), onText, this.maxReplyBytes).catch((error: Error) => {
-        throw error instanceof SelfCallError ? error : new SelfCallError(reasonOf(error, call.signal));
+        throw new Error(reasonOf(error, call.signal));
       });
     }
-    const result = read(() => reader.json(parsedOrUndefined(response.data)));
+    const result = reader.json(parsedOrUndefined(response.data));
     if (result.text !== '') await onText(result.text);
     return result;
   }
@@ -120,10 +108,10 @@ export class SelfCaller {
     try {
       return await this.http.request(config);
     } catch (error) {
-      if (!lostOnPooledConnection(error, call.signal)) throw new SelfCallError(reasonOf(error as Error, call.signal));
+      if (!lostOnPooledConnection(error, call.signal)) throw new Error(reasonOf(error as Error, call.signal));
       dropIdleConnections(call.agent ?? (call.url.startsWith('https:') ? this.agents.https : this.agents.http));
       return this.http.request(config).catch((again: Error) => {
-        throw new SelfCallError(reasonOf(again, call.signal));
+        throw new Error(reasonOf(again, call.signal));
       });
     }
   }

@@ -1,26 +1,15 @@
-import { blockedText, type JudgeDecision } from '../judge/runner';
+import type { JudgeDecision } from '../judge/runner';
 import { redacted } from '../redact';
 import { TimedOut, withinTimeout } from '../signals';
-import { resultImages, resultText, type ToolImage } from '../trellis/result';
+import type { ToolOutcome } from '../tool-outcome';
+import { resultImages, resultText } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
 import type { WireCall } from '../wire/wire';
-import { cannotApproveText, MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval, tooLongToApproveText } from './approval';
+import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
-
-/** `pending`: not run, handed to the client for approval; `unapproved`: not run, as no approval came or can come */
-export type ToolOutcomeKind = 'ok' | 'tool_error' | 'refused' | 'invalid' | 'timeout' | 'transport' | 'blocked' | 'repeated' | 'pending' | 'unapproved';
-
-export interface ToolOutcome {
-  kind: ToolOutcomeKind;
-  text: string;
-  /** with `passImages`: the result's images, for the next turn to see */
-  images?: ToolImage[];
-  /** for `pending`: what the person is asked to approve, and why */
-  approval?: { arguments: Record<string, unknown>; reason: string };
-}
 
 async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, approved: boolean, result?: string): Promise<JudgeDecision> {
   if (!loop.judge) return { blocked: false };
@@ -45,9 +34,9 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
 function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, ask: string | undefined): ToolOutcome | undefined {
   const reason = ask ?? requiredApproval(loop.binding.requireApproval, loop.binding.name, tool);
   if (reason === undefined) return undefined;
-  if (loop.approvalTool === undefined) return { kind: 'unapproved', text: cannotApproveText(tool) };
-  if (Buffer.byteLength(JSON.stringify(args)) > MAX_APPROVAL_ARGUMENTS_BYTES) return { kind: 'unapproved', text: tooLongToApproveText(tool) };
-  return { kind: 'pending', text: '', approval: { arguments: args, reason } };
+  if (loop.approvalTool === undefined) return { kind: 'unapproved', tool, why: 'cannot_ask' };
+  if (Buffer.byteLength(JSON.stringify(args)) > MAX_APPROVAL_ARGUMENTS_BYTES) return { kind: 'unapproved', tool, why: 'arguments_too_long', maxBytes: MAX_APPROVAL_ARGUMENTS_BYTES };
+  return { kind: 'pending', approval: { arguments: args, reason } };
 }
 
 /**
@@ -60,21 +49,21 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
-  if (!hierarchy.has(tool)) return { kind: 'invalid', text: catalog.unknownToolText(tool) };
+  if (!hierarchy.has(tool)) return catalog.unknownTool(tool);
   const parsed = parseArguments(tool, call.arguments);
-  if (typeof parsed === 'string') return { kind: 'invalid', text: parsed };
+  if ('invalid' in parsed) return parsed.invalid;
   const refusal = hierarchy.gate(tool, loop.succeeded);
-  if (refusal) return { kind: 'refused', text: refusal };
-  const repeated = loop.repeats.refusal(tool, parsed);
+  if (refusal) return refusal;
+  const repeated = loop.repeats.refusal(tool, parsed.arguments);
   if (repeated) {
     loop.stats.repeated++;
     loop.logger.warn('agent-loop refused a repeated tool call', { loopId: loop.id, binding: loop.binding.name, tool });
-    return { kind: 'repeated', text: repeated };
+    return repeated;
   }
 
-  const before = await review(loop, 'tool_call', tool, parsed, approved);
-  if (before.blocked) return { kind: 'blocked', text: blockedText(before.reason) };
-  const args = before.arguments ?? parsed;
+  const before = await review(loop, 'tool_call', tool, parsed.arguments, approved);
+  if (before.blocked) return { kind: 'blocked', reason: before.reason };
+  const args = before.arguments ?? parsed.arguments;
   const waits = approved ? undefined : approvalStep(loop, tool, args, before.ask);
   if (waits) return waits;
 
@@ -92,15 +81,15 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
     };
     result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
   } catch (error) {
-    if (error instanceof TimedOut) return { kind: 'timeout', text: `tool error: '${tool}' timed out after ${toolTimeoutSec}s` };
-    return { kind: 'transport', text: `tool error: ${redacted((error as Error)?.message ?? String(error))}` };
+    if (error instanceof TimedOut) return { kind: 'timeout', tool, seconds: toolTimeoutSec };
+    return { kind: 'transport', reason: redacted((error as Error)?.message ?? String(error)) };
   }
   const text = resultText(result, loop.maxToolResultBytes, loop.passImages);
   const after = await review(loop, 'context', tool, args, approved, text);
-  if (after.blocked) return { kind: 'blocked', text: blockedText(after.reason) };
+  if (after.blocked) return { kind: 'blocked', reason: after.reason };
   const images = loop.passImages ? resultImages(result) : [];
-  const shown = images.length > 0 ? { images } : {};
-  if (result.isError) return { kind: 'tool_error', text: after.result ?? text, ...shown };
-  loop.succeeded.add(tool);
-  return { kind: 'ok', text: after.result ?? text, ...shown };
+  const outcome: ToolOutcome = { kind: result.isError ? 'tool_error' : 'ok', text: after.result ?? text, ...(images.length > 0 ? { images } : {}) };
+  // the kind, never the text, says the tool ran well: a result may well begin with 'tool error:' or '⛔'
+  if (outcome.kind === 'ok') loop.succeeded.add(tool);
+  return outcome;
 }

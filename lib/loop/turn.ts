@@ -2,7 +2,8 @@ import type { TurnResult, WireCall } from '../wire/wire';
 import type { PendingApproval } from './approval';
 import type { Loop } from './context';
 import { givenId } from './call-id';
-import { runToolCall, type ToolOutcome } from './tool-call';
+import { toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { runToolCall } from './tool-call';
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
@@ -24,7 +25,7 @@ export async function watchedToolCall(loop: Loop, call: WireCall, turn: number, 
   const started = performance.now();
   const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
   const outcome = await runToolCall(loop, call, watch, approved);
-  watch?.ended(outcome);
+  watch?.ended({ kind: outcome.kind, text: toolOutcomeText(outcome) });
   if (loop.verbose) {
     loop.logger.info('agent-loop tool call', {
       loopId: loop.id,
@@ -63,11 +64,11 @@ export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number):
   const answered: WireCall[] = [];
   const results: ToolOutcome[] = [];
   kept.forEach((call, i) => {
-    const { approval } = outcomes[i];
-    if (approval) pending.push({ callId: call.id, tool: call.name, ...approval });
+    const outcome = outcomes[i];
+    if (outcome.kind === 'pending') pending.push({ callId: call.id, tool: call.name, ...outcome.approval });
     else {
       answered.push(call);
-      results.push(outcomes[i]);
+      results.push(outcome);
     }
   });
   loop.conversation.addOutcomes(answered, results);

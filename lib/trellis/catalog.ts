@@ -1,5 +1,6 @@
 import { FROM_TRELLIS, Hierarchy } from '../hierarchy';
 import { redacted } from '../redact';
+import type { ToolOutcome } from '../tool-outcome';
 import type { ChatTool, EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
 import { effectiveAnnotations } from './annotations';
 
@@ -72,12 +73,11 @@ export class ToolCatalog {
     return this.failure;
   }
 
-  /** The text a call to a tool outside the tree in force reads: never an empty list of valid tools. */
-  unknownToolText(tool: string): string {
+  /** The outcome of a call to a tool outside the tree in force: the valid tools, else why there are none. */
+  unknownTool(tool: string): ToolOutcome {
     const valid = this.offered.hierarchy.tools;
-    if (valid.length > 0) return `tool error: unknown tool '${tool}'; valid tools: ${valid.join(', ')}`;
-    if (this.listed === undefined && this.failure !== undefined) return `tool error: unknown tool '${tool}'; Trellis has not listed its tools yet (${this.failure})`;
-    return `tool error: unknown tool '${tool}'; this binding offers no tools`;
+    const unlisted = this.listed === undefined ? this.failure : undefined;
+    return { kind: 'invalid', tool, why: 'unknown_tool', valid, ...(unlisted === undefined ? {} : { unlisted }) };
   }
 
   /** What the model is offered while Trellis cannot list, in words that match what it is actually offered. */

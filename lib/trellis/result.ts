@@ -1,3 +1,4 @@
+import { toolErrorText } from '../tool-outcome';
 import type { CallToolResult, ToolContent } from '../types';
 
 type Fields = Record<string, unknown>;
@@ -82,7 +83,7 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 /**
  * One readable string for the model from a tool's MCP result, cut to `maxBytes` of UTF-8. The contents win over
  * `structuredContent` (servers are asked to mirror it as text, so both would say the same twice); a result with
- * no contents reads as its `structuredContent` JSON. A failed (`isError`) result starts with `tool error: `.
+ * no contents reads as its `structuredContent` JSON. A failed (`isError`) result reads as a tool error.
  */
 export function resultText(result: CallToolResult, maxBytes: number, passImages = false): string {
   const content = result.content ?? [];
@@ -90,7 +91,7 @@ export function resultText(result: CallToolResult, maxBytes: number, passImages 
     content.length === 0 && result.structuredContent !== undefined
       ? JSON.stringify(result.structuredContent)
       : content.map((block) => contentText(block, passImages)).join('\n');
-  return truncateUtf8(result.isError ? `tool error: ${text}` : text, maxBytes);
+  return truncateUtf8(result.isError ? toolErrorText(text) : text, maxBytes);
 }
 
 /** The result's images, for a vision model to see in the next turn (`passImages`). */

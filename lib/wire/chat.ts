@@ -6,7 +6,7 @@ import { JsonReply } from '../loop/json-reply';
 import { callsIn } from '../loop/model-reply';
 import type { Reply } from '../loop/reply';
 import { StreamReply } from '../loop/stream-reply';
-import type { ToolOutcome } from '../loop/tool-call';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../types';
 import { chatElision } from './chat-elision';
@@ -50,7 +50,7 @@ function turnFields(body: ChatRequest, tools: ChatTool[], countsTokens: boolean)
  */
 function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage | undefined {
   const parts = calls.flatMap((call, i) =>
-    (outcomes[i].images ?? []).flatMap(({ mimeType, data }) => [
+    outcomeImages(outcomes[i]).flatMap(({ mimeType, data }) => [
       { type: 'text', text: `Image returned by '${call.name}' (${call.id}):` },
       { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } },
     ]),
@@ -88,7 +88,7 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
-    kept.forEach((call, i) => this.items.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i].text }));
+    kept.forEach((call, i) => this.items.push({ role: 'tool', tool_call_id: call.id, content: toolOutcomeText(outcomes[i]) }));
     const images = imageMessage(kept, outcomes);
     if (images) this.items.push(images);
   }

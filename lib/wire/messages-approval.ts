@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { notApprovedText } from '../loop/approval';
+import { toolOutcomeText } from '../tool-outcome';
 import { answerOf, decideApproval, type ApprovalDecision, type ApprovalReader } from '../loop/approval-decision';
 import { approvedCallId } from '../loop/approval-token';
 import { blocksOf, type MessageParam } from './messages-request';
@@ -41,7 +41,7 @@ function modelUseFor(callId: string, use: ContentBlock, decision: ApprovalDecisi
 function decidedEarlier(callId: string, tool: string, result: ContentBlock | undefined): ContentBlock {
   const decided = answerOf(result?.content);
   if (decided.approved) return { type: 'tool_result', tool_use_id: callId, content: `[the result of '${tool}' is not kept: it ran in an earlier request, after a person approved it]` };
-  return { type: 'tool_result', tool_use_id: callId, content: notApprovedText(tool, decided.reason), is_error: true };
+  return { type: 'tool_result', tool_use_id: callId, content: toolOutcomeText({ kind: 'unapproved', tool, why: 'denied', reason: decided.reason }), is_error: true };
 }
 
 export interface SettledMessages {

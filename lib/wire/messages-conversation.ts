@@ -1,5 +1,5 @@
 import { isFailureText } from '../hierarchy';
-import type { ToolOutcome } from '../loop/tool-call';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
 import { budgeted, type TurnSource } from '../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import { approvalUse } from './messages-approval';
@@ -10,8 +10,10 @@ import type { Conversation, LoopSetup, TurnResult, WireCall } from './wire';
 
 /** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
 function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
-  if (!outcome.images?.length) return outcome.text;
-  return [{ type: 'text', text: outcome.text }, ...outcome.images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
+  const text = toolOutcomeText(outcome);
+  const images = outcomeImages(outcome);
+  if (images.length === 0) return text;
+  return [{ type: 'text', text }, ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
 }
 
 function resultText(content: unknown): string {

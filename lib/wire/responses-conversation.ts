@@ -1,5 +1,5 @@
 import { budgeted, type TurnSource } from '../loop/context-budget';
-import type { ToolOutcome } from '../loop/tool-call';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import { carryOnCalls } from './responses-continuation';
 import { responsesElision } from './responses-elision';
@@ -11,19 +11,13 @@ export type Chaining = 'whole' | 'previous_response_id' | 'conversation';
 
 /** A tool's outcome as `function_call_output`: its text, and its images as input parts beside it (`passImages`). */
 function answerOf(call: WireCall, outcome: ToolOutcome): ResponseItem {
-  const images = outcome.images ?? [];
-  const output =
-    images.length === 0
-      ? outcome.text
-      : [{ type: 'input_text', text: outcome.text }, ...images.map(({ mimeType, data }) => ({ type: 'input_image', image_url: `data:${mimeType};base64,${data}` }))];
+  const text = toolOutcomeText(outcome);
+  const images = outcomeImages(outcome);
+  const output = images.length === 0 ? text : [{ type: 'input_text', text }, ...images.map(({ mimeType, data }) => ({ type: 'input_image', image_url: `data:${mimeType};base64,${data}` }))];
   return { type: 'function_call_output', call_id: call.id, output };
 }
 
-const notRun = (call: WireCall): ResponseItem => ({
-  type: 'function_call_output',
-  call_id: call.id,
-  output: `tool error: '${call.name}' was not run: the turn asked for more tool calls than the loop runs in one turn`,
-});
+const notRun = (call: WireCall): ResponseItem => ({ type: 'function_call_output', call_id: call.id, output: toolOutcomeText({ kind: 'not_run', tool: call.name }) });
 
 /**
  * The loop's Responses conversation: the client's input items, then each turn's output items (whole, reasoning

@@ -5,7 +5,7 @@ import type { ApprovalDecision, ApprovalReader } from '../loop/approval-decision
 import type { Continuations } from '../loop/continuation';
 import type { LoopStats } from '../loop/context';
 import type { Answer, Reply, TextSink } from '../loop/reply';
-import type { ToolOutcome } from '../loop/tool-call';
+import type { ToolOutcome } from '../tool-outcome';
 import type { TurnRequest } from '../loop/turn-body';
 import type { ChatTool, Logger, ToolCall } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn';

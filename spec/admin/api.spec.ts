@@ -3,7 +3,7 @@ import type { ScriptStep } from '../../fixtures/model-server';
 import { AgentLoopError } from '../../lib';
 import { createGateway } from '../../lib/gateway';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const KEY = 'admin-key-0123456789abcdef';
 process.env.TEST_ADMIN_KEY = KEY;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { reloadConfig } from '../../lib/admin/reload';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { javascript } from '../helpers/javascript';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 

@@ -2,7 +2,8 @@ import request from 'supertest';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { AgentLoopError } from '../../lib';
 import { localTrellis } from '../../lib/trellis/local';
-import { buildGateway, expressVersions, memoryLogger } from '../helpers/gateway';
+import { buildGateway, expressVersions } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 
 const KEY = 'library-admin-key-0123456789';

@@ -3,7 +3,8 @@ import { localTrellis } from '../../lib/trellis/local';
 import type { Judge, JudgeInput, Verdict } from '../../lib/types';
 import type { AgentLoopOptions } from '../../lib';
 import { byTurn, startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 interface Ran {
   tool: string;

@@ -3,7 +3,7 @@ import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server
 import { startModelServer, type ModelServer, type Script, type ScriptStep } from '../../fixtures/model-server';
 import { createGateway, type GatewayConfig } from '../../lib/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen } from '../helpers/listen';
 
 export interface McpGateway {

@@ -3,7 +3,7 @@ import { startMcpV2Server, type McpV2FixtureServer } from '../../fixtures/mcp-se
 import { mcpTrellis } from '../../lib/trellis/mcp';
 import { javascript } from '../helpers/javascript';
 import { postRaw } from '../helpers/listen';
-import { recordingLogger } from '../trellis/helpers';
+import { memoryLogger } from '../helpers/memory-logger';
 import { ask, mcpRig } from './mcp-gateway';
 
 const V2_STDIO_SERVER = path.join(__dirname, '../../fixtures/mcp-stdio-server-v2.ts');
@@ -59,7 +59,7 @@ describe('the loop over a v2-SDK MCP server (2026-07-28)', () => {
   });
 
   it("puts the user's header in place of a configured one of the same name, and the configured one on the others' calls", async () => {
-    const made = mcpTrellis({ url: v2.url, headers: { Authorization: 'Bearer service' }, forwardHeaders: ['authorization'], logger: recordingLogger() });
+    const made = mcpTrellis({ url: v2.url, headers: { Authorization: 'Bearer service' }, forwardHeaders: ['authorization'], logger: memoryLogger().logger });
     try {
       const signal = new AbortController().signal;
       await made.callTool('whoami', { tag: 'user' }, { signal, headers: { authorization: 'Bearer token-A' } });

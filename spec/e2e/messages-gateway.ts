@@ -6,7 +6,7 @@ import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server
 import { startMessagesServer, type MessagesScript, type MessagesServer, type MessagesStep } from '../../fixtures/messages-server';
 import { agentLoop, type AgentLoopOptions } from '../../lib';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen } from '../helpers/listen';
 
 export const CLIENT_KEY = 'sk-ant-client-key';

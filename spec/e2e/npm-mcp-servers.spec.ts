@@ -6,14 +6,15 @@ import type { Rule } from '../../lib/judge/rule';
 import { mcpTrellis, type McpTrellisOptions } from '../../lib/trellis/mcp';
 import { resultText } from '../../lib/trellis/result';
 import type { ToolProgress, Trellis } from '../../lib/types';
-import { recordingLogger } from '../trellis/helpers';
+import { memoryLogger, type LogLine } from '../helpers/memory-logger';
 import { ask, mcpRig } from './mcp-gateway';
 
 const open = () => new AbortController().signal;
 
 describe('the MCP servers from npm', () => {
   const closers: (() => Promise<unknown>)[] = [];
-  let logger: ReturnType<typeof recordingLogger>;
+  let logger: ReturnType<typeof memoryLogger>['logger'];
+  let lines: LogLine[];
   let dir: string;
 
   function trellis(options: McpTrellisOptions): Trellis {
@@ -24,7 +25,7 @@ describe('the MCP servers from npm', () => {
   const read = async (server: Trellis, tool: string, args: Record<string, unknown> = {}) => resultText(await server.callTool(tool, args, { signal: open() }), 65536);
 
   beforeEach(async () => {
-    logger = recordingLogger();
+    ({ logger, lines } = memoryLogger());
     dir = await mkdtemp(path.join(tmpdir(), 'agent-loop-npm-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
   });
@@ -44,7 +45,7 @@ describe('the MCP servers from npm', () => {
         /^Returning resource reference for Resource 2:\nResource 2: This is a base64 blob created at .+\nYou can access this resource using the URI: demo:\/\/resource\/dynamic\/blob\/2$/,
       );
       expect(await read(everything, 'get-tiny-image')).toMatch(/^Here's the image you requested:\n\[image: image\/png, \d+ bytes\]\nThe image above is the MCP logo\.$/);
-      expect(logger.entries).toContainEqual({ level: 'info', message: 'trellis stderr', meta: { trellis: 'everything', line: 'Starting default (STDIO) server...' } });
+      expect(lines).toContainEqual({ level: 'info', message: 'trellis stderr', trellis: 'everything', line: 'Starting default (STDIO) server...' });
     });
 
     it("passes its tools' annotations on and reports progress", async () => {

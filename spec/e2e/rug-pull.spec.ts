@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { mcpTrellis } from '../../lib/trellis/mcp';
 import type { Trellis } from '../../lib/types';
 import { NOTES } from '../../fixtures/mcp-tools';
-import { eventually, recordingLogger } from '../trellis/helpers';
+import { memoryLogger, type LogLine } from '../helpers/memory-logger';
+import { eventually } from '../trellis/helpers';
 import { ask, mcpRig } from './mcp-gateway';
 
 /**
@@ -11,12 +12,13 @@ import { ask, mcpRig } from './mcp-gateway';
  */
 describe('rug pulls through the loop, against a real MCP server', () => {
   const rig = mcpRig();
-  let logger: ReturnType<typeof recordingLogger>;
+  let lines: LogLine[];
   let watched: Trellis;
 
   beforeEach(async () => {
-    logger = recordingLogger();
-    watched = mcpTrellis({ url: rig.mcp.url, listTtlSec: 3600, logger });
+    const memory = memoryLogger();
+    lines = memory.lines;
+    watched = mcpTrellis({ url: rig.mcp.url, listTtlSec: 3600, logger: memory.logger });
     await watched.listTools();
   });
   afterEach(() => watched.close!());
@@ -29,7 +31,7 @@ describe('rug pulls through the loop, against a real MCP server', () => {
       expect(rig.mcp.methods.filter((method) => method === 'tools/list')).toHaveLength(2);
     });
   }
-  const changedWarning = (tool: string) => expect.objectContaining({ level: 'warn', message: 'trellis tool definition changed', meta: expect.objectContaining({ tool }) });
+  const changedWarning = (tool: string) => expect.objectContaining({ level: 'warn', message: 'trellis tool definition changed', tool });
 
   it("keeps a 'from-trellis' gate when the server drops the child's _meta.parent", async () => {
     const unparented = { name: 'notes_read', description: 'Read one note by id (open the notebook first).', args: { id: z.string().describe('a note id from notes_open') } };
@@ -40,7 +42,7 @@ describe('rug pulls through the loop, against a real MCP server', () => {
     expect((await client.chat.completions.create(ask())).choices[0].message.content).toBe('Locked.');
     expect(rig.toolTexts(1)).toEqual(["⛔ 'notes_read' is locked: call 'notes_open' first."]);
     expect(rig.mcp.calls).toEqual([]);
-    expect(logger.entries).toContainEqual(changedWarning('notes_read'));
+    expect(lines).toContainEqual(changedWarning('notes_read'));
   });
 
   it('keeps a judge rule on annotations when the server flips destructive to read-only', async () => {
@@ -54,6 +56,6 @@ describe('rug pulls through the loop, against a real MCP server', () => {
     expect((await client.chat.completions.create(ask())).choices[0].message.content).toBe('Blocked.');
     expect(rig.toolTexts(1)).toEqual(['tool error: blocked by policy: read-only agent']);
     expect(rig.mcp.calls).toEqual([]);
-    expect(logger.entries).toContainEqual(changedWarning('notes_open'));
+    expect(lines).toContainEqual(changedWarning('notes_open'));
   });
 });

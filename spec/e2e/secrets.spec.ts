@@ -2,7 +2,8 @@ import request from 'supertest';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import type { AgentLoopOptions } from '../../lib';
 import { localTrellis } from '../../lib/trellis/local';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const CLIENT_KEY = 'sk-client0123456789abcdefXYZ';
 const TOOL_KEY = 'sk-live9876543210zyxwvuTSR';

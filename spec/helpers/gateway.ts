@@ -1,10 +1,9 @@
-import { Writable } from 'node:stream';
 import express5 from 'express';
 import express4 from 'express4';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
-import winston from 'winston';
 import { agentLoop, isInternalRequest, type AgentLoopOptions } from '../../lib';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
+import { memoryLogger } from './memory-logger';
 
 export const expressVersions = [
   ['express 5', express5 as unknown as typeof express5],
@@ -14,18 +13,6 @@ export const expressVersions = [
 export interface Seen {
   internal: boolean;
   marker: boolean;
-}
-
-/** A logger whose lines land, parsed, in `lines`: tests assert on them the way pino-http's tests do. */
-export function memoryLogger(level = 'debug'): { logger: winston.Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()));
-      done();
-    },
-  });
-  return { logger: winston.createLogger({ level, format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] }), lines };
 }
 
 /**

@@ -1,9 +1,44 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 
-/** Where the global set-up put this run's JavaScript of `lib/`, `fixtures/` and `bench/` (spec/global-setup.ts). */
+/** Where the global set-up put this run's JavaScript of `lib/` and `fixtures/` (spec/global-setup.ts). */
 export const JAVASCRIPT_DIR_VARIABLE = 'AGENT_LOOP_SPEC_JAVASCRIPT';
 
 const ROOT = path.join(__dirname, '..', '..');
+
+function compilerOptions(): ts.CompilerOptions {
+  const configFile = path.join(ROOT, 'tsconfig.json');
+  const { config } = ts.readConfigFile(configFile, (file) => ts.sys.readFile(file));
+  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
+  return { ...options, module: ts.ModuleKind.CommonJS, sourceMap: false, declaration: false };
+}
+
+function transpileTree(dir: string, outDir: string, options: ts.CompilerOptions): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const source = path.join(dir, entry.name);
+    if (entry.name === 'node_modules') continue;
+    if (entry.isDirectory()) transpileTree(source, outDir, options);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      const target = path.join(outDir, path.relative(ROOT, source)).replace(/\.ts$/, '.js');
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, ts.transpileModule(fs.readFileSync(source, 'utf8'), { compilerOptions: options, fileName: source }).outputText);
+    }
+  }
+}
+
+/**
+ * The project's folders `sources` (`lib`, `fixtures`...) transpiled into `outDir` (a folder inside the project, so
+ * that the project's packages resolve), with links to the project's other files (`admin-page/`, `package.json`,
+ * ...) beside them.
+ */
+export function transpileProject(outDir: string, sources: readonly string[]): void {
+  const options = compilerOptions();
+  for (const dir of sources) transpileTree(path.join(ROOT, dir), outDir, options);
+  for (const entry of fs.readdirSync(ROOT)) {
+    if (![...sources, 'spec', 'node_modules', '.git', '.cache'].includes(entry)) fs.symlinkSync(path.join(ROOT, entry), path.join(outDir, entry));
+  }
+}
 
 /**
  * The JavaScript of one of the project's TypeScript files, for a child process a spec starts: plain `node` on it

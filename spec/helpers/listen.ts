@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
+import { onLoopback } from '../../fixtures/loopback';
 
 export interface Listening {
   url: string;
@@ -11,17 +11,11 @@ export interface Listening {
 
 /** Serves `app` on a loopback port, as `app.listen(0)` does in production. */
 export async function listen(app: http.RequestListener): Promise<Listening> {
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { origin: url, close } = await onLoopback(http.createServer(app));
   return {
     url,
     client: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'client-key', maxRetries: 0 }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

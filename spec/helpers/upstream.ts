@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { onLoopback } from '../../fixtures/loopback';
 import { createGateway, type GatewayConfig } from '../../lib/gateway';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -18,19 +18,14 @@ export async function recordingUpstream(): Promise<{ url: string; seen: Seen[]; 
     seen.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, apiKey: req.headers['x-api-key'] as string | undefined });
     req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    seen,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
+  const { origin, close } = await onLoopback(server);
+  return { url: `${origin}/v1`, seen, close };
 }
 
 /** `createGateway(config)` on a loopback port. */
 export async function serveGateway(config: GatewayConfig): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer(createGateway({ logger: quiet, ...config }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+  const { port, close } = await onLoopback(http.createServer(createGateway({ logger: quiet, ...config })));
+  return { port, close };
 }
 
 /** One request with its path exactly as given: no client library normalises it first. */

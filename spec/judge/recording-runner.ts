@@ -1,23 +1,12 @@
 import type { JudgeOption } from '../../lib/judge/options';
 import { createJudgeRunner } from '../../lib/judge/runner';
-import type { Judge, Logger, Verdict } from '../../lib/types';
-
-export interface LogLine {
-  level: string;
-  message: string;
-  meta?: Record<string, unknown>;
-}
-
-export function recordingLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (message: string, meta?: Record<string, unknown>) => lines.push({ level, message, meta });
-  return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } };
-}
+import type { Judge, Verdict } from '../../lib/types';
+import { memoryLogger } from '../helpers/memory-logger';
 
 export const settings = { mode: 'enforce', timeoutSec: 10, onError: 'block' } as const;
 
 export function runnerFor(evaluate: Judge['evaluate'], overrides: Partial<JudgeOption> = {}) {
-  const { logger, lines } = recordingLogger();
+  const { logger, lines } = memoryLogger();
   const runner = createJudgeRunner({ judge: { evaluate }, ...settings, ...overrides } as JudgeOption, logger);
   return { runner, lines };
 }

@@ -19,7 +19,7 @@ describe('createJudgeRunner fails closed', () => {
   ])('on %s', async (_name, evaluate, input, reason) => {
     const { runner, lines } = runnerFor(evaluate);
     await expect(runner.review(input, judgeContext())).resolves.toStrictEqual({ blocked: true, reason });
-    expect(lines).toMatchObject([{ level: 'warn', meta: { action: 'block', reason } }]);
+    expect(lines).toMatchObject([{ level: 'warn', action: 'block', reason }]);
   });
 
   it('on a judge that ignores its signal and never answers', async () => {
@@ -31,7 +31,7 @@ describe('createJudgeRunner fails closed', () => {
     expect(decision).toBeUndefined();
     await jest.advanceTimersByTimeAsync(1);
     expect(decision).toStrictEqual({ blocked: true, reason: 'judge failed: timed out after 10s' });
-    expect(lines[0].meta).toMatchObject({ action: 'block', reason: 'judge failed: timed out after 10s', durationMs: 10_000 });
+    expect(lines[0]).toMatchObject({ action: 'block', reason: 'judge failed: timed out after 10s', durationMs: 10_000 });
   });
 
   it('on a judge that gives up when its signal aborts, still naming the timeout', async () => {
@@ -74,7 +74,7 @@ describe('createJudgeRunner with onError: allow', () => {
   it('lets the call through when the judge throws, and says so at warn', async () => {
     const { runner, lines } = runnerFor(async () => { throw new Error('boom'); }, { onError: 'allow' });
     await expect(runner.review(toolCall('fs_read', {}), judgeContext())).resolves.toStrictEqual({ blocked: false });
-    expect(lines).toMatchObject([{ level: 'warn', meta: { action: 'allow', reason: 'judge failed: boom' } }]);
+    expect(lines).toMatchObject([{ level: 'warn', action: 'allow', reason: 'judge failed: boom' }]);
   });
 
   it('lets the call through when the judge times out', async () => {

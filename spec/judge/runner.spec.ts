@@ -1,17 +1,12 @@
 import type { Request } from 'express';
-import { blockedText, createJudgeRunner } from '../../lib/judge/runner';
+import { createJudgeRunner } from '../../lib/judge/runner';
 import type { JudgeDecision } from '../../lib/judge/runner';
 import type { JudgeContext, JudgeInput, Verdict } from '../../lib/types';
 import { judgeContext, toolCall, toolResult } from './inputs';
-import { recordingLogger, returning, runnerFor, settings } from './recording-runner';
+import { memoryLogger } from '../helpers/memory-logger';
+import { returning, runnerFor, settings } from './recording-runner';
 
 afterEach(() => jest.useRealTimers());
-
-describe('blockedText', () => {
-  it('is the text the model reads', () => {
-    expect(blockedText('outside /srv/docs')).toBe('tool error: blocked by policy: outside /srv/docs');
-  });
-});
 
 describe('createJudgeRunner, enforcing', () => {
   it.each<[string, JudgeInput, Verdict, JudgeDecision]>([
@@ -27,7 +22,7 @@ describe('createJudgeRunner, enforcing', () => {
   });
 
   it('builds a rulesJudge from rules', async () => {
-    const { logger } = recordingLogger();
+    const { logger } = memoryLogger();
     const runner = createJudgeRunner({ rules: [{ surface: 'tool_call', tool: 'shell_*', action: 'block', reason: 'no shell' }], ...settings }, logger);
     await expect(runner.review(toolCall('shell_exec', {}), judgeContext())).resolves.toStrictEqual({ blocked: true, reason: 'no shell' });
     await expect(runner.review(toolCall('fs_read', {}), judgeContext())).resolves.toStrictEqual({ blocked: false });
@@ -45,8 +40,8 @@ describe('createJudgeRunner, enforcing', () => {
     await jest.advanceTimersByTimeAsync(25);
     await blocked;
     expect(lines).toStrictEqual([
-      { level: 'info', message: 'judge verdict', meta: { loopId: 'loop-1', surface: 'tool_call', tool: 'fs_read', action: 'allow', reason: undefined, durationMs: 25, mode: 'enforce' } },
-      { level: 'warn', message: 'judge verdict', meta: { loopId: 'loop-2', surface: 'context', tool: 'shell', action: 'block', reason: 'no shell', durationMs: 25, mode: 'enforce' } },
+      { level: 'info', message: 'judge verdict', loopId: 'loop-1', surface: 'tool_call', tool: 'fs_read', action: 'allow', durationMs: 25, mode: 'enforce' },
+      { level: 'warn', message: 'judge verdict', loopId: 'loop-2', surface: 'context', tool: 'shell', action: 'block', reason: 'no shell', durationMs: 25, mode: 'enforce' },
     ]);
   });
 
@@ -54,7 +49,7 @@ describe('createJudgeRunner, enforcing', () => {
     const reason = 'the call carries Authorization: Bearer sk-live0123456789abcdefXYZ';
     const { runner, lines } = runnerFor(returning({ action: 'block', reason }));
     await expect(runner.review(toolCall('http_post', {}), judgeContext())).resolves.toStrictEqual({ blocked: true, reason });
-    expect(lines[0].meta?.reason).toBe('the call carries Authorization: Bearer [redacted]');
+    expect(lines[0].reason).toBe('the call carries Authorization: Bearer [redacted]');
   });
 
   it('hands the judge the loop\'s request and self-call, under a signal of its own that the loop aborts', async () => {
@@ -85,6 +80,6 @@ describe('createJudgeRunner in monitor mode', () => {
     const { runner, lines } = runnerFor(returning(verdict), { mode: 'monitor' });
     await expect(runner.review(toolCall('shell', { cmd: 'rm -rf /' }), judgeContext())).resolves.toStrictEqual({ blocked: false });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level, meta: { action: verdict.action, reason: 'reason' in verdict ? verdict.reason : undefined, mode: 'monitor' } });
+    expect(lines[0]).toMatchObject({ level, action: verdict.action, ...('reason' in verdict ? { reason: verdict.reason } : {}), mode: 'monitor' });
   });
 });

@@ -1,4 +1,10 @@
 import { parseArguments } from '../../lib/loop/arguments';
+import { toolOutcomeText } from '../../lib/tool-outcome';
+
+const refusal = (raw: unknown) => {
+  const parsed = parseArguments('t', raw);
+  return 'invalid' in parsed ? toolOutcomeText(parsed.invalid) : parsed;
+};
 
 describe('parseArguments', () => {
   it.each([
@@ -7,7 +13,7 @@ describe('parseArguments', () => {
     [undefined, {}],
     ['  ', {}],
   ])('parses %j', (raw, parsed) => {
-    expect(parseArguments('t', raw)).toEqual(parsed);
+    expect(parseArguments('t', raw)).toEqual({ arguments: parsed });
   });
 
   it.each([
@@ -16,15 +22,15 @@ describe('parseArguments', () => {
     ['null', "tool error: arguments for 't' must be a JSON object, got null"],
     [{ id: 'a' }, "tool error: arguments for 't' must be a JSON object encoded as a string"],
   ])('refuses %j', (raw, text) => {
-    expect(parseArguments('t', raw)).toBe(text);
+    expect(refusal(raw)).toBe(text);
   });
 
   it('says why JSON does not parse', () => {
-    expect(parseArguments('t', '{"a":')).toMatch(/^tool error: arguments for 't' are not valid JSON \(.+\)$/);
+    expect(refusal('{"a":')).toMatch(/^tool error: arguments for 't' are not valid JSON \(.+\)$/);
   });
 
   it('never lets __proto__ land', () => {
-    const parsed = parseArguments('t', '{"__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}},"ok":1}') as Record<string, unknown>;
+    const parsed = (parseArguments('t', '{"__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}},"ok":1}') as { arguments: Record<string, unknown> }).arguments;
     expect(parsed).toEqual({ nested: {}, ok: 1 });
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -6,7 +6,7 @@ import type { MessageParam } from '../../lib/wire/messages-request';
 import { messagesElision } from '../../lib/wire/messages-elision';
 import { responsesElision } from '../../lib/wire/responses-elision';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const big = { name: 'big', match: { model: 'agent-*' }, hierarchy: ['big'] };
 const KB60 = 60_000;

@@ -2,7 +2,8 @@ import http from 'node:http';
 import { localTrellis } from '../../lib/trellis/local';
 import type { Judge } from '../../lib/types';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 
 interface ToolCallRecord {

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server';
 import { localTrellis } from '../../lib/trellis/local';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 import { eventually } from '../trellis/helpers';
 

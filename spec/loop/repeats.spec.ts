@@ -1,4 +1,4 @@
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 
 const clock = { name: 'clock', match: { model: 'agent-*' }, hierarchy: ['clock_now', 'big'] };

@@ -4,7 +4,7 @@ import { localTrellis } from '../../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { createGateway } from '../../lib/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { postRaw } from '../helpers/listen';
 import { eventually } from '../trellis/helpers';
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import path from 'node:path';
-import { Child } from '../../bench/lib/processes';
+import { Child } from '../helpers/child';
 import type { FixtureConfig } from '../../fixtures/reliability-config';
 import { javascript } from '../helpers/javascript';
 
@@ -63,7 +63,7 @@ export class ChildGateway {
 
   static async start(config: FixtureConfig, env: Record<string, string> = {}): Promise<ChildGateway> {
     const file = path.join(__dirname, '..', '..', 'fixtures', 'reliability-gateway.ts');
-    const child = new Child(file, { ...env, RELIABILITY_CONFIG: JSON.stringify(config) }, 60_000, [], javascript(file));
+    const child = new Child(file, javascript(file), { ...env, RELIABILITY_CONFIG: JSON.stringify(config) });
     const { url } = (await child.ready) as { url: string };
     return new ChildGateway(child, url);
   }

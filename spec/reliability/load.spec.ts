@@ -1,4 +1,4 @@
-import { percentile } from '../../bench/lib/stats';
+import { percentile } from '../helpers/percentile';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
 import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, eventually, figure, megabytes, post, sized, type Exchange } from './harness';
 import { auditToolCallIds } from './tool-call-ids';

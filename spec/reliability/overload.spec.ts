@@ -1,4 +1,4 @@
-import { percentile } from '../../bench/lib/stats';
+import { percentile } from '../helpers/percentile';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { ChildGateway, SCENARIO_TIMEOUT_MS, figure, post } from './harness';
 

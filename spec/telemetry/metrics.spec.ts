@@ -9,7 +9,8 @@ import { startModelServer, type ModelServer } from '../../fixtures/model-server'
 import { startResponsesServer, type ResponsesServer } from '../../fixtures/responses-server';
 import { localTrellis } from '../../lib/trellis/local';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 import { eventually } from '../trellis/helpers';
 

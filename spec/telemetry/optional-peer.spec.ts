@@ -5,7 +5,7 @@ import type * as Gateway from '../../lib/gateway';
 import type * as Middleware from '../../lib/middleware';
 import type * as Tracing from '../../lib/telemetry/tracing';
 import { createTracing } from '../../lib/telemetry/tracing';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const quiet = memoryLogger('error').logger;
 

@@ -8,7 +8,7 @@ import express from 'express';
 import { createGateway } from '../../lib/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen } from '../helpers/listen';
 import { eventually } from '../trellis/helpers';
 

@@ -1,8 +1,10 @@
 import { agentLoop } from '../../lib';
 import { FROM_TRELLIS, Hierarchy } from '../../lib/hierarchy';
+import { toolOutcomeText } from '../../lib/tool-outcome';
 import { ToolCatalog } from '../../lib/trellis/catalog';
 import type { Tool, Trellis } from '../../lib/types';
-import { eventually, recordingLogger } from './helpers';
+import { memoryLogger, type LogLine } from '../helpers/memory-logger';
+import { eventually } from './helpers';
 
 const tool = (name: string, parent?: string): Tool => ({ name, description: `${name} tool`, inputSchema: { type: 'object' }, ...(parent ? { _meta: { parent } } : {}) });
 const notes = new Hierarchy([{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'notes_search']);
@@ -22,9 +24,10 @@ function scriptedTrellis(listing: Tool[] | Error): Trellis & { listing: Tool[] |
 }
 
 describe('ToolCatalog', () => {
-  let logger: ReturnType<typeof recordingLogger>;
+  let logger: ReturnType<typeof memoryLogger>['logger'];
+  let lines: LogLine[];
   beforeEach(() => {
-    logger = recordingLogger();
+    ({ logger, lines } = memoryLogger());
   });
 
   it("keeps each tool's annotations for the judge, MCP's defaults filled in", async () => {
@@ -45,8 +48,8 @@ describe('ToolCatalog', () => {
     expect(catalog.hierarchy.tools).toEqual(['clock_now']);
     trellis.listing = [tool('notes_read'), tool('clock_now')];
     await catalog.tools();
-    expect(logger.entries).toEqual([
-      { level: 'warn', message: LEFT_OUT, meta: { binding: 'notes', missing: ['notes_open', 'notes_search'], leftOut: ['notes_open', 'notes_read', 'notes_search'] } },
+    expect(lines).toEqual([
+      { level: 'warn', message: LEFT_OUT, binding: 'notes', missing: ['notes_open', 'notes_search'], leftOut: ['notes_open', 'notes_read', 'notes_search'] },
     ]);
   });
 
@@ -56,35 +59,35 @@ describe('ToolCatalog', () => {
     expect(await catalog.tools()).toEqual(
       ['notes_open', 'notes_read', 'clock_now', 'notes_search'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', additionalProperties: true } } })),
     );
-    expect(logger.entries).toEqual([
-      { level: 'warn', message: 'agent-loop trellis listing failed; offering the configured tool names with an open schema', meta: { binding: 'notes', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' } },
+    expect(lines).toEqual([
+      { level: 'warn', message: 'agent-loop trellis listing failed; offering the configured tool names with an open schema', binding: 'notes', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' },
     ]);
     trellis.listing = [tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')];
     const listed = await catalog.tools();
     trellis.listing = new Error('down again');
     expect(await catalog.tools()).toBe(listed);
     expect(listed[0].function.description).toBe('notes_open tool');
-    expect(logger.entries[1]).toEqual({ level: 'warn', message: 'agent-loop trellis listing failed; offering the last known tools', meta: { binding: 'notes', reason: 'down again' } });
+    expect(lines[1]).toEqual({ level: 'warn', message: 'agent-loop trellis listing failed; offering the last known tools', binding: 'notes', reason: 'down again' });
   });
 
   it("says so when a 'from-trellis' binding has nothing to offer because Trellis never listed, and never shows an empty valid-tools list", async () => {
     const trellis = scriptedTrellis(new Error('Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)'));
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'all', logger);
     expect(await catalog.tools()).toEqual([]);
-    expect(logger.entries).toEqual([
+    expect(lines).toEqual([
       {
         level: 'warn',
         message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does",
-        meta: { binding: 'all', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' },
+        binding: 'all', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)',
       },
     ]);
-    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))");
     trellis.listing = [];
     await catalog.tools();
-    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; this binding offers no tools");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; this binding offers no tools");
     trellis.listing = [tool('clock_now')];
     await catalog.tools();
-    expect(catalog.unknownToolText('x')).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
   });
 
   it("redacts credentials in a Trellis' listing error, in the log and in the model's text", async () => {
@@ -92,8 +95,8 @@ describe('ToolCatalog', () => {
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'all', logger);
     await catalog.tools();
     const said = 'tools API at https://tools.example/list?[redacted] said: Authorization: Bearer [redacted] is revoked';
-    expect(logger.entries[0].meta).toEqual({ binding: 'all', reason: said });
-    expect(catalog.unknownToolText('x')).toBe(`tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`);
+    expect(lines[0]).toEqual({ level: 'warn', message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does", binding: 'all', reason: said });
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe(`tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`);
   });
 
   it("builds the tree from the tools' _meta.parent with from-trellis, leaving out tools that could never unlock", async () => {
@@ -101,8 +104,8 @@ describe('ToolCatalog', () => {
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'repo', logger);
     expect(catalog.hierarchy.tools).toEqual([]);
     expect(await offeredNames(catalog)).toEqual(['repo_open', 'repo_read', 'clock_now']);
-    expect(catalog.hierarchy.gate('repo_read', new Set())).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
-    expect(logger.entries).toEqual([{ level: 'warn', message: LEFT_OUT, meta: { binding: 'repo', missing: ['gone'], leftOut: ['orphan', 'ping', 'pong'] } }]);
+    expect(toolOutcomeText(catalog.hierarchy.gate('repo_read', new Set())!)).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
+    expect(lines).toEqual([{ level: 'warn', message: LEFT_OUT, binding: 'repo', missing: ['gone'], leftOut: ['orphan', 'ping', 'pong'] }]);
   });
 
   it('follows a changed listing: a tool that reappears is offered again, a new gap is warned of', async () => {
@@ -113,19 +116,19 @@ describe('ToolCatalog', () => {
     expect(await offeredNames(catalog)).toEqual(['notes_open', 'notes_read', 'notes_search']);
     trellis.listing = [tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')];
     expect(await offeredNames(catalog)).toEqual(['notes_open', 'notes_read', 'clock_now', 'notes_search']);
-    expect(logger.entries.map((entry) => entry.meta?.missing)).toEqual([['clock_now']]);
+    expect(lines.map((line) => line.missing)).toEqual([['clock_now']]);
   });
 });
 
 describe('agentLoop at start-up', () => {
   it('warns of hierarchy names Trellis does not list before any request', async () => {
-    const logger = recordingLogger();
+    const { logger, lines } = memoryLogger();
     agentLoop({ trellis: scriptedTrellis([tool('clock_now')]), bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: ['clock_now', 'calendar'] }], logger });
-    await eventually(() => expect(logger.entries).toEqual([{ level: 'warn', message: LEFT_OUT, meta: { binding: 'clock', missing: ['calendar'], leftOut: ['calendar'] } }]));
+    await eventually(() => expect(lines).toEqual([{ level: 'warn', message: LEFT_OUT, binding: 'clock', missing: ['calendar'], leftOut: ['calendar'] }]));
   });
 
   it('starts even when Trellis cannot list, logging why', async () => {
-    const logger = recordingLogger();
+    const { logger, lines } = memoryLogger();
     const unreachable: Trellis = {
       listTools() {
         throw new Error('no route to Trellis');
@@ -133,6 +136,6 @@ describe('agentLoop at start-up', () => {
       callTool: () => Promise.reject(new Error('not called here')),
     };
     expect(() => agentLoop({ trellis: unreachable, bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: 'clock_now' }], logger })).not.toThrow();
-    await eventually(() => expect(logger.entries.map((entry) => entry.meta?.reason)).toEqual(['no route to Trellis']));
+    await eventually(() => expect(lines.map((line) => line.reason)).toEqual(['no route to Trellis']));
   });
 });

@@ -1,17 +1,3 @@
-import type { Logger } from '../../lib/types';
-
-export interface LogEntry {
-  level: 'error' | 'warn' | 'info' | 'debug';
-  message: string;
-  meta?: Record<string, unknown>;
-}
-
-export function recordingLogger(): Logger & { entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const at = (level: LogEntry['level']) => (message: string, meta?: Record<string, unknown>) => entries.push({ level, message, meta });
-  return { entries, error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,7 +1,7 @@
 import { createHook } from 'node:async_hooks';
 import { startEverythingHttp } from '../../fixtures/npm-mcp-servers';
 import { mcpTrellis } from '../../lib/trellis/mcp';
-import { recordingLogger } from './helpers';
+import { memoryLogger } from '../helpers/memory-logger';
 
 /** The timers the MCP client (SDK or ours) starts from now on that are still armed and would hold the process. */
 function clientTimers() {
@@ -32,7 +32,7 @@ function clientTimers() {
 describe('mcpTrellis close()', () => {
   it('after a call that timed out on a resumable stream: no "connection lost" log and no timer left to hold the process', async () => {
     const server = await startEverythingHttp();
-    const logger = recordingLogger();
+    const { logger, lines } = memoryLogger();
     const trellis = mcpTrellis({ url: server.url, logger });
     await trellis.listTools();
     const timers = clientTimers();
@@ -44,6 +44,6 @@ describe('mcpTrellis close()', () => {
       timers.stop();
       await server.close();
     }
-    expect(logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
+    expect(lines.filter((line) => line.level !== 'debug')).toEqual([]);
   });
 });

@@ -4,16 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { mcpTrellis } from '../../lib/trellis/mcp';
 import type { Trellis } from '../../lib/types';
 import { javascript } from '../helpers/javascript';
-import { eventually, recordingLogger } from './helpers';
+import { memoryLogger, type LogLine } from '../helpers/memory-logger';
+import { eventually } from './helpers';
 
 const KEY = 'sk-live0123456789abcdefXYZ';
 const STDIO_SERVER = path.join(__dirname, '../../fixtures/mcp-stdio-server.ts');
 
 describe("mcpTrellis: a server's own words carry no credentials into logs or tool errors", () => {
   const closers: (() => Promise<unknown>)[] = [];
-  let logger: ReturnType<typeof recordingLogger>;
+  let logger: ReturnType<typeof memoryLogger>['logger'];
+  let lines: LogLine[];
   beforeEach(() => {
-    logger = recordingLogger();
+    ({ logger, lines } = memoryLogger());
   });
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();
@@ -42,7 +44,7 @@ describe("mcpTrellis: a server's own words carry no credentials into logs or too
   it('redacts the stderr lines of a stdio server', async () => {
     const stdio = trellis({ command: process.execPath, args: [javascript(STDIO_SERVER), '--api-key', KEY] });
     await stdio.listTools();
-    await eventually(() => expect(logger.entries).toContainEqual({ level: 'info', message: 'trellis stderr', meta: expect.objectContaining({ line: 'mcp-stdio-server: started with --api-key [redacted]' }) }));
-    expect(JSON.stringify(logger.entries)).not.toContain(KEY);
+    await eventually(() => expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'trellis stderr', line: 'mcp-stdio-server: started with --api-key [redacted]' })));
+    expect(JSON.stringify(lines)).not.toContain(KEY);
   });
 });

@@ -1,7 +1,8 @@
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { mcpTrellis } from '../../lib/trellis/mcp';
 import type { Trellis } from '../../lib/types';
-import { eventually, recordingLogger } from './helpers';
+import { memoryLogger } from '../helpers/memory-logger';
+import { eventually } from './helpers';
 
 const open = () => new AbortController().signal;
 const CALLS = 160;
@@ -11,7 +12,7 @@ describe('mcpTrellis when the server loses its sessions under load', () => {
   let trellis: Trellis;
   beforeEach(async () => {
     fixture = await startMcpServer();
-    trellis = mcpTrellis({ url: fixture.url, logger: recordingLogger() });
+    trellis = mcpTrellis({ url: fixture.url, logger: memoryLogger().logger });
   });
   afterEach(async () => {
     await trellis.close!();

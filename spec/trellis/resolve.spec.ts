@@ -1,7 +1,7 @@
 import { localTrellis } from '../../lib/trellis/local';
 import { trellisResolver } from '../../lib/trellis/resolve';
 import type { Trellis } from '../../lib/types';
-import { recordingLogger } from './helpers';
+import { memoryLogger } from '../helpers/memory-logger';
 
 describe('trellisResolver', () => {
   const owned: Trellis[] = [];
@@ -10,7 +10,7 @@ describe('trellisResolver', () => {
   });
 
   it('makes one Trellis per distinct MCP server, whatever the key order, and owns it', () => {
-    const resolve = trellisResolver(recordingLogger(), owned);
+    const resolve = trellisResolver(memoryLogger().logger, owned);
     const first = resolve({ mcp: { command: 'node', args: ['server.js'], env: { A: '1', B: '2' } } });
     const same = resolve({ mcp: { env: { B: '2', A: '1' }, args: ['server.js'], command: 'node' } });
     const other = resolve({ mcp: { command: 'node', args: ['other.js'] } });
@@ -23,7 +23,7 @@ describe('trellisResolver', () => {
 
   it('passes a Trellis object through, not owning it', () => {
     const given = localTrellis([]);
-    expect(trellisResolver(recordingLogger(), owned)(given)).toBe(given);
+    expect(trellisResolver(memoryLogger().logger, owned)(given)).toBe(given);
     expect(owned).toEqual([]);
   });
 });

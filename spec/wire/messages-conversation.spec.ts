@@ -24,7 +24,7 @@ describe('MessagesConversation', () => {
   it("keeps the model's blocks whole (thinking first), lists only the calls that run, and answers each in the next user message", () => {
     const conversation = new MessagesConversation(client, { model: 'm', max_tokens: 10, system: 'be brief' }, (_own, _last, calls) => calls);
     conversation.addOutput(turn, [{ id: 'toolu_a', name: 'a', arguments: '{"x":1}', index: 2 }]);
-    conversation.addOutcomes([{ id: 'toolu_a', name: 'a', arguments: '{"x":1}', index: 2 }], [{ kind: 'refused', text: "⛔ 'a' is locked: call 'p' first." }]);
+    conversation.addOutcomes([{ id: 'toolu_a', name: 'a', arguments: '{"x":1}', index: 2 }], [{ kind: 'refused', tool: 'a', parent: 'p' }]);
     expect(JSON.parse(conversation.request().json)).toEqual({
       model: 'm',
       max_tokens: 10,
@@ -42,7 +42,7 @@ describe('MessagesConversation', () => {
     expect(conversation.takenIds()).toEqual(new Set(['toolu_a']));
     const kept = [{ id: 'call_loop_1_0', name: 'a', arguments: '{}', index: 2 }, { id: 'toolu_b', name: 'b', arguments: '{}', index: 3 }];
     conversation.addOutput(turn, kept);
-    conversation.addOutcomes(kept, [{ kind: 'ok', text: 'fine', images: [{ mimeType: 'image/png', data: 'iVBOR' }] }, { kind: 'timeout', text: "tool error: 'b' timed out after 5s" }]);
+    conversation.addOutcomes(kept, [{ kind: 'ok', text: 'fine', images: [{ mimeType: 'image/png', data: 'iVBOR' }] }, { kind: 'timeout', tool: 'b', seconds: 5 }]);
     const [assistant, results] = conversation.own;
     expect((assistant.content as { id?: string }[]).map((block) => block.id)).toEqual([undefined, undefined, 'call_loop_1_0', 'toolu_b']);
     expect(results.content).toEqual([

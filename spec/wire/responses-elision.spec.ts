@@ -4,7 +4,8 @@ import { ContextBudget } from '../../lib/loop/context-budget';
 import { TurnBody } from '../../lib/loop/turn-body';
 import { localTrellis } from '../../lib/trellis/local';
 import { responsesElision } from '../../lib/wire/responses-elision';
-import { buildGateway, memoryLogger } from '../helpers/gateway';
+import { buildGateway } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 
 type Item = Record<string, unknown>;

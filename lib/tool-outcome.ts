@@ -1,0 +1,105 @@
+import type { ToolImage } from './trellis/result';
+
+/** Why a call cannot run as the model asked: a tool outside the tree, or arguments that are no JSON object. */
+export type Invalid =
+  | { why: 'unknown_tool'; valid: string[]; unlisted?: string }
+  | { why: 'arguments_not_string' }
+  | { why: 'arguments_not_json'; error: string }
+  | { why: 'arguments_not_object'; got: unknown };
+
+/** Why a call that needs a person's approval did not run. */
+export type Unapproved =
+  | { why: 'cannot_ask' }
+  | { why: 'arguments_too_long'; maxBytes: number }
+  | { why: 'denied'; reason: string }
+  | { why: 'expired'; ttlSec: number }
+  | { why: 'already_answered' }
+  | { why: 'not_asked' };
+
+/**
+ * What became of one tool call. The kind decides what follows (an `ok` parent unlocks its children, anything else is
+ * `is_error` on Messages; the kinds are the metrics' and spans' `outcome`); `toolOutcomeText` renders what the model
+ * reads. `ok` and `tool_error` carry the tool's own result as the model reads it: rendered by `resultText` (a
+ * failed one with `toolErrorText`), cut to `maxToolResultBytes`, as the judge's `context` surface left it.
+ * `pending`: not run, handed to the client for approval; `not_run`: a call over `maxToolCallsPerTurn` that an
+ * upstream holding the turn still needs an answer for.
+ */
+export type ToolOutcome =
+  | { kind: 'ok'; text: string; images?: ToolImage[] }
+  | { kind: 'tool_error'; text: string; images?: ToolImage[] }
+  | { kind: 'refused'; tool: string; parent: string }
+  | ({ kind: 'invalid'; tool: string } & Invalid)
+  | { kind: 'repeated'; tool: string; count: number }
+  | { kind: 'blocked'; reason: string }
+  | { kind: 'timeout'; tool: string; seconds: number }
+  | { kind: 'transport'; reason: string }
+  | { kind: 'pending'; approval: { arguments: Record<string, unknown>; reason: string } }
+  | ({ kind: 'unapproved'; tool: string } & Unapproved)
+  | { kind: 'not_run'; tool: string };
+
+export type ToolOutcomeKind = ToolOutcome['kind'];
+
+/** The images a tool returned (`passImages`), for the next turn to see. */
+export const outcomeImages = (outcome: ToolOutcome): ToolImage[] => (outcome.kind === 'ok' || outcome.kind === 'tool_error' ? (outcome.images ?? []) : []);
+
+/** The text of every failure the model reads as a tool result, but the hierarchy gate's `⛔`. */
+export const toolErrorText = (problem: string): string => `tool error: ${problem}`;
+
+function invalidText(tool: string, invalid: Invalid): string {
+  switch (invalid.why) {
+    case 'unknown_tool':
+      if (invalid.valid.length > 0) return toolErrorText(`unknown tool '${tool}'; valid tools: ${invalid.valid.join(', ')}`);
+      if (invalid.unlisted !== undefined) return toolErrorText(`unknown tool '${tool}'; Trellis has not listed its tools yet (${invalid.unlisted})`);
+      return toolErrorText(`unknown tool '${tool}'; this binding offers no tools`);
+    case 'arguments_not_string':
+      return toolErrorText(`arguments for '${tool}' must be a JSON object encoded as a string`);
+    case 'arguments_not_json':
+      return toolErrorText(`arguments for '${tool}' are not valid JSON (${invalid.error})`);
+    case 'arguments_not_object':
+      return toolErrorText(`arguments for '${tool}' must be a JSON object, got ${Array.isArray(invalid.got) ? 'an array' : JSON.stringify(invalid.got)}`);
+  }
+}
+
+function unapprovedText(tool: string, unapproved: Unapproved): string {
+  switch (unapproved.why) {
+    case 'cannot_ask':
+      return toolErrorText(`'${tool}' needs approval, which this client cannot give`);
+    case 'arguments_too_long':
+      return toolErrorText(`'${tool}' needs approval, but its arguments are too long to show a person (over ${unapproved.maxBytes} bytes)`);
+    case 'denied':
+      return toolErrorText(`'${tool}' was not approved: ${unapproved.reason}`);
+    case 'expired':
+      return toolErrorText(`the approval of '${tool}' came after it expired (approvals last ${unapproved.ttlSec}s); the call did not run: call it again to ask anew`);
+    case 'already_answered':
+      return toolErrorText(`the approval of '${tool}' was already answered; the call does not run again`);
+    case 'not_asked':
+      return toolErrorText(`the approval of '${tool}' is not one this gateway asked for; the call did not run`);
+  }
+}
+
+/** What the model reads as the call's result (`pending`: nothing yet, the client is asked first). */
+export function toolOutcomeText(outcome: ToolOutcome): string {
+  switch (outcome.kind) {
+    case 'ok':
+    case 'tool_error':
+      return outcome.text;
+    case 'refused':
+      return `⛔ '${outcome.tool}' is locked: call '${outcome.parent}' first.`;
+    case 'invalid':
+      return invalidText(outcome.tool, outcome);
+    case 'repeated':
+      return toolErrorText(`'${outcome.tool}' was already called with these arguments ${outcome.count} times; use the earlier result or change the arguments`);
+    case 'blocked':
+      return toolErrorText(`blocked by policy: ${outcome.reason}`);
+    case 'timeout':
+      return toolErrorText(`'${outcome.tool}' timed out after ${outcome.seconds}s`);
+    case 'transport':
+      return toolErrorText(outcome.reason);
+    case 'pending':
+      return '';
+    case 'unapproved':
+      return unapprovedText(outcome.tool, outcome);
+    case 'not_run':
+      return toolErrorText(`'${outcome.tool}' was not run: the turn asked for more tool calls than the loop runs in one turn`);
+  }
+}
