@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { approvalCalls } from '../../lib/loop/approval-handback';
 import { ApprovalTokens } from '../../lib/loop/approval-token';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 type AskingLoop = Parameters<typeof approvalCalls>[0];
 

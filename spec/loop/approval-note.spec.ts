@@ -1,5 +1,5 @@
 import { noteApproval } from '../../lib/loop/approval-note';
-import { memoryLogger } from '../helpers/gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 type NotedLoop = Parameters<typeof noteApproval>[0];
 
