@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { AgentLoopError } from './errors';
-import { hasSharedSecret } from './marker';
+import { hasSharedSecret } from './signed-token';
 
 /**
  * A node:cluster worker without a shared secret signs its loops' turns with a key of its own, so a turn that the

@@ -1,5 +1,5 @@
 import { callsIn } from './loop/model-reply';
-import type { ToolOutcome } from './tool-outcome';
+import { readsAsFailure, type ToolOutcome } from './tool-outcome';
 import type { ChatMessage, HierarchyNode, Tool } from './types';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -99,9 +99,7 @@ export class Hierarchy {
   }
 }
 
-export const isFailureText = (text: string): boolean => text.startsWith('tool error:') || text.startsWith('⛔');
-
-/** Tools that ran successfully in `messages` (a verified continuation's work, or a trusted history): they unlock their children. */
+/** Tools that a trusted history says ran successfully (`trustClientHistory`): they unlock their children. */
 export function succeededInHistory(messages: ChatMessage[]): Set<string> {
   const names = new Map<string, string>();
   const succeeded = new Set<string>();
@@ -110,7 +108,7 @@ export function succeededInHistory(messages: ChatMessage[]): Set<string> {
     if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') continue;
     const name = names.get(message.tool_call_id);
     const text = typeof message.content === 'string' ? message.content : '';
-    if (name && !isFailureText(text)) succeeded.add(name);
+    if (name && !readsAsFailure(text)) succeeded.add(name);
   }
   return succeeded;
 }

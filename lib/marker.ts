@@ -1,12 +1,13 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import { knownSecrets, sign, verify, type Purpose } from './signed-token';
 
 export const INTERNAL_HEADER = 'x-mcp-internal';
 
 const VERDICT = Symbol('agent-loop.internal-verdict');
-const SIGNATURE_LENGTH = 43; // base64url of a SHA-256 digest
-const keys = new Set<Buffer>();
+const MARKER: Purpose = { kind: 'marker' };
+/** Longer than any marker the loop signs: a longer value is not read. */
+const MAX_MARKER_CHARS = 200;
 
 /** The marker as the request brought it (it stays when the header is removed), and the verdict under each key asked. */
 interface Memo {
@@ -16,61 +17,35 @@ interface Memo {
 type Marked = IncomingMessage & { [VERDICT]?: Memo };
 export type MarkerVerdict = 'internal' | 'external' | 'forged';
 
-/** Whether the process-wide key comes from env MCP_INTERNAL_SECRET (and so may be shared with other processes). */
-export const hasSharedSecret = process.env.MCP_INTERNAL_SECRET !== undefined;
-
-/** The process-wide key when no `internalSecret` is given: env MCP_INTERNAL_SECRET, else 32 random bytes. */
-const processKey = Buffer.from(process.env.MCP_INTERNAL_SECRET ?? randomBytes(32).toString('hex'));
-keys.add(processKey);
-
-export function markerKey(secret?: string): Buffer {
-  if (secret === undefined) return processKey;
-  const key = Buffer.from(secret);
-  keys.add(key);
-  return key;
-}
-
-function signature(key: Buffer, payload: string): string {
-  return createHmac('sha256', key).update(payload).digest('base64url');
-}
-
-/** `v1.<loop id>.<expiry ms>.<hmac>`: unforgeable without the key, useless after the loop's deadline. */
-export function signMarker(key: Buffer, loopId: string, expiresAt: number): string {
-  const payload = `v1.${loopId}.${expiresAt}`;
-  return `${payload}.${signature(key, payload)}`;
+/** The loop's id signed under the agentLoop's secret: unforgeable without it, useless after the loop's deadline. */
+export function signMarker(secret: Buffer, loopId: string, expiresAt: number): string {
+  return sign(secret, MARKER, loopId, expiresAt);
 }
 
 // Every turn of a loop carries the loop's marker, so it is verified once: later turns find it here until it expires.
 // Only a marker that verified is ever stored, so a lookup can only succeed for a string that would verify anyway.
-// Each entry keeps the key it verified under: a marker of one agentLoop is no proof to another with its own secret.
+// Each entry keeps the secret it verified under: a marker of one agentLoop is no proof to another with its own secret.
 const MAX_VERIFIED = 4_096;
-const verified = new Map<string, { expiresAt: number; key: Buffer }>();
+const verified = new Map<string, { expiresAt: number; secret: Buffer }>();
 
-function remember(marker: string, expiresAt: number, key: Buffer): void {
+function remember(marker: string, expiresAt: number, secret: Buffer): void {
   const now = Date.now();
   for (const [oldest, entry] of verified) {
     if (entry.expiresAt > now && verified.size < MAX_VERIFIED) break;
     verified.delete(oldest);
   }
-  verified.set(marker, { expiresAt, key });
+  verified.set(marker, { expiresAt, secret });
 }
 
 function verifies(value: unknown, accepted: Iterable<Buffer>): boolean {
-  if (typeof value !== 'string' || value.length > 200) return false;
+  if (typeof value !== 'string' || value.length > MAX_MARKER_CHARS) return false;
   const known = verified.get(value);
-  if (known !== undefined && [...accepted].some((key) => key.equals(known.key))) return known.expiresAt > Date.now();
-  const cut = value.lastIndexOf('.');
-  const payload = value.slice(0, cut);
-  const given = Buffer.from(value.slice(cut + 1));
-  const fields = payload.split('.');
-  const expiresAt = Number(fields[2]);
-  if (cut < 0 || given.length !== SIGNATURE_LENGTH || fields.length !== 3 || fields[0] !== 'v1') return false;
-  if (!(expiresAt > Date.now())) return false;
-  for (const key of accepted) {
-    if (timingSafeEqual(given, Buffer.from(signature(key, payload)))) {
-      remember(value, expiresAt, key);
-      return true;
-    }
+  if (known !== undefined && [...accepted].some((secret) => secret.equals(known.secret))) return known.expiresAt > Date.now();
+  for (const secret of accepted) {
+    const checked = verify(secret, MARKER, value);
+    if ('failed' in checked) continue;
+    remember(value, checked.expiresAt, secret);
+    return true;
   }
   return false;
 }
@@ -88,7 +63,7 @@ export function markerVerdict(req: IncomingMessage, key?: Buffer): MarkerVerdict
   const memo = memoOf(req);
   let verdict = memo.verdicts.get(key);
   if (verdict === undefined) {
-    verdict = memo.value === undefined ? 'external' : verifies(memo.value, key ? [key] : keys) ? 'internal' : 'forged';
+    verdict = memo.value === undefined ? 'external' : verifies(memo.value, key ? [key] : knownSecrets()) ? 'internal' : 'forged';
     memo.verdicts.set(key, verdict);
   }
   return verdict;

@@ -2,7 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
-import { markerKey, markerVerdict, removeMarker } from './marker';
+import { markerVerdict, removeMarker } from './marker';
+import { tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
@@ -48,7 +49,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const owned: Trellis[] = [];
   const bindings = activateBindings(valid, logger, owned);
   const telemetry = Telemetry.create(valid);
-  const key = markerKey(valid.internalSecret);
+  const key = tokenSecret(valid.internalSecret);
   const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall, valid.maxReplyBytes);
   const inFlight = new InFlightLoops();
   const settings = new LiveSettings({ totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop }, bindings, logger);
@@ -96,17 +97,17 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
-  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; verified: unknown[] } {
+  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; succeeded: string[] } {
     const restored = wire.restore(body, { continuations, req, binding: binding.name });
-    if (!restored) return { request: body, verified: [] };
+    if (!restored) return { request: body, succeeded: [] };
     if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
     if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });
     req.body = restored.body;
-    return { request: restored.body, verified: restored.verified };
+    return { request: restored.body, succeeded: restored.succeeded };
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, verified: unknown[]): Promise<void> {
-    const result = await startLoop(deps, req, res, wire, body, binding, verified);
+  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, succeeded: string[]): Promise<void> {
+    const result = await startLoop(deps, req, res, wire, body, binding, succeeded);
     if (result.kind === 'fallthrough') next();
   }
 
@@ -133,12 +134,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
-    const { request, verified } = withRestoredWork(req, wire, body, binding);
+    const { request, succeeded } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name, wire: wire.name });
     if (inFlight.size >= maxConcurrentLoops) {
       return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, wire: wire.name, inFlight: inFlight.size, maxConcurrentLoops });
     }
-    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, verified).catch(function neverDrop(error: Error) {
+    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, succeeded).catch(function neverDrop(error: Error) {
       logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
       if (!res.headersSent) next();
       else if (!res.writableEnded) res.end();

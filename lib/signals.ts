@@ -1,4 +1,35 @@
-import { abortable } from './trellis/abortable';
+const ignore = (): void => undefined;
+
+/** Runs `action` once `signal` aborts (at once if it has); the function returned stops watching. */
+export function onAbort(signal: AbortSignal | undefined, action: () => void): () => void {
+  if (!signal) return ignore;
+  if (signal.aborted) {
+    action();
+    return ignore;
+  }
+  signal.addEventListener('abort', action, { once: true });
+  return () => signal.removeEventListener('abort', action);
+}
+
+/** Settles like `work`, or rejects with the signal's reason as soon as it aborts, whichever comes first. */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const stop = onAbort(signal, () => reject(signal.reason));
+    work.then(resolve, reject).finally(stop);
+  });
+}
+
+/** Whether `work` settled (either way) within `ms`; it is not stopped when it did not. The timer goes with it. */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const ranOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([work.then(() => true, () => true), ranOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * An AbortController that also aborts, with the same reason, when `parent` does; `unlink()` when done with it.
@@ -6,10 +37,7 @@ import { abortable } from './trellis/abortable';
  */
 export function linkedController(parent: AbortSignal): { controller: AbortController; unlink: () => void } {
   const controller = new AbortController();
-  const follow = () => controller.abort(parent.reason);
-  if (parent.aborted) follow();
-  else parent.addEventListener('abort', follow, { once: true });
-  return { controller, unlink: () => parent.removeEventListener('abort', follow) };
+  return { controller, unlink: onAbort(parent, () => controller.abort(parent.reason)) };
 }
 
 export class TimedOut extends Error {

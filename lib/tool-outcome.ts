@@ -39,6 +39,13 @@ export type ToolOutcome =
 
 export type ToolOutcomeKind = ToolOutcome['kind'];
 
+/**
+ * Whether a tool result's text reads as one of the loop's failures. Only for a history the client wrote
+ * (`trustClientHistory`), where the text is all there is: the loop's own outcomes, and a verified continuation's,
+ * go by their kind.
+ */
+export const readsAsFailure = (text: string): boolean => text.startsWith(toolErrorText('')) || text.startsWith('⛔');
+
 /** The images a tool returned (`passImages`), for the next turn to see. */
 export const outcomeImages = (outcome: ToolOutcome): ToolImage[] => (outcome.kind === 'ok' || outcome.kind === 'tool_error' ? (outcome.images ?? []) : []);
 

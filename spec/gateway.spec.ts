@@ -71,12 +71,13 @@ describe('createGateway', () => {
       fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     expect((await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] })).status).toBe(413);
     model.requests.length = 0;
-    const forged = await post({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }, { 'x-mcp-internal': `v1.loop.1.${Date.now() + 60_000}.${'A'.repeat(43)}` });
+    const marker = `${(Date.now() + 60_000).toString(36)}.${'A'.repeat(92)}`;
+    const forged = await post({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }, { 'x-mcp-internal': marker });
     expect(forged.status).toBe(200);
     expect(forged.headers.get('x-agent-loop-turns')).toBeNull();
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0].body.tools).toBeUndefined();
-    const forgedTooBig = await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] }, { 'x-mcp-internal': `v1.loop.1.${Date.now() + 60_000}.${'A'.repeat(43)}` });
+    const forgedTooBig = await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] }, { 'x-mcp-internal': marker });
     expect(forgedTooBig.status).toBe(413);
   });
 

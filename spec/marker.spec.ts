@@ -1,16 +1,30 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { isInternalRequest, markerKey, markerVerdict, removeMarker, signMarker, skipWhenInternal } from '../lib/marker';
+import { isInternalRequest, markerVerdict, removeMarker, signMarker, skipWhenInternal } from '../lib/marker';
+import { tokenSecret } from '../lib/signed-token';
 
 const secret = 'a gateway secret that is long enough!';
-const key = markerKey(secret);
+const key = tokenSecret(secret);
 /** A request as Node parses one: `headers`, and `rawHeaders` as the lines came (name, value, name, value...). */
 const requestWith = (marker?: string | string[]) =>
   ({
     headers: { host: 'front.door', ...(marker === undefined ? {} : { 'x-mcp-internal': marker }) },
     rawHeaders: ['Host', 'front.door', ...[marker ?? []].flat().flatMap((value) => ['X-MCP-Internal', value]), 'Content-Type', 'application/json'],
   }) as unknown as IncomingMessage;
+
+/** The marker with one byte of its loop id changed. */
+const tampered = (marker: string) => {
+  const [expiry, box] = marker.split('.');
+  const bytes = Buffer.from(box, 'base64url');
+  bytes[1] ^= 1;
+  return `${expiry}.${bytes.toString('base64url')}`;
+};
+/** A marker as earlier versions signed it, under the secret itself. */
+const formerMarker = (loopId: string, expiresAt: number) => {
+  const payload = `v1.${loopId}.${expiresAt}`;
+  return `${payload}.${crypto.createHmac('sha256', key).update(payload).digest('base64url')}`;
+};
 
 describe('the X-MCP-Internal marker', () => {
   it('verifies a marker signed under a registered secret, and only asks: the request keeps its header', () => {
@@ -35,8 +49,8 @@ describe('the X-MCP-Internal marker', () => {
   });
 
   it("trusts a marker under one agentLoop's key only for that one, whatever another verified first", () => {
-    const mine = markerKey('the secret of one agentLoop, long enough!!');
-    const theirs = markerKey('the secret of another agentLoop, long enough');
+    const mine = tokenSecret('the secret of one agentLoop, long enough!!');
+    const theirs = tokenSecret('the secret of another agentLoop, long enough');
     const expiresAt = Date.now() + 10_000;
     const req = requestWith(signMarker(theirs, 'their-loop', expiresAt));
     expect(markerVerdict(req, theirs)).toBe('internal');
@@ -49,10 +63,10 @@ describe('the X-MCP-Internal marker', () => {
 
   it.each([
     ['expired', signMarker(key, 'abc', Date.now() - 1)],
-    ['tampered', signMarker(key, 'abc', Date.now() + 10_000).replace('v1.abc.', 'v1.abd.')],
-    ['wrong version', signMarker(key, 'abc', Date.now() + 10_000).replace('v1.', 'v2.')],
+    ['tampered', tampered(signMarker(key, 'abc', Date.now() + 10_000))],
+    ['of the former format (v1.<loop id>.<expiry>.<hmac>)', formerMarker('abc', Date.now() + 10_000)],
     ['empty', ''],
-    ['oversized', 'v1.' + 'x'.repeat(500)],
+    ['oversized', `${signMarker(key, 'abc'.repeat(70), Date.now() + 10_000)}`],
     ['under a secret nobody registered', signMarker(Buffer.from('x'.repeat(40)), 'abc', Date.now() + 10_000)],
   ])('rejects a marker that is %s', (_case, marker) => {
     expect(isInternalRequest(requestWith(marker))).toBe(false);

@@ -2,7 +2,8 @@ import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import request from 'supertest';
 import { agentLoop, isInternalRequest } from '../lib';
-import { markerKey, signMarker } from '../lib/marker';
+import { signMarker } from '../lib/marker';
+import { tokenSecret } from '../lib/signed-token';
 import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { buildGateway } from './helpers/gateway';
@@ -58,7 +59,7 @@ describe('agentLoop as middleware', () => {
 
   it('takes the marker off every request it sees, on any path; isInternalRequest before it only asked', async () => {
     const internalSecret = 'the secret of the agentLoop on this app, long enough';
-    const marker = signMarker(markerKey(internalSecret), 'loop', Date.now() + 60_000);
+    const marker = signMarker(tokenSecret(internalSecret), 'loop', Date.now() + 60_000);
     const hasRaw = (raw: string[]) => raw.some((name) => name.toLowerCase() === 'x-mcp-internal');
     const app = express();
     const before: unknown[] = [];

@@ -1,4 +1,5 @@
-import { linkedController, TimedOut, withinTimeout } from '../lib/signals';
+import { getEventListeners } from 'node:events';
+import { abortable, linkedController, onAbort, settledWithin, TimedOut, withinTimeout } from '../lib/signals';
 
 const never = () => new Promise<never>(() => undefined);
 
@@ -72,5 +73,73 @@ describe('linkedController', () => {
     parent.abort(new Error('stop'));
     expect(first.controller.signal.reason).toEqual(new Error('stop'));
     expect(second.controller.signal.aborted).toBe(false);
+  });
+});
+
+describe('onAbort', () => {
+  it('runs the action once when the signal aborts, and not after it stopped watching', () => {
+    const watched = new AbortController();
+    const stopped = new AbortController();
+    const action = jest.fn();
+    const never = jest.fn();
+    onAbort(watched.signal, action);
+    onAbort(stopped.signal, never)();
+    expect(getEventListeners(stopped.signal, 'abort')).toHaveLength(0);
+    watched.abort();
+    watched.abort();
+    stopped.abort();
+    expect(action).toHaveBeenCalledTimes(1);
+    expect(never).not.toHaveBeenCalled();
+  });
+
+  it('runs the action at once for a signal that already aborted, and watches nothing for no signal', () => {
+    const action = jest.fn();
+    const aborted = AbortSignal.abort();
+    onAbort(aborted, action)();
+    expect(action).toHaveBeenCalledTimes(1);
+    expect(getEventListeners(aborted, 'abort')).toHaveLength(0);
+    onAbort(undefined, action)();
+    expect(action).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('abortable', () => {
+  it("rejects with the signal's reason as soon as it aborts, whatever the work does", async () => {
+    const controller = new AbortController();
+    const run = abortable(never(), controller.signal);
+    controller.abort(new Error('client disconnected'));
+    await expect(run).rejects.toThrow('client disconnected');
+    await expect(abortable(never(), AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+  });
+
+  it('settles like the work otherwise, and stops watching the signal once it did', async () => {
+    const controller = new AbortController();
+    await expect(abortable(Promise.resolve('done'), controller.signal)).resolves.toBe('done');
+    await expect(abortable(Promise.reject(new Error('tool failed')), controller.signal)).rejects.toThrow('tool failed');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    await expect(abortable(Promise.resolve('no signal'), undefined)).resolves.toBe('no signal');
+  });
+});
+
+describe('settledWithin', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('says false once the time ran out, leaving the work be', async () => {
+    const settled = jest.fn();
+    void settledWithin(never(), 1_000).then(settled);
+    await jest.advanceTimersByTimeAsync(999);
+    expect(settled).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(settled).toHaveBeenCalledWith(false);
+  });
+
+  it('says true for work that settled in time, fulfilled or rejected, and leaves no timer behind', async () => {
+    const late = new Promise((resolve) => setTimeout(resolve, 500));
+    const failing = new Promise((_resolve, reject) => setTimeout(reject, 500, new Error('terminate failed')));
+    const both = Promise.all([settledWithin(late, 1_000), settledWithin(failing, 1_000)]);
+    await jest.advanceTimersByTimeAsync(500);
+    await expect(both).resolves.toEqual([true, true]);
+    expect(jest.getTimerCount()).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { outcomeImages, toolErrorText, toolOutcomeText, type ToolOutcome } from '../lib/tool-outcome';
+import { outcomeImages, readsAsFailure, toolErrorText, toolOutcomeText, type ToolOutcome } from '../lib/tool-outcome';
 
 describe('toolOutcomeText', () => {
   it.each<[string, ToolOutcome, string]>([
@@ -41,5 +41,16 @@ describe('outcomeImages', () => {
     expect(outcomeImages({ kind: 'tool_error', text: 'tool error: see', images })).toEqual(images);
     expect(outcomeImages({ kind: 'ok', text: 'see' })).toEqual([]);
     expect(outcomeImages({ kind: 'blocked', reason: 'no' })).toEqual([]);
+  });
+});
+
+describe('readsAsFailure (a trusted history, text only)', () => {
+  it.each([
+    ["⛔ 'repo_read' is locked: call 'repo_open' first.", true],
+    ['tool error: disk full', true],
+    ['opened', false],
+    ['  tool error: indented, so the tool said it', false],
+  ])('%j: %s', (text, failed) => {
+    expect(readsAsFailure(text)).toBe(failed);
   });
 });

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal, type Opened } from '../sealed-token';
+import { credentialOf, open, seal, type Opened, type Purpose } from '../signed-token';
 import type { ChatMessage, ToolCall } from '../types';
 import { elide, toolNames } from '../wire/chat-elision';
 
@@ -21,8 +21,26 @@ function workOf(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map((message) => (message.role === 'tool' ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content } : { ...message, content: null }));
 }
 
-/** A token is bound to the binding that wrote it and to the model's call id that carries it. */
-const purpose = (binding: string, callId: string) => `continuation\n${binding}\n${callId}`;
+/**
+ * What a hand-back's token holds: the loop's work, and the tools that ran well so far (an `ok` outcome), which unlock
+ * their children in the follow-up. The work's text cannot tell: a good result may begin with `tool error:` or `⛔`,
+ * and a failed one, elided to fit the token, reads as neither.
+ */
+export interface SealedWork<T = unknown> {
+  work: T[];
+  succeeded: string[];
+}
+
+/** An authentic token is ours; one of another shape was sealed by an older version of the loop: not restored. */
+function sealedWorkOf(opened: Opened<unknown>): Opened<SealedWork> {
+  if (!('payload' in opened)) return opened;
+  const { work, succeeded } = (opened.payload ?? {}) as Partial<SealedWork>;
+  if (!Array.isArray(work) || !Array.isArray(succeeded) || !succeeded.every((tool) => typeof tool === 'string')) return { failed: 'invalid' };
+  return { payload: { work, succeeded }, bytes: opened.bytes };
+}
+
+/** A token is bound to the binding that wrote it, to the model's call id that carries it and to the client. */
+const purpose = (binding: string, callId: string, credential: string | undefined): Purpose => ({ kind: 'continuation', context: `${binding}\n${callId}`, credential });
 
 const tokenAt = (call: unknown): number => (typeof (call as ToolCall | undefined)?.id === 'string' ? (call as ToolCall).id.indexOf(TAG) : -1);
 
@@ -30,6 +48,8 @@ export interface Continued {
   messages: ChatMessage[];
   /** the work the verified tokens carried: what this loop's earlier turns did, not what the client says */
   verified: ChatMessage[];
+  /** the tools those tokens say ran well */
+  succeeded: string[];
   /** tokens that did not open (forged, tampered, expired, another binding's or another client's): work not restored */
   forged: number;
   /** tokens not restored because they repeat one, ride on a later call of a message, or pass the follow-up's bound */
@@ -47,19 +67,19 @@ export class Continuations {
   ) {}
 
   /** Another wire's hand-back token: `work` in that wire's shape, or `undefined` while it is over its bound. */
-  sealWork(req: IncomingMessage, binding: string, callId: string, work: readonly unknown[]): string | undefined {
-    return this.sealed(callId, work, binding, credentialOf(req));
+  sealWork(req: IncomingMessage, binding: string, callId: string, work: readonly unknown[], succeeded: Iterable<string>): string | undefined {
+    return this.sealed(callId, { work: [...work], succeeded: [...succeeded] }, binding, credentialOf(req));
   }
 
-  /** The work another wire's token carries, for this binding and client, at most `maxBytes` of it; else why not. */
-  openWork(req: IncomingMessage, binding: string, callId: string, token: string, maxBytes: number): Opened<unknown[]> {
-    return open<unknown[]>(this.key, purpose(binding, callId), token, { credential: credentialOf(req), maxBytes });
+  /** The work (another wire's) token carries, for this binding and client, at most `maxBytes` of it; else why not. */
+  openWork(req: IncomingMessage, binding: string, callId: string, token: string, maxBytes: number): Opened<SealedWork> {
+    return sealedWorkOf(open(this.key, purpose(binding, callId, credentialOf(req)), token, maxBytes));
   }
 
   /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */
-  private sealed(callId: string, work: readonly unknown[], binding: string, credential: string | undefined): string | undefined {
-    if (Buffer.byteLength(JSON.stringify(work)) > MAX_WORK_BYTES) return undefined;
-    const token = seal(this.key, purpose(binding, callId), work, { ttlSec: this.ttlSec, credential });
+  private sealed(callId: string, sealed: SealedWork, binding: string, credential: string | undefined): string | undefined {
+    if (Buffer.byteLength(JSON.stringify(sealed)) > MAX_WORK_BYTES) return undefined;
+    const token = seal(this.key, purpose(binding, callId, credential), sealed, Date.now() + this.ttlSec * 1000);
     return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
   }
 
@@ -67,17 +87,17 @@ export class Continuations {
    * The calls handed back to the client, the first one's id carrying the token. Results are elided, oldest first,
    * until the token fits its bound. Nothing to carry, or nothing that fits: the calls as they are.
    */
-  carry(req: IncomingMessage, binding: string, calls: ToolCall[], own: readonly ChatMessage[]): ToolCall[] {
+  carry(req: IncomingMessage, binding: string, calls: ToolCall[], own: readonly ChatMessage[], succeeded: Iterable<string>): ToolCall[] {
     const [first, ...rest] = calls;
     if (own.length === 0 || typeof first.id !== 'string') return calls;
-    const credential = credentialOf(req);
     const work = workOf(own);
     const names = toolNames(work, 0);
-    let token = this.sealed(first.id, work, binding, credential);
+    const ran = [...succeeded];
+    let token = this.sealWork(req, binding, first.id, work, ran);
     for (let i = 0; token === undefined && i < work.length; i++) {
       if (work[i].role !== 'tool') continue;
       work[i] = elide(work[i], names);
-      token = this.sealed(first.id, work, binding, credential);
+      token = this.sealWork(req, binding, first.id, work, ran);
     }
     return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
   }
@@ -91,8 +111,8 @@ export class Continuations {
   restore(req: IncomingMessage, binding: string, messages: readonly ChatMessage[]): Continued | undefined {
     const carriers = messages.map((message) => (Array.isArray(message.tool_calls) && message.tool_calls.some((call) => tokenAt(call) >= 0) ? message.tool_calls : undefined));
     if (!carriers.some(Boolean)) return undefined;
-    const credential = credentialOf(req);
     const works = new Map<number, ChatMessage[]>();
+    const succeeded = new Set<string>();
     const seen = new Set<string>();
     let budget = MAX_WORK_BYTES;
     let forged = 0;
@@ -109,16 +129,17 @@ export class Continuations {
         continue;
       }
       seen.add(id);
-      const opened = open<ChatMessage[]>(this.key, purpose(binding, id.slice(0, at)), id.slice(at + TAG.length), { credential, maxBytes: budget });
-      if ('payload' in opened && Array.isArray(opened.payload)) {
-        works.set(i, opened.payload);
+      const opened = this.openWork(req, binding, id.slice(0, at), id.slice(at + TAG.length), budget);
+      if ('payload' in opened) {
+        works.set(i, opened.payload.work as ChatMessage[]);
+        for (const tool of opened.payload.succeeded) succeeded.add(tool);
         budget -= opened.bytes;
       } else if ('failed' in opened && opened.failed === 'too large') {
         budget = 0;
         ignored++;
       } else forged++;
     }
-    return { messages: restoredIds(messages, works), verified: [...works.keys()].reverse().flatMap((i) => works.get(i)!), forged, ignored };
+    return { messages: restoredIds(messages, works), verified: [...works.keys()].reverse().flatMap((i) => works.get(i)!), succeeded: [...succeeded], forged, ignored };
   }
 }
 

@@ -1,3 +1,5 @@
+import { onAbort } from '../signals';
+
 /**
  * One wall-clock deadline over every turn of a loop; its signal cuts a running self-call or tool call short.
  * A shutdown whose drain ran out brings it forward: the loop then stops as it would at its deadline, saying why.
@@ -8,6 +10,7 @@ export class Deadline {
   stop: 'deadline' | 'shutdown' = 'deadline';
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  private readonly unfollow: () => void;
   private readonly onShutdown = () => {
     this.stop = 'shutdown';
     this.controller.abort(new Error('the gateway is shutting down'));
@@ -15,13 +18,12 @@ export class Deadline {
 
   constructor(
     readonly seconds: number,
-    private readonly shutdown?: AbortSignal,
+    shutdown?: AbortSignal,
   ) {
     this.expiresAt = Date.now() + seconds * 1000;
     this.timer = setTimeout(() => this.controller.abort(new Error(`total budget of ${seconds}s ran out`)), seconds * 1000);
     this.timer.unref();
-    if (shutdown?.aborted) this.onShutdown();
-    else shutdown?.addEventListener('abort', this.onShutdown, { once: true });
+    this.unfollow = onAbort(shutdown, this.onShutdown);
   }
 
   get signal(): AbortSignal {
@@ -34,6 +36,6 @@ export class Deadline {
 
   clear(): void {
     clearTimeout(this.timer);
-    this.shutdown?.removeEventListener('abort', this.onShutdown);
+    this.unfollow();
   }
 }

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { onAbort } from '../signals';
 
 /** Starts a server-sent event stream: its headers go out at once, so proxies pass each event on as it comes. */
 export function openEventStream(res: Response): void {
@@ -12,12 +13,13 @@ export function openEventStream(res: Response): void {
 /** Resolves once the client drained its full socket, went away, or the loop ended (`signal`). */
 export function drained(res: Response, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    let unwatch = (): void => undefined;
     const done = () => {
       res.off('drain', done).off('close', done);
-      signal.removeEventListener('abort', done);
+      unwatch();
       resolve();
     };
     res.once('drain', done).once('close', done);
-    signal.addEventListener('abort', done, { once: true });
+    unwatch = onAbort(signal, done);
   });
 }

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { settledWithin } from '../signals';
 
 /** The loops running now: counted for `maxConcurrentLoops`, drained by `close()`. */
 export class InFlightLoops {
@@ -33,11 +34,7 @@ export class InFlightLoops {
    */
   async drain(seconds: number): Promise<number> {
     this.closing = true;
-    let timer: NodeJS.Timeout | undefined;
-    const ranOut = new Promise<true>((resolve) => (timer = setTimeout(resolve, seconds * 1000, true)));
-    const outOfTime = await Promise.race([Promise.all(this.running).then(() => false), ranOut]);
-    clearTimeout(timer);
-    if (!outOfTime) return 0;
+    if (await settledWithin(Promise.all(this.running), seconds * 1000)) return 0;
     const ended = this.running.size;
     this.shutdown.abort(new Error('the gateway is shutting down'));
     await Promise.all(this.running);

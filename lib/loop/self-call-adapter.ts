@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { AxiosError } from 'axios';
+import { onAbort } from '../signals';
 import { replyTooLong } from './turn-stream';
 
 export interface Agents {
@@ -43,9 +44,7 @@ function collected(response: http.IncomingMessage, maxBytes: number): Promise<st
 
 /** Destroys `request` when `signal` aborts, until the request closes (after its response's end, or on an error). */
 function cancelOnAbort(request: http.ClientRequest, signal: AbortSignal): void {
-  const onAbort = () => request.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason }));
-  signal.addEventListener('abort', onAbort, { once: true });
-  request.once('close', () => signal.removeEventListener('abort', onAbort));
+  request.once('close', onAbort(signal, () => request.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason }))));
 }
 
 /**

@@ -77,12 +77,11 @@ function chatUrlOf(url: string, wire: Wire): string {
 
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, the wire's conversation and reply),
- * runs it, and sends its answer. `verified`: the work the request's continuation tokens restored (in the wire's
- * shape), which alone (with this loop's own turns) unlocks the hierarchy gate, unless the client's history is
- * trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * runs it, and sends its answer. `restored`: the tools the request's continuation tokens say ran well, which alone
+ * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, verified: readonly unknown[] = []): Promise<LoopResult> {
+export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
   const { approvals } = wire;
   const settled = approvals?.settle(deps.approvals, req, binding.name, request);
   const body = settled?.body ?? request;
@@ -115,18 +114,21 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
   const judgeUrl = chatUrlOf(url, wire);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
+  const succeeded = new Set(restored);
   try {
     const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name }, approvalTool: deps.approvals.tool });
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name, succeeded }, approvalTool: deps.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: deps.keepAliveSec, signal, judged: deps.judge !== undefined }));
     const { conversation, reader } = session;
+    // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.
+    if (deps.trustClientHistory) for (const tool of wire.succeededIn(conversation.history)) succeeded.add(tool);
     const loop: Loop = {
       id,
       req,
       binding,
       wire: wire.name,
       conversation,
-      succeeded: wire.succeededIn(deps.trustClientHistory ? conversation.history : verified),
+      succeeded,
       signal,
       logger,
       verbose: logs(logger, 'info'),

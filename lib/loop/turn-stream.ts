@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { onAbort, settledWithin } from '../signals';
 import type { ChatCompletion } from '../types';
 import { streamedCompletion } from './streamed-completion';
 import type { TextSink } from './reply';
@@ -16,10 +17,7 @@ export function parsedOrUndefined(text: string): unknown {
 
 /** The reply stream, destroyed with the signal's reason as soon as it aborts, so reading it stops at once. */
 export function untilAborted(stream: Readable, signal: AbortSignal): Readable {
-  const stop = () => stream.destroy(signal.reason);
-  if (signal.aborted) stop();
-  signal.addEventListener('abort', stop, { once: true });
-  stream.once('close', () => signal.removeEventListener('abort', stop));
+  stream.once('close', onAbort(signal, () => stream.destroy(signal.reason)));
   return stream;
 }
 
@@ -29,10 +27,11 @@ const DRAIN_GRACE_MS = 1_000;
 
 async function drain(stream: Readable): Promise<void> {
   if (stream.readableEnded || stream.destroyed) return;
-  const cutOff = setTimeout(() => stream.destroy(), DRAIN_GRACE_MS);
   stream.resume();
-  await finished(stream).catch(ignoreText);
-  clearTimeout(cutOff);
+  const ended = finished(stream);
+  if (await settledWithin(ended, DRAIN_GRACE_MS)) return;
+  stream.destroy();
+  await ended.catch(ignoreText);
 }
 
 /** the default of `maxReplyBytes`: 32 MiB, far more than any model's reply */

@@ -1,6 +1,6 @@
 import { AgentLoopError } from '../errors';
 import type { CallToolResult, Tool, Trellis } from '../types';
-import { abortable } from './abortable';
+import { abortable } from '../signals';
 
 export interface LocalTool {
   name: string;

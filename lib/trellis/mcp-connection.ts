@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { settledWithin } from '../signals';
 import type { Logger } from '../types';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
@@ -41,13 +42,6 @@ const PROBE_TIMEOUT_MS = 5000;
 const DISCOVER_TIMEOUT_MS = 10_000;
 const TERMINATE_TIMEOUT_MS = 1000;
 const STREAM_DROPPED = /SSE stream|reconnection attempts/;
-
-/** `work`, given at most `ms`; the timer goes with it. */
-async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /**
  * One MCP client session at a time, opened lazily and replaced when it is lost. The client negotiates the
@@ -128,7 +122,7 @@ export function mcpConnection({ address, target, trellis, logger, onToolsChanged
     const connected = await closing?.connecting.catch(() => undefined);
     if (!connected) return;
     if (connected.transport instanceof StreamableHTTPClientTransport) {
-      await atMost(connected.transport.terminateSession().catch(() => undefined), TERMINATE_TIMEOUT_MS);
+      await settledWithin(connected.transport.terminateSession(), TERMINATE_TIMEOUT_MS);
     }
     await connected.close();
   }

@@ -3,7 +3,7 @@ import { AgentLoopError } from '../errors';
 import { redacted, redactedArgs } from '../redact';
 import { defaultLogger } from '../logger';
 import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
-import { abortable } from './abortable';
+import { abortable } from '../signals';
 import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';

@@ -98,8 +98,8 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {
-    const { continuations, req, binding } = this.setup.handBacks;
-    const carried = continuations.carry(req, binding, calls.map(toolCallOf), this.items.slice(this.client.length));
+    const { continuations, req, binding, succeeded } = this.setup.handBacks;
+    const carried = continuations.carry(req, binding, calls.map(toolCallOf), this.items.slice(this.client.length), succeeded);
     return calls.map((call, i) => ({ ...call, id: carried[i].id }));
   }
 }
@@ -112,7 +112,7 @@ export const chatWire: Wire<ChatMessage> = {
   upstreamHeaders: ['openai-organization', 'openai-project'],
   restore(body, { continuations, req, binding }) {
     const restored = continuations.restore(req, binding, (body as ChatRequest).messages);
-    return restored && { body: { ...body, messages: restored.messages }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
+    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
   },
   succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
   approvals: {

@@ -2,7 +2,7 @@ import { MAX_CONTINUATION_CHARS, MAX_WORK_BYTES, TAG } from '../loop/continuatio
 import { elidedResult, toolUseNames } from './messages-elision';
 import { blocksOf, type MessageParam } from './messages-request';
 import type { ContentBlock } from './messages-types';
-import type { HandBacks, WireCall } from './wire';
+import type { HandBacks, LoopHandBacks, WireCall } from './wire';
 
 const tokenAt = (id: unknown): number => (typeof id === 'string' ? id.indexOf(TAG) : -1);
 
@@ -18,6 +18,8 @@ export interface MessagesContinued {
   messages: MessageParam[];
   /** the loop's own messages the verified tokens carried: what its earlier turns did, not what the client says */
   verified: MessageParam[];
+  /** the tools those tokens say ran well */
+  succeeded: string[];
   /** tokens that did not open (forged, tampered, expired, another binding's or another client's) */
   forged: number;
   /** tokens left unopened: repeats, or past the follow-up's bound of work */
@@ -30,13 +32,14 @@ export interface MessagesContinued {
  * sends the id back; the record then takes the place of the client's copy of that message. Results are elided,
  * oldest first, until the token fits; nothing to carry, or nothing that fits: the calls as they are.
  */
-export function carryOnMessages({ continuations, req, binding }: HandBacks, own: MessageParam[], last: MessageParam, calls: WireCall[]): WireCall[] {
+export function carryOnMessages({ continuations, req, binding, succeeded }: LoopHandBacks, own: MessageParam[], last: MessageParam, calls: WireCall[]): WireCall[] {
   const [first, ...rest] = calls;
   if (own.length === 0 || !first) return calls;
   const names = toolUseNames(own);
   const record = [...own, last];
+  const ran = [...succeeded];
   const sealed = () => {
-    const token = continuations.sealWork(req, binding, first.id, record);
+    const token = continuations.sealWork(req, binding, first.id, record, ran);
     return token !== undefined && token.length <= MAX_CONTINUATION_CHARS ? token : undefined;
   };
   let token = sealed();
@@ -54,6 +57,7 @@ export function restoreMessages({ continuations, req, binding }: HandBacks, mess
   const ids = new Map<string, string>();
   const restored: MessageParam[] = [];
   const verified: MessageParam[] = [];
+  const succeeded = new Set<string>();
   const seen = new Set<string>();
   let budget = MAX_WORK_BYTES;
   let forged = 0;
@@ -73,10 +77,11 @@ export function restoreMessages({ continuations, req, binding }: HandBacks, mess
     }
     seen.add(id);
     const opened = continuations.openWork(req, binding, id.slice(0, at), id.slice(at + TAG.length), budget);
-    if ('payload' in opened && Array.isArray(opened.payload)) {
+    if ('payload' in opened) {
       budget -= opened.bytes;
-      restored.push(...(opened.payload as MessageParam[]));
-      verified.push(...(opened.payload as MessageParam[]));
+      restored.push(...(opened.payload.work as MessageParam[]));
+      verified.push(...(opened.payload.work as MessageParam[]));
+      for (const tool of opened.payload.succeeded) succeeded.add(tool);
       continue;
     }
     if ('failed' in opened && opened.failed === 'too large') {
@@ -85,7 +90,7 @@ export function restoreMessages({ continuations, req, binding }: HandBacks, mess
     } else forged++;
     restored.push(withModelIds(message, ids));
   }
-  return { messages: restored, verified, forged, ignored };
+  return { messages: restored, verified, succeeded: [...succeeded], forged, ignored };
 }
 
 /** A message with every tool_use id and tool_result reference that carries a token cut back to the model's id. */

@@ -1,5 +1,4 @@
-import { isFailureText } from '../hierarchy';
-import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { outcomeImages, readsAsFailure, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
 import { budgeted, type TurnSource } from '../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../loop/turn-body';
 import { approvalUse } from './messages-approval';
@@ -23,14 +22,14 @@ function resultText(content: unknown): string {
     .join('');
 }
 
-/** Tools the messages show ran well: a tool_use answered by a tool_result that is no error and no failure text. */
+/** Tools that a trusted history says ran well: a tool_use answered by a tool_result that is no error and reads as none. */
 export function succeededIn(messages: readonly MessageParam[]): Set<string> {
   const names = new Map<unknown, unknown>();
   const succeeded = new Set<string>();
   for (const message of messages) {
     for (const block of blocksOf(message.content)) {
       if (block.type === 'tool_use') names.set(block.id, block.name);
-      if (block.type !== 'tool_result' || block.is_error === true || isFailureText(resultText(block.content))) continue;
+      if (block.type !== 'tool_result' || block.is_error === true || readsAsFailure(resultText(block.content))) continue;
       const name = names.get(block.tool_use_id);
       if (typeof name === 'string') succeeded.add(name);
     }

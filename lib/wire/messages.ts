@@ -47,7 +47,7 @@ export const messagesWire: Wire<AnthropicMessage> = {
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);
-    return restored && { body: { ...body, messages: restored.messages }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
+    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
   },
   succeededIn: (items) => succeededIn(items as MessageParam[]),
   approvals: {

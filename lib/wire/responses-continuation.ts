@@ -1,20 +1,21 @@
 import { MAX_CONTINUATION_CHARS, MAX_WORK_BYTES, TAG } from '../loop/continuation';
 import { responsesElision } from './responses-elision';
 import { isObject, type ResponseItem } from './responses-items';
-import type { HandBacks, WireCall } from './wire';
+import type { HandBacks, LoopHandBacks, WireCall } from './wire';
 
 /**
  * The client's own calls as handed back, the first one's `call_id` carrying a sealed record of the loop's earlier
  * items (its output items, reasoning included, and their answers), so that the follow-up brings them along. Outputs
  * are elided, oldest first, until the token fits; nothing to carry, or nothing that fits: the calls as they are.
  */
-export function carryOnCalls({ continuations, req, binding }: HandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
+export function carryOnCalls({ continuations, req, binding, succeeded }: LoopHandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
   const [first, ...rest] = calls;
   if (own.length === 0 || first.id === '') return calls;
   const work = [...own];
   const names = responsesElision.names(work);
+  const ran = [...succeeded];
   const sealed = () => {
-    const token = continuations.sealWork(req, binding, first.id, work);
+    const token = continuations.sealWork(req, binding, first.id, work, ran);
     return token !== undefined && token.length <= MAX_CONTINUATION_CHARS ? token : undefined;
   };
   let token = sealed();
@@ -42,6 +43,7 @@ const tokenAt = (item: ResponseItem): number => carrierOf(item)?.indexOf(TAG) ??
 export interface RestoredItems {
   input: ResponseItem[];
   verified: ResponseItem[];
+  succeeded: string[];
   forged: number;
   ignored: number;
 }
@@ -71,6 +73,7 @@ function insertionPoint(input: readonly ResponseItem[], carrier: number): number
 export function restoreItems({ continuations, req, binding }: HandBacks, input: readonly ResponseItem[], chained: boolean): RestoredItems | undefined {
   if (!input.some((item) => tokenAt(item) >= 0)) return undefined;
   const works = new Map<string, ResponseItem[]>();
+  const succeeded = new Set<string>();
   const seen = new Set<string>();
   let budget = MAX_WORK_BYTES;
   let forged = 0;
@@ -85,8 +88,9 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       continue;
     }
     const result = continuations.openWork(req, binding, id.slice(0, at), id.slice(at + TAG.length), budget);
-    if ('payload' in result && Array.isArray(result.payload)) {
-      works.set(id, result.payload.filter(isObject));
+    if ('payload' in result) {
+      works.set(id, result.payload.work.filter(isObject));
+      for (const tool of result.payload.succeeded) succeeded.add(tool);
       budget -= result.bytes;
     } else if ('failed' in result && result.failed === 'too large') {
       budget = 0;
@@ -108,5 +112,5 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
     works.delete(id);
     restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
-  return { input: restored, verified, forged, ignored };
+  return { input: restored, verified, succeeded: [...succeeded], forged, ignored };
 }

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { isFailureText } from '../hierarchy';
 import { decideApproval } from '../loop/approval-decision';
+import { readsAsFailure } from '../tool-outcome';
 import type { Reply } from '../loop/reply';
 import type { ChatTool } from '../types';
 import { ResponsesConversation, type Chaining } from './responses-conversation';
@@ -56,7 +56,7 @@ function outputTextOf(output: unknown): string {
   return Array.isArray(output) ? output.map((part) => (isObject(part) ? messageText({ content: [part] }) : '')).join('') : '';
 }
 
-/** Tools that ran successfully in the items: each `function_call` whose `function_call_output` is not a failure text. */
+/** Tools that a trusted history says ran successfully: each `function_call` whose `function_call_output` reads as no failure. */
 function succeededIn(items: readonly unknown[]): Set<string> {
   const listed = items.filter(isObject);
   const names = new Map(callsOf(listed).map((call) => [call.id, call.name]));
@@ -64,7 +64,7 @@ function succeededIn(items: readonly unknown[]): Set<string> {
   for (const item of listed) {
     if (item.type !== 'function_call_output' || typeof item.call_id !== 'string') continue;
     const name = names.get(item.call_id);
-    if (name && !isFailureText(outputTextOf(item.output))) succeeded.add(name);
+    if (name && !readsAsFailure(outputTextOf(item.output))) succeeded.add(name);
   }
   return succeeded;
 }
@@ -79,7 +79,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
     const request = body as ResponsesRequest;
     if (!Array.isArray(request.input)) return undefined;
     const restored = restoreItems(handBacks, request.input, chainingOf(request) !== 'whole');
-    return restored && { body: { ...body, input: restored.input }, verified: restored.verified, forged: restored.forged, ignored: restored.ignored };
+    return restored && { body: { ...body, input: restored.input }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
   },
   succeededIn,
   approvals: {

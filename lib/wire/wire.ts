@@ -61,11 +61,16 @@ export interface HandBacks {
   binding: string;
 }
 
+/** One loop's hand-backs: its token carries the tools that ran well so far, with the work. */
+export interface LoopHandBacks extends HandBacks {
+  succeeded: ReadonlySet<string>;
+}
+
 /** A follow-up with the loop's earlier work put back. */
 export interface Restored {
   body: WireRequest;
-  /** the work the verified tokens carried (this loop's earlier turns, not what the client says), in the wire's shape */
-  verified: unknown[];
+  /** the tools the verified tokens say ran well: they alone (with this loop's own turns) unlock their children */
+  succeeded: string[];
   /** tokens that did not open: their work not restored */
   forged: number;
   /** tokens left unopened past the bounds (repeats, later calls, the follow-up's byte bound) */
@@ -84,7 +89,7 @@ export interface LoopSetup {
   stats: LoopStats;
   logger: Logger;
   /** seals what a hand-back carries */
-  handBacks: HandBacks;
+  handBacks: LoopHandBacks;
   /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
   approvalTool: string;
 }
@@ -133,7 +138,7 @@ export interface Wire<Output = unknown> {
    * call id the model's own again; undefined when the body carries no token (the common case).
    */
   restore(body: WireRequest, handBacks: HandBacks): Restored | undefined;
-  /** tools that ran successfully in `items` (this wire's shape): they unlock their children */
+  /** tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it has */
   succeededIn(items: readonly unknown[]): Set<string>;
   /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */
   readonly approvals?: WireApprovals;

@@ -192,6 +192,21 @@ describe('the Messages wire: hand-backs, continuations and thinking signatures',
     expect(rig.upstream.requests.every((r) => r.headers['x-mcp-internal'] === undefined && r.headers['x-api-key'] === CLIENT_KEY)).toBe(true);
   });
 
+  it('unlocks the child on the follow-up when the parent ran well, though its result reads like a refusal and is no is_error', async () => {
+    rig.mcp.setTool({ name: 'notes_open', description: 'Open the notebook.', handler: () => ({ content: [{ type: 'text', text: '⛔ none of your notes are locked' }] }) });
+    const script: MessagesStep[] = [handBackScript[0], handBackScript[1], { toolUses: [{ id: 'toolu_01read', name: 'notes_read', input: { id: 'groceries' } }] }, handBackScript[2]];
+    const gw = await rig.gateway(script, { bindings: [notes] });
+    const params = { ...ask, tools: [getLocation], messages: [{ role: 'user' as const, content: question }] };
+    const first = await gw.anthropic.messages.create(params);
+    const handed = first.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock;
+    const next = { ...params, messages: [...params.messages, { role: 'assistant' as const, content: first.content }, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: handed.id, content: 'Berlin' }] }] };
+    await gw.anthropic.messages.create(next);
+
+    const messages = rig.upstream.requests[3].body.messages as { content: { type: string; content?: unknown; is_error?: boolean }[] }[];
+    expect(messages.at(-1)!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_01read', content: NOTES.groceries }]);
+    expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open', 'notes_read']);
+  });
+
   it('sends every turn’s thinking back with its signature: an upstream that checks them takes every turn (stream)', async () => {
     const gw = await rig.gateway(
       [

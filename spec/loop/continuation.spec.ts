@@ -5,7 +5,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, tool, type ModelMessage } from 'ai';
 import OpenAI from 'openai';
 import { Continuations, MAX_CONTINUATION_CHARS, MAX_WORK_BYTES } from '../../lib/loop/continuation';
-import { markerKey } from '../../lib/marker';
+import { tokenSecret } from '../../lib/signed-token';
 import type { ChatMessage, ToolCall } from '../../lib/types';
 import { mcpRig } from '../e2e/mcp-gateway';
 import { postRaw } from '../helpers/listen';
@@ -169,6 +169,32 @@ describe('a hand-back keeps the loop’s work (sealed continuation in the call i
     expect(res.status).toBe(200);
   });
 
+  it.each(['tool error: the log is empty; the notebook is open', '⛔ no entry for strangers; the notebook is open'])(
+    'unlocks the child after a hand-back when the parent ran well, whatever its result reads like (%s)',
+    async (opened) => {
+      rig.mcp.setTool({ name: 'notes_open', description: 'Open the notebook.', handler: () => ({ content: [{ type: 'text', text: opened }] }) });
+      const { client } = await rig.gateway(script, { bindings: [notes] });
+      const handed = await handBack(client);
+      const id = handed.tool_calls![0].id;
+      await client.chat.completions.create({ model: 'agent-1', messages: [question, handed, { role: 'tool', tool_call_id: id, content: 'Berlin' }], tools: [getLocation] });
+
+      expect(rig.toolTexts(3)).toEqual([opened, 'Berlin', 'Milk, eggs, coffee beans, lemons.']);
+      expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open', 'notes_read']);
+    },
+  );
+
+  it('unlocks nothing after a hand-back when the parent failed, even once the token elided its result', async () => {
+    const failure = randomBytes(15_000).toString('base64');
+    rig.mcp.setTool({ name: 'notes_open', description: 'Open the notebook.', handler: () => ({ content: [{ type: 'text', text: failure }], isError: true }) });
+    const { client } = await rig.gateway(script, { bindings: [notes] });
+    const handed = await handBack(client);
+    const id = handed.tool_calls![0].id;
+    await client.chat.completions.create({ model: 'agent-1', messages: [question, handed, { role: 'tool', tool_call_id: id, content: 'Berlin' }], tools: [getLocation] });
+
+    expect(rig.toolTexts(3)).toEqual([`[earlier result of 'notes_open' elided: ${'tool error: '.length + failure.length} bytes]`, 'Berlin', "⛔ 'notes_read' is locked: call 'notes_open' first."]);
+    expect(rig.mcp.calls.map((c) => c.name)).toEqual(['notes_open']);
+  });
+
   it('stays within its bound: the oldest results are elided until the token fits', async () => {
     rig.mcp.setTool({ name: 'noise', description: 'Random text.', handler: () => ({ content: [{ type: 'text', text: randomBytes(5_000).toString('base64') }] }) });
     const noisy = [
@@ -191,14 +217,14 @@ describe('a hand-back keeps the loop’s work (sealed continuation in the call i
   });
 });
 
-const continuations = new Continuations(markerKey('a gateway secret that is long enough for bounds'));
+const continuations = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'));
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage;
 const call = (id: string, name = 'notes_read'): ToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
 
 /** One genuine hand-back whose work unpacks to about `size` bytes (highly compressible, so its token stays small). */
 function handBack(n: number, size: number): ChatMessage {
   const work: ChatMessage[] = [{ role: 'assistant', tool_calls: [call(`w${n}`)] }, { role: 'tool', tool_call_id: `w${n}`, content: String(n % 10).repeat(size) }];
-  return { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call(`c${n}`, 'get_location')], work) };
+  return { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call(`c${n}`, 'get_location')], work, []) };
 }
 
 describe('what a follow-up gets back is bounded by what one loop can have written', () => {
@@ -230,7 +256,7 @@ describe('the carried work is what the model wrote', () => {
       { role: 'assistant', content: 'Let me look.', reasoning_content: 'The notes tool lists ids first.', reasoning_details: [{ type: 'reasoning.encrypted', data: 'abc', index: 0 }], tool_calls: [call('w1', 'notes_open')] },
       { role: 'tool', tool_call_id: 'w1', content: 'ids: groceries' },
     ];
-    const handed: ChatMessage = { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call('c1', 'get_location')], own) };
+    const handed: ChatMessage = { role: 'assistant', content: null, tool_calls: continuations.carry(req, 'notes', [call('c1', 'get_location')], own, []) };
     const { verified } = continuations.restore(req, 'notes', [handed])!;
     expect(verified).toEqual([{ ...own[0], content: null }, own[1]]);
   });

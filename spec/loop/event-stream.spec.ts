@@ -1,7 +1,34 @@
+import { EventEmitter, getEventListeners } from 'node:events';
 import http from 'node:http';
-import express from 'express';
+import express, { type Response } from 'express';
 import { drained, openEventStream } from '../../lib/loop/event-stream';
 import { listen, type Listening } from '../helpers/listen';
+
+/** A response whose socket is full: it emits `drain` or `close` when the test says so. */
+const fullResponse = () => new EventEmitter() as unknown as Response & EventEmitter;
+
+describe('drained', () => {
+  it.each(['drain', 'close'])("resolves on the response's %s, and stops listening to all three", async (event) => {
+    const res = fullResponse();
+    const loop = new AbortController();
+    const waiting = drained(res, loop.signal);
+    res.emit(event);
+    await waiting;
+    expect([res.listenerCount('drain'), res.listenerCount('close'), getEventListeners(loop.signal, 'abort').length]).toEqual([0, 0, 0]);
+  });
+
+  it('resolves when the loop ends, and at once when it already has: a loop that ended waits for no slow client', async () => {
+    const res = fullResponse();
+    const loop = new AbortController();
+    const waiting = drained(res, loop.signal);
+    loop.abort();
+    await waiting;
+    const ended = jest.fn();
+    await drained(res, loop.signal).then(ended);
+    expect(ended).toHaveBeenCalled();
+    expect([res.listenerCount('drain'), res.listenerCount('close')]).toEqual([0, 0]);
+  });
+});
 
 describe('a server-sent event stream to the client', () => {
   let server: Listening;

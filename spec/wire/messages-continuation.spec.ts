@@ -8,7 +8,7 @@ import type { WireCall } from '../../lib/wire/wire';
 const sealer = new Continuations(randomBytes(32), 60);
 const req = (apiKey = 'sk-ant-1') => ({ headers: { 'x-api-key': apiKey } }) as unknown as IncomingMessage;
 const continuations = {
-  carry: (r: IncomingMessage, binding: string, own: MessageParam[], last: MessageParam, calls: WireCall[]) => carryOnMessages({ continuations: sealer, req: r, binding }, own, last, calls),
+  carry: (r: IncomingMessage, binding: string, own: MessageParam[], last: MessageParam, calls: WireCall[]) => carryOnMessages({ continuations: sealer, req: r, binding, succeeded: new Set(['notes_open']) }, own, last, calls),
   restore: (r: IncomingMessage, binding: string, messages: MessageParam[]) => restoreMessages({ continuations: sealer, req: r, binding }, messages),
 };
 
@@ -36,6 +36,7 @@ describe('Messages continuation: the loop’s work carried through a hand-back',
     expect(restored).toEqual({
       messages: [{ role: 'user', content: 'what here?' }, ...own, last, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_loc', content: 'Berlin' }] }],
       verified: [...own, last],
+      succeeded: ['notes_open'],
       forged: 0,
       ignored: 0,
     });

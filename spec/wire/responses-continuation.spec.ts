@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Continuations, TAG } from '../../lib/loop/continuation';
-import { markerKey } from '../../lib/marker';
+import { tokenSecret } from '../../lib/signed-token';
 import { carryOnCalls, restoreItems } from '../../lib/wire/responses-continuation';
 
-const handBacks = { continuations: new Continuations(markerKey('a gateway secret that is long enough for responses')), req: { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage, binding: 'notes' };
+const handBacks = { continuations: new Continuations(tokenSecret('a gateway secret that is long enough for responses')), req: { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage, binding: 'notes', succeeded: new Set(['notes_read']) };
 const user = { type: 'message', role: 'user', content: 'where am I, and what do my notes say?' };
 const location = { id: 'call_loc', name: 'get_location', arguments: '{}', index: 1 };
 const own = (output: string) => [
@@ -20,6 +20,7 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
     expect(restored).toEqual({
       input: [user, ...own('groceries: milk'), { type: 'function_call', call_id: 'call_loc', name: 'get_location', arguments: '{}' }, { type: 'function_call_output', call_id: 'call_loc', output: 'Paris' }],
       verified: own('groceries: milk'),
+      succeeded: ['notes_read'],
       forged: 0,
       ignored: 0,
     });
@@ -36,7 +37,7 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
   it('counts a token of another binding as forged and leaves chained input where it is', () => {
     const [carried] = carryOnCalls(handBacks, [location], own('groceries: milk'));
     const input = [{ type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }];
-    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({ input: [{ ...input[0], call_id: 'call_loc' }], verified: [], forged: 1, ignored: 0 });
+    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({ input: [{ ...input[0], call_id: 'call_loc' }], verified: [], succeeded: [], forged: 1, ignored: 0 });
     expect(restoreItems(handBacks, input, true)?.input).toEqual([{ ...input[0], call_id: 'call_loc' }]);
   });
 

@@ -171,6 +171,19 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(restored[4].call_id).toBe('wx');
   });
 
+  it('unlocks the child on the follow-up when the parent ran well before the hand-back, though its result reads like a failure', async () => {
+    const opened = 'tool error: none, the notebook is open: a, b';
+    await start({ trellis: localTrellis([{ name: 'notes_open', handler: () => opened }, { name: 'notes_read', handler: (args) => `note ${String(args.id)}: buy milk` }]) });
+    model.setScript([{ calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Paris' } }] }, { calls: [{ callId: 'r1', name: 'notes_read', arguments: { id: 'a' } }] }, { text: 'Buy milk.' }]);
+    const input = [{ role: 'user' as const, content: 'what do my notes say?' }];
+    const first = await client.responses.create({ model: 'agent-1', input, tools: [weather] });
+    const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+    const followUp = await client.responses.create({ model: 'agent-1', input: [...input, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }], tools: [weather] });
+
+    expect(followUp.output_text).toBe('Buy milk.');
+    expect(outputsOf(model, 3)).toEqual([opened, 'sunny', 'note a: buy milk']);
+  });
+
   it('chains its turns on previous_response_id when the client does: each turn sends only the new items', async () => {
     model.setScript([{ text: 'plain' }, { calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Snow in Oslo.' }]);
     const earlier = await client.responses.create({ model: 'plain-1', input: 'hi' });
