@@ -22,7 +22,8 @@ export type Unapproved =
  * reads. `ok` and `tool_error` carry the tool's own result as the model reads it: rendered by `resultText` (a
  * failed one with `toolErrorText`), cut to `maxToolResultBytes`, as the judge's `context` surface left it.
  * `pending`: not run, handed to the client for approval; `not_run`: a call over `maxToolCallsPerTurn` that an
- * upstream holding the turn still needs an answer for.
+ * upstream holding the turn still needs an answer for; `approved_earlier`: a call approved and run in an earlier
+ * request, whose result that request's loop kept.
  */
 export type ToolOutcome =
   | { kind: 'ok'; text: string; images?: ToolImage[] }
@@ -35,7 +36,8 @@ export type ToolOutcome =
   | { kind: 'transport'; reason: string }
   | { kind: 'pending'; approval: { arguments: Record<string, unknown>; reason: string } }
   | ({ kind: 'unapproved'; tool: string } & Unapproved)
-  | { kind: 'not_run'; tool: string };
+  | { kind: 'not_run'; tool: string }
+  | { kind: 'approved_earlier'; tool: string };
 
 export type ToolOutcomeKind = ToolOutcome['kind'];
 
@@ -108,5 +110,7 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
       return unapprovedText(outcome.tool, outcome);
     case 'not_run':
       return toolErrorText(`'${outcome.tool}' was not run: the turn asked for more tool calls than the loop runs in one turn`);
+    case 'approved_earlier':
+      return `[the result of '${outcome.tool}' is not kept: it ran in an earlier request, after a person approved it]`;
   }
 }

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { startMessagesServer, type MessagesServer } from '../fixtures/messages-server';
+import { startModelServer } from '../fixtures/model-server';
 import { localTrellis } from '../lib/trellis/local';
 import { serveGateway } from './helpers/upstream';
 
@@ -43,5 +44,25 @@ describe("the ready gateway puts the operator's key where Anthropic's Messages A
     });
     expect(reply.status).toBe(200);
     expect(upstream.requests.map(({ headers }) => [headers['x-api-key'], headers.authorization, headers['anthropic-version']])).toEqual([['sk-ant-operator-secret', undefined, '2023-06-01']]);
+  });
+});
+
+describe("the ready gateway keeps the client's own key from the upstream", () => {
+  it("sends only the operator's bearer on chat completions, when the client's key came as x-api-key", async () => {
+    process.env.TEST_OPERATOR_KEY = 'sk-operator-secret';
+    const model = await startModelServer([{ content: 'hello' }]);
+    const gateway = await serveGateway({ upstream: { url: model.url, apiKeyEnv: 'TEST_OPERATOR_KEY' }, clientKeys: [CLIENT_KEY], trellis, bindings, metrics: false });
+    try {
+      const reply = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': CLIENT_KEY },
+        body: JSON.stringify({ model: 'plain', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(reply.status).toBe(200);
+      expect(model.requests.map(({ headers }) => [headers.authorization, headers['x-api-key']])).toEqual([['Bearer sk-operator-secret', undefined]]);
+    } finally {
+      await gateway.close();
+      await model.close();
+    }
   });
 });

@@ -42,7 +42,6 @@ const tokenAt = (item: ResponseItem): number => carrierOf(item)?.indexOf(TAG) ??
 
 export interface RestoredItems {
   input: ResponseItem[];
-  verified: ResponseItem[];
   succeeded: string[];
   forged: number;
   ignored: number;
@@ -97,7 +96,6 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       ignored++;
     } else forged++;
   }
-  const verified = [...works.values()].reverse().flat();
   const restored: ResponseItem[] = [];
   for (const item of input) {
     const at = tokenAt(item);
@@ -112,5 +110,5 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
     works.delete(id);
     restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
-  return { input: restored, verified, succeeded: [...succeeded], forged, ignored };
+  return { input: restored, succeeded: [...succeeded], forged, ignored };
 }

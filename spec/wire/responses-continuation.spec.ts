@@ -19,7 +19,6 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
     const restored = restoreItems(handBacks, [user, { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }, { type: 'function_call_output', call_id: carried.id, output: 'Paris' }], false);
     expect(restored).toEqual({
       input: [user, ...own('groceries: milk'), { type: 'function_call', call_id: 'call_loc', name: 'get_location', arguments: '{}' }, { type: 'function_call_output', call_id: 'call_loc', output: 'Paris' }],
-      verified: own('groceries: milk'),
       succeeded: ['notes_read'],
       forged: 0,
       ignored: 0,
@@ -31,13 +30,13 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
     const big = randomBytes(12_000).toString('hex');
     const [carried] = carryOnCalls(handBacks, [location], own(big));
     const restored = restoreItems(handBacks, [user, { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }], false);
-    expect(restored?.verified).toEqual(own("[earlier result of 'notes_read' elided: 24000 bytes]"));
+    expect(restored?.input.slice(1, 3)).toEqual(own("[earlier result of 'notes_read' elided: 24000 bytes]"));
   });
 
   it('counts a token of another binding as forged and leaves chained input where it is', () => {
     const [carried] = carryOnCalls(handBacks, [location], own('groceries: milk'));
     const input = [{ type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }];
-    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({ input: [{ ...input[0], call_id: 'call_loc' }], verified: [], succeeded: [], forged: 1, ignored: 0 });
+    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({ input: [{ ...input[0], call_id: 'call_loc' }], succeeded: [], forged: 1, ignored: 0 });
     expect(restoreItems(handBacks, input, true)?.input).toEqual([{ ...input[0], call_id: 'call_loc' }]);
   });
 
