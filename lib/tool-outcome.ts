@@ -39,20 +39,23 @@ export type ToolOutcome =
   | { kind: 'not_run'; tool: string }
   | { kind: 'approved_earlier'; tool: string };
 
-export type ToolOutcomeKind = ToolOutcome['kind'];
+/** How the hierarchy gate's refusal begins, and every other failure the model reads as a tool result. */
+const LOCKED = '⛔';
+const TOOL_ERROR = 'tool error:';
+
+/** The text of every failure the model reads as a tool result, but the hierarchy gate's. */
+export const toolErrorText = (problem: string): string => `${TOOL_ERROR} ${problem}`;
 
 /**
  * Whether a tool result's text reads as one of the loop's failures. Only for a history the client wrote
  * (`trustClientHistory`), where the text is all there is: the loop's own outcomes, and a verified continuation's,
  * go by their kind.
  */
-export const readsAsFailure = (text: string): boolean => text.startsWith(toolErrorText('')) || text.startsWith('⛔');
+export const readsAsFailure = (text: string): boolean => text.startsWith(TOOL_ERROR) || text.startsWith(LOCKED);
 
 /** The images a tool returned (`passImages`), for the next turn to see. */
 export const outcomeImages = (outcome: ToolOutcome): ToolImage[] => (outcome.kind === 'ok' || outcome.kind === 'tool_error' ? (outcome.images ?? []) : []);
 
-/** The text of every failure the model reads as a tool result, but the hierarchy gate's `⛔`. */
-export const toolErrorText = (problem: string): string => `tool error: ${problem}`;
 
 function invalidText(tool: string, invalid: Invalid): string {
   switch (invalid.why) {
@@ -93,7 +96,7 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
     case 'tool_error':
       return outcome.text;
     case 'refused':
-      return `⛔ '${outcome.tool}' is locked: call '${outcome.parent}' first.`;
+      return `${LOCKED} '${outcome.tool}' is locked: call '${outcome.parent}' first.`;
     case 'invalid':
       return invalidText(outcome.tool, outcome);
     case 'repeated':

@@ -49,6 +49,7 @@ describe('readsAsFailure (a trusted history, text only)', () => {
   it.each([
     ["⛔ 'repo_read' is locked: call 'repo_open' first.", true],
     ['tool error: disk full', true],
+    ['tool error:no space', true],
     ['opened', false],
     ['  tool error: indented, so the tool said it', false],
   ])('%j: %s', (text, failed) => {
