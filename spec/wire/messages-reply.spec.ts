@@ -1,9 +1,8 @@
-import express, { type Response } from 'express';
-import request from 'supertest';
-import type { Answer, Reply } from '../../lib/loop/reply';
+import type { Answer } from '../../lib/loop/reply';
 import { MessagesJsonReply, MessagesStreamReply, type Shown } from '../../lib/wire/messages-reply';
 import type { AnthropicMessage } from '../../lib/wire/messages-types';
 import type { TurnResult } from '../../lib/wire/wire';
+import { servedReply } from '../helpers/served-reply';
 
 const identity = { id: 'msg_loop', model: 'claude' };
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
@@ -13,21 +12,11 @@ const last = (content: AnthropicMessage['content'], stop = 'tool_use'): TurnResu
   return { text: '', calls: [], output: message, stop, id: message.id, model: message.model, reply: message };
 };
 
-async function served(make: (res: Response) => Reply, drive: (reply: Reply) => void) {
-  const app = express();
-  app.post('/', (_req, res) => drive(make(res)));
-  return request(app).post('/').buffer(true).parse((res, done) => {
-    let text = '';
-    res.on('data', (part: Buffer) => (text += part.toString()));
-    res.on('end', () => done(null, text));
-  });
-}
-
 describe('the Messages answer to the client', () => {
   it("a stream: false client gets ONE Message: every turn's shown blocks, the client's calls under their carrying ids, stop_reason tool_use", async () => {
     const shown: Shown = { blocks: [{ type: 'text', text: 'Looking.' }, { type: 'text', text: 'Where are you?' }], usage: { input_tokens: 9, output_tokens: 4 } };
     const answer: Answer = { stop: 'final', text: 'Looking.\n\nWhere are you?', last: last([{ type: 'text', text: 'Where are you?' }, toolUse]), handBack: [{ id: 'toolu_loc.al1.t', name: 'get_location', arguments: '{}', index: 1 }] };
-    const res = await served(
+    const res = await servedReply(
       (r) => new MessagesJsonReply(r, identity, shown, false),
       (reply) => reply.send(answer, stats),
     );
@@ -47,7 +36,7 @@ describe('the Messages answer to the client', () => {
   it("ends with the budget's note as its own text block, stop_reason end_turn, when a budget ended the loop", async () => {
     const shown: Shown = { blocks: [{ type: 'text', text: 'Partial.' }] };
     const note = '[agent-loop] Stopped before a final answer: the turn budget ran out (maxTurns = 1).';
-    const res = await served(
+    const res = await servedReply(
       (r) => new MessagesJsonReply(r, identity, shown, true),
       (reply) => reply.send({ stop: 'max_turns', text: `Partial.\n\n${note}`, last: last([toolUse]) }, stats),
     );
@@ -58,7 +47,7 @@ describe('the Messages answer to the client', () => {
 
   it("a streaming client gets the loop's own text as a text block of its own, then the handed-back call and the stop reason", async () => {
     const answer: Answer = { stop: 'final', text: '', last: last([toolUse]), handBack: [{ id: 'toolu_loc.al1.t', name: 'get_location', arguments: '{}', index: 0 }] };
-    const res = await served(
+    const res = await servedReply(
       (r) => new MessagesStreamReply(r, identity, { blocks: [] }, { keepAliveSec: 15, signal: new AbortController().signal }),
       (reply) => {
         void reply.text('\n\nA note.');

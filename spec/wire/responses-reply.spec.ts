@@ -1,7 +1,6 @@
-import express, { type Response } from 'express';
-import request from 'supertest';
-import type { Answer, Reply } from '../../lib/loop/reply';
+import type { Answer } from '../../lib/loop/reply';
 import { ResponsesJsonReply, ResponsesStreamReply } from '../../lib/wire/responses-reply';
+import { servedReply } from '../helpers/served-reply';
 
 const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes' };
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
@@ -11,20 +10,9 @@ const events = (text: string) =>
     .filter((frame) => frame.startsWith('event: '))
     .map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as Record<string, unknown>);
 
-/** Serves one reply made by `make`, driven by `drive`, and returns what the client got. */
-async function served(make: (res: Response) => Reply, drive: (reply: Reply) => void) {
-  const app = express();
-  app.post('/', (_req, res) => drive(make(res)));
-  return request(app).post('/').buffer(true).parse((res, done) => {
-    let text = '';
-    res.on('data', (part: Buffer) => (text += part.toString()));
-    res.on('end', () => done(null, text));
-  });
-}
-
 describe('the Responses answer to the client', () => {
   it('a stream: false client gets one Response with the loop headers at the end', async () => {
-    const res = await served(
+    const res = await servedReply(
       (r) => new ResponsesJsonReply(r, identity, false),
       (reply) => reply.send({ stop: 'final', text: 'Done.' }, stats),
     );
@@ -43,7 +31,7 @@ describe('the Responses answer to the client', () => {
 
   it('a streaming client gets ONE lifecycle: created, the text as it arrives, one message, completed; sequence numbers running on', async () => {
     const answer: Answer = { stop: 'final', text: 'Hello' };
-    const res = await served(
+    const res = await servedReply(
       (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }),
       (reply) => {
         expect(reply.committed).toBe(false);
@@ -76,7 +64,7 @@ describe('the Responses answer to the client', () => {
   it("streams a hand-back's call as its own item, its arguments, then completed", async () => {
     const call = { type: 'function_call', id: 'fc_1', call_id: 'call_loc', name: 'get_location', arguments: '{}' };
     const answer: Answer = { stop: 'final', text: '', last: { text: '', calls: [], output: [call], stop: 'completed', id: 'resp_up', model: 'up', reply: { id: 'resp_up', status: 'completed' } }, handBack: [{ id: 'call_loc.al1.t', name: 'get_location', arguments: '{}', index: 0 }] };
-    const res = await served(
+    const res = await servedReply(
       (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }),
       (reply) => reply.send(answer, stats),
     );
@@ -86,7 +74,7 @@ describe('the Responses answer to the client', () => {
   });
 
   it('a stream that opened ends well-formed, with the text so far, when the loop broke off', async () => {
-    const res = await served(
+    const res = await servedReply(
       (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }),
       (reply) => {
         void reply.text('Partial');
