@@ -3,7 +3,8 @@ import { AgentLoopError } from './errors';
 import { globToRegExp } from './glob';
 import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
-import type { ValidOptions } from './options';
+import { defaultOf } from './option';
+import { bindingOptions, type ValidOptions } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
@@ -105,7 +106,7 @@ export function activateBindings(valid: ValidOptions, logger: Logger, owned: Tre
   });
   const search = valid.webSearch && {
     always: valid.webSearch.always === true,
-    binding: activeBinding(WEB_SEARCH_TOOL.name, new Hierarchy([WEB_SEARCH_TOOL.name]), webSearchTrellis(valid.webSearch), logger, undefined, 30),
+    binding: activeBinding(WEB_SEARCH_TOOL.name, new Hierarchy([WEB_SEARCH_TOOL.name]), webSearchTrellis(valid.webSearch), logger, undefined, defaultOf(bindingOptions.toolTimeoutSec)),
   };
   return new Bindings(entries, logger, search);
 }

@@ -5,9 +5,10 @@ import net, { type AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { reloadConfig } from './admin/reload';
 import { AgentLoopError } from './errors';
-import { createGateway, type GatewayConfig } from './gateway';
+import { createGateway, gatewayOptions, type GatewayConfig } from './gateway';
 import type { AgentLoopMiddleware } from './middleware';
-import { SHUTDOWN_DRAIN_SEC } from './options';
+import { defaultOf } from './option';
+import { loopOptions } from './options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
 const EXAMPLE = '{ "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }';
@@ -55,8 +56,8 @@ export function main(argv = process.argv.slice(2)): void {
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
   const config = readConfig(values.config);
-  const port = portOf(values.port) ?? portOf(process.env.PORT) ?? config.port ?? 3000;
-  const host = values.host ?? config.host ?? '127.0.0.1';
+  const port = portOf(values.port) ?? portOf(process.env.PORT) ?? config.port ?? defaultOf(gatewayOptions.port);
+  const host = values.host ?? config.host ?? defaultOf(gatewayOptions.host);
   let app;
   try {
     app = createGateway({ ...config, port, host });
@@ -71,7 +72,7 @@ export function main(argv = process.argv.slice(2)): void {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
   });
-  const drainSec = config.shutdownDrainSec ?? SHUTDOWN_DRAIN_SEC;
+  const drainSec = config.shutdownDrainSec ?? defaultOf(loopOptions.shutdownDrainSec);
   const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';
   process.on('SIGHUP', () => reloadConfig(values.config!, app.locals.agentLoop, config as unknown as Record<string, unknown>));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));

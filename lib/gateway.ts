@@ -5,56 +5,68 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
 import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from './admin/gateway-admin';
-import { clientKeysOf, requireClientKey, type ClientKeysConfig } from './client-keys';
+import { clientKeysOf, requireClientKey } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './gateway-routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from './marker';
 import { agentLoop, type AgentLoopMiddleware } from './middleware';
-import { validated } from './option-error';
+import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from './option';
 import { optionsSchema, type AgentLoopOptions } from './options';
 import { optionalPeer } from './telemetry/optional-peer';
 import { setUpstreamKey } from './upstream-key';
 
-export interface GatewayConfig extends AgentLoopOptions, ClientKeysConfig {
-  host?: string;
-  port?: number;
-  /** `routes`: what is forwarded under `/v1`, as `METHOD path` (default `INFERENCE_ROUTES`) */
-  upstream: { url: string; apiKeyEnv?: string; routes?: string[] };
-  /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
-  bodyLimit?: string | number;
-  /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
-  admin?: GatewayAdminConfig;
-}
-
-const hints = new Map([
-  ['upstream', "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }"],
-  ['url', "it must be the upstream's OpenAI-compatible base URL, e.g. 'http://127.0.0.1:11434/v1'"],
-  ['apiKeyEnv', "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'"],
-  ['routes', `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`],
-  ['clientKeys', 'it must be a list of keys of at least 16 characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv'],
-  ['clientKeysEnv', "it must name an environment variable holding the client keys, separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'"],
-  ['host', "it must be a host name or address to listen on, e.g. '127.0.0.1'"],
-  ['port', 'it must be a port number from 0 to 65535, e.g. 3000'],
-  ['bodyLimit', "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'"],
-  ['admin', ADMIN_HINT],
-]);
-
 /** what express.json() takes as its `limit` */
 const isSize = (value: unknown) => (Number.isInteger(value) && (value as number) > 0) || (typeof value === 'string' && /^\d+(\.\d+)? ?(b|kb|mb|gb)$/i.test(value));
+
+const upstreamOptions = {
+  url: required<string>({ schema: Joi.string().uri({ scheme: ['http', 'https'] }), hint: "it must be the upstream's OpenAI-compatible base URL, e.g. 'http://127.0.0.1:11434/v1'" }),
+  apiKeyEnv: option<string>({ schema: Joi.string(), hint: "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'" }),
+  /** what is forwarded under `/v1`, as `METHOD path` (default `INFERENCE_ROUTES`) */
+  routes: option<string[]>({
+    schema: Joi.array().items(Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid')))),
+    hint: `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`,
+  }),
+};
+
+/** What only createGateway's config holds, beside agentLoop's options (which agentLoop checks). */
+export const gatewayOptions = {
+  host: defaulted<string>({ schema: Joi.string().default('127.0.0.1'), hint: "it must be a host name or address to listen on, e.g. '127.0.0.1'" }),
+  port: defaulted<number>({ schema: Joi.number().integer().min(0).max(65535).default(3000), hint: 'it must be a port number from 0 to 65535, e.g. 3000' }),
+  upstream: required<OptionsIn<typeof upstreamOptions>>({ schema: schemaOf(upstreamOptions), hint: "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }", inner: upstreamOptions }),
+  /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
+  bodyLimit: option<string | number>({
+    schema: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
+    hint: "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'",
+  }),
+  /** keys a client may send (`Authorization: Bearer <key>` or `x-api-key: <key>`) */
+  clientKeys: option<string[]>({
+    schema: Joi.array().items(Joi.string().min(16)).min(1),
+    hint: 'it must be a list of keys of at least 16 characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv',
+  }),
+  /** an environment variable holding more, separated by commas or white space */
+  clientKeysEnv: option<string>({ schema: Joi.string(), hint: "it must name an environment variable holding the client keys, separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'" }),
+  /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
+  admin: option<GatewayAdminConfig>({
+    schema: adminConfigSchema,
+    hint: ADMIN_HINT,
+    doc: {
+      range: '`{ keyEnv }`: the environment variable holding the admin key (16+ characters)',
+      fallback: 'none: no admin routes',
+      does: "the [admin API and page](admin.md#admin-api-and-page) at `/admin`; in your own app, `loop.admin({ key })` or `loop.admin({ auth: false })`",
+    },
+  }),
+};
+
+export type GatewayConfig = AgentLoopOptions & OptionsIn<typeof gatewayOptions>;
+
+const { admin, ...listened } = schemasOf(gatewayOptions);
 
 /** agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold. */
 const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys).map((key) => [key, Joi.any()]);
 
-const gatewaySchema = Joi.object({
-  host: Joi.string(),
-  port: Joi.number().integer().min(0).max(65535),
-  upstream: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), apiKeyEnv: Joi.string(), routes: Joi.array().items(Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid')))) }).required(),
-  bodyLimit: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
-  clientKeys: Joi.array().items(Joi.string().min(16)).min(1),
-  clientKeysEnv: Joi.string(),
-  ...Object.fromEntries(loopOptions),
-  admin: adminConfigSchema,
-});
+const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopOptions), admin });
+
+const validGatewayConfig = validator('createGateway', gatewaySchema, gatewayOptions);
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
 const refusedBody: ErrorRequestHandler = function refusedBody(error: { status?: number; expose?: boolean; type?: string; message: string }, _req, res, next) {
@@ -76,7 +88,7 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
 
 /** Throws the coded error createGateway would for `config`'s own keys (the loop's options are agentLoop's to check). */
 export function validateGatewayConfig(config: unknown): void {
-  validated(gatewaySchema, config, hints, 'createGateway');
+  validGatewayConfig(config);
 }
 
 /**

@@ -22,7 +22,8 @@ export type Unapproved =
  * reads. `ok` and `tool_error` carry the tool's own result as the model reads it: rendered by `resultText` (a
  * failed one with `toolErrorText`), cut to `maxToolResultBytes`, as the judge's `context` surface left it.
  * `pending`: not run, handed to the client for approval; `not_run`: a call over `maxToolCallsPerTurn` that an
- * upstream holding the turn still needs an answer for.
+ * upstream holding the turn still needs an answer for; `approved_earlier`: a call approved and run in an earlier
+ * request, whose result that request's loop kept.
  */
 export type ToolOutcome =
   | { kind: 'ok'; text: string; images?: ToolImage[] }
@@ -35,22 +36,26 @@ export type ToolOutcome =
   | { kind: 'transport'; reason: string }
   | { kind: 'pending'; approval: { arguments: Record<string, unknown>; reason: string } }
   | ({ kind: 'unapproved'; tool: string } & Unapproved)
-  | { kind: 'not_run'; tool: string };
+  | { kind: 'not_run'; tool: string }
+  | { kind: 'approved_earlier'; tool: string };
 
-export type ToolOutcomeKind = ToolOutcome['kind'];
+/** How the hierarchy gate's refusal begins, and every other failure the model reads as a tool result. */
+const LOCKED = '⛔';
+const TOOL_ERROR = 'tool error:';
+
+/** The text of every failure the model reads as a tool result, but the hierarchy gate's. */
+export const toolErrorText = (problem: string): string => `${TOOL_ERROR} ${problem}`;
 
 /**
  * Whether a tool result's text reads as one of the loop's failures. Only for a history the client wrote
  * (`trustClientHistory`), where the text is all there is: the loop's own outcomes, and a verified continuation's,
  * go by their kind.
  */
-export const readsAsFailure = (text: string): boolean => text.startsWith(toolErrorText('')) || text.startsWith('⛔');
+export const readsAsFailure = (text: string): boolean => text.startsWith(TOOL_ERROR) || text.startsWith(LOCKED);
 
 /** The images a tool returned (`passImages`), for the next turn to see. */
 export const outcomeImages = (outcome: ToolOutcome): ToolImage[] => (outcome.kind === 'ok' || outcome.kind === 'tool_error' ? (outcome.images ?? []) : []);
 
-/** The text of every failure the model reads as a tool result, but the hierarchy gate's `⛔`. */
-export const toolErrorText = (problem: string): string => `tool error: ${problem}`;
 
 function invalidText(tool: string, invalid: Invalid): string {
   switch (invalid.why) {
@@ -91,7 +96,7 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
     case 'tool_error':
       return outcome.text;
     case 'refused':
-      return `⛔ '${outcome.tool}' is locked: call '${outcome.parent}' first.`;
+      return `${LOCKED} '${outcome.tool}' is locked: call '${outcome.parent}' first.`;
     case 'invalid':
       return invalidText(outcome.tool, outcome);
     case 'repeated':
@@ -108,5 +113,7 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
       return unapprovedText(outcome.tool, outcome);
     case 'not_run':
       return toolErrorText(`'${outcome.tool}' was not run: the turn asked for more tool calls than the loop runs in one turn`);
+    case 'approved_earlier':
+      return `[the result of '${outcome.tool}' is not kept: it ran in an earlier request, after a person approved it]`;
   }
 }

@@ -1,5 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
+import type { OptionsIn } from './option';
+import type { bindingOptions } from './options';
+import type { mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 
 /** MCP's behaviour hints on a tool; the server's word, not a guarantee. */
 export interface ToolAnnotations {
@@ -68,18 +71,8 @@ export interface BindingMatch {
   header?: Record<string, string>;
 }
 
-export interface Binding {
-  name: string;
-  match: BindingMatch | ((req: Request) => boolean);
-  hierarchy: HierarchyNode | HierarchyNode[] | 'from-trellis';
-  maxTurns?: number;
-  toolTimeoutSec?: number;
-  /** a tool's progress notification starts its timeout afresh, up to the total budget (default false) */
-  resetTimeoutOnProgress?: boolean;
-  trellis?: TrellisOption;
-  /** which calls a person approves before they run, in OpenAI's words (default 'never') */
-  requireApproval?: RequireApproval;
-}
+/** A binding, as the `bindings` option lists it: its keys are declared (and documented) in lib/options.ts. */
+export type Binding = OptionsIn<typeof bindingOptions>;
 
 /** `{ never: { toolNames } }`: every tool but those named needs approval. */
 export type RequireApproval = 'always' | 'never' | { never: { toolNames: string[] } };
@@ -92,10 +85,7 @@ export type McpServerAddress =
   | { url: string; headers?: Record<string, string> }
   | { command: string; args?: string[]; env?: Record<string, string> };
 
-export type TrellisOption =
-  | Trellis
-  | { mcp: { url: string; headers?: Record<string, string>; forwardHeaders?: string[]; listTtlSec?: number } }
-  | { mcp: { command: string; args?: string[]; env?: Record<string, string>; listTtlSec?: number } };
+export type TrellisOption = Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };
 
 export interface EffectiveAnnotations {
   readOnlyHint: boolean;

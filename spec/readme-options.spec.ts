@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { optionsSchema } from '../lib/options';
+import { gatewayOptions } from '../lib/gateway';
+import { docRows } from '../lib/option';
+import { loopOptions, optionsSchema } from '../lib/options';
 
 interface Described {
   type?: string;
@@ -18,11 +20,15 @@ interface Row {
   fallback: string;
 }
 
-/** The rows of the option table (docs/options.md): the option's path (`bindings[].maxTurns`), its range and its default. */
-function rows(): Row[] {
-  return readFileSync(path.join(__dirname, '..', 'docs', 'options.md'), 'utf8')
+/** The lines of the option table (docs/options.md). */
+const tableLines = () =>
+  readFileSync(path.join(__dirname, '..', 'docs', 'options.md'), 'utf8')
     .split('\n')
-    .filter((line) => line.startsWith('| `'))
+    .filter((line) => line.startsWith('| `'));
+
+/** The rows of the option table: the option's path (`bindings[].maxTurns`), its range and its default. */
+function rows(): Row[] {
+  return tableLines()
     .map((line) => {
       const [option, range, fallback] = line.slice(2).split(' | ');
       return { option: /^`([^`]+)`/.exec(option)![1], range, fallback };
@@ -51,8 +57,18 @@ const limit = (node: Described, name: 'min' | 'max') => node.rules?.find((rule) 
 /** Rows for what only the gateway's JSON config carries (lib/gateway.ts's schema). */
 const GATEWAY_ONLY = ['admin'];
 
+/** An option's table line as its declaration says it: `|` escaped inside a cell, an empty cell left empty. */
+function declaredLine({ option, range, fallback, does }: { option: string; range: string; fallback: string; does: string }, where = ''): string {
+  return `| ${[`\`${option}\`${where}`, range, fallback, does].map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`.replace('|  |', '| |');
+}
+
 describe('the option table (docs/options.md)', () => {
   const table = rows();
+
+  it("says of each option, row for row, what its declaration says (range, default and what it does)", () => {
+    const declared = [...docRows(loopOptions).map((row) => declaredLine(row)), ...docRows(gatewayOptions).map((row) => declaredLine(row, ' (gateway config only)'))];
+    expect([...tableLines()].sort()).toEqual(declared.sort());
+  });
 
   it('has a row for every option agentLoop takes', () => {
     const options = Object.keys(schema.keys!);

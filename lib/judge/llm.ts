@@ -1,11 +1,14 @@
+import { required, schemaOf, validator } from '../option';
 import { redacted } from '../redact';
 import type { Judge, JudgeInput, JudgeSurface, Verdict } from '../types';
+import { llmOption, type LlmJudgeOptions } from './options';
 import { verdictProblem } from './verdict';
 
-export interface LlmJudgeOptions {
-  model: string;
-  policy: string;
-}
+export type { LlmJudgeOptions } from './options';
+
+const llmDeclarations = { llm: required<LlmJudgeOptions>(llmOption) };
+
+const validLlm = validator<{ llm: LlmJudgeOptions }>('llmJudge', schemaOf(llmDeclarations), llmDeclarations);
 
 const RECENT_MESSAGES = 6;
 
@@ -51,7 +54,9 @@ export function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {
   return withRedactedReason(verdict as Verdict);
 }
 
-export function llmJudge({ model, policy }: LlmJudgeOptions): Judge {
+/** Its options are checked like the `judge: { llm }` option, under that name. */
+export function llmJudge(options: LlmJudgeOptions): Judge {
+  const { model, policy } = validLlm({ llm: options }).llm;
   return {
     async evaluate(input, context) {
       const body = {

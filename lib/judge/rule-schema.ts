@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
-import { AgentLoopError } from '../errors';
+import { option, required, schemaOf, schemasOf, validator } from '../option';
 import { CONTROL_CHARACTER } from './paths-within';
 import type { Rule } from './rule';
 
@@ -79,24 +79,39 @@ function coherentRule(rule: Rule, helpers: CustomHelpers): Rule | Joi.ErrorRepor
   return rule;
 }
 
-const ruleSchema = Joi.object<Rule>({
-  surface: Joi.string().valid('tool_call', 'context').required(),
-  tool: Joi.string(),
-  when: Joi.alternatives().conditional('.content', {
-    is: Joi.exist(),
-    then: contentCondition,
-    otherwise: Joi.alternatives().conditional('.annotation', { is: Joi.exist(), then: annotationCondition, otherwise: argumentCondition }),
+const whenSchema = Joi.alternatives().conditional('.content', {
+  is: Joi.exist(),
+  then: contentCondition,
+  otherwise: Joi.alternatives().conditional('.annotation', { is: Joi.exist(), then: annotationCondition, otherwise: argumentCondition }),
+});
+
+const ruleOptions = {
+  surface: required<Rule['surface']>({
+    schema: Joi.string().valid('tool_call', 'context'),
+    hint: "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'",
   }),
-  action: Joi.string().valid('allow', 'block', 'rewrite', 'ask').required(),
-  reason: Joi.string(),
-  replace: Joi.string()
-    .allow('')
-    .when('action', { is: 'rewrite', then: Joi.required(), otherwise: Joi.forbidden() })
-    .messages({
-      'any.required': '{{#label}} is required for action "rewrite"',
-      'any.unknown': '{{#label}} is only allowed with action "rewrite"',
-    }),
-})
+  tool: option<string>({ schema: Joi.string(), hint: "it must be a tool name glob, e.g. tool: 'files_*'" }),
+  when: option<Rule['when']>({
+    schema: whenSchema,
+    hint: "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: ['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', within: ['/srv/docs'] }",
+  }),
+  action: required<Rule['action']>({
+    schema: Joi.string().valid('allow', 'block', 'rewrite', 'ask'),
+    hint: "it must be 'allow', 'block', 'rewrite' or 'ask' (a person approves the call first), e.g. action: 'block'",
+  }),
+  reason: option<string>({ schema: Joi.string() }),
+  replace: option<string>({
+    schema: Joi.string()
+      .allow('')
+      .when('action', { is: 'rewrite', then: Joi.required(), otherwise: Joi.forbidden() })
+      .messages({
+        'any.required': '{{#label}} is required for action "rewrite"',
+        'any.unknown': '{{#label}} is only allowed with action "rewrite"',
+      }),
+  }),
+};
+
+const ruleSchema = Joi.object<Rule>(schemasOf(ruleOptions))
   .custom(coherentRule)
   .messages({
     'rule.contentOnToolCall': '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
@@ -106,10 +121,17 @@ const ruleSchema = Joi.object<Rule>({
     'rule.rewriteWithin': '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',
   });
 
-export const rulesSchema = Joi.array().items(ruleSchema);
+export const rulesOption = option<Rule[]>({
+  schema: Joi.array().items(ruleSchema),
+  hint: "rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]",
+  list: true,
+  inner: ruleOptions,
+});
+
+const rulesDeclarations = { rules: required<Rule[]>(rulesOption) };
+
+const rulesValidator = validator<{ rules: Rule[] }>('rulesJudge', schemaOf(rulesDeclarations), rulesDeclarations);
 
 export function validateRules(rules: Rule[]): Rule[] {
-  const { error, value } = Joi.object({ rules: rulesSchema.required() }).validate({ rules });
-  if (error) throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `rulesJudge: ${error.message}`);
-  return value.rules;
+  return rulesValidator({ rules }).rules;
 }

@@ -82,7 +82,7 @@ function modelCallFor(callId: string, decision: ApprovalDecision | undefined, ca
 /** An older approval, decided in an earlier request: what the model reads in its place. */
 function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
   const decided = answerOf(answer?.content);
-  return decided.approved ? `[the result of '${tool}' is not kept: it ran in an earlier request, after a person approved it]` : toolOutcomeText({ kind: 'unapproved', tool, why: 'denied', reason: decided.reason });
+  return toolOutcomeText(decided.approved ? { kind: 'approved_earlier', tool } : { kind: 'unapproved', tool, why: 'denied', reason: decided.reason });
 }
 
 /** Answers the calls the client's approvals decided, after the conversation's other answers. */

@@ -5,11 +5,6 @@ export const APPROVAL_TOOL = 'approve_tool_call';
 /** How long a call handed back for approval can still be approved. */
 export const APPROVAL_TTL_SEC = 600;
 
-export interface ApprovalOptions {
-  tool: string;
-  ttlSec: number;
-}
-
 /** A call that did not run: a person must approve it first. */
 export interface PendingApproval {
   /** the model's id of the call */

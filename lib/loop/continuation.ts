@@ -46,9 +46,7 @@ const tokenAt = (call: unknown): number => (typeof (call as ToolCall | undefined
 
 export interface Continued {
   messages: ChatMessage[];
-  /** the work the verified tokens carried: what this loop's earlier turns did, not what the client says */
-  verified: ChatMessage[];
-  /** the tools those tokens say ran well */
+  /** the tools the verified tokens say ran well (what this loop's earlier turns did, not what the client says) */
   succeeded: string[];
   /** tokens that did not open (forged, tampered, expired, another binding's or another client's): work not restored */
   forged: number;
@@ -139,7 +137,7 @@ export class Continuations {
         ignored++;
       } else forged++;
     }
-    return { messages: restoredIds(messages, works), verified: [...works.keys()].reverse().flatMap((i) => works.get(i)!), succeeded: [...succeeded], forged, ignored };
+    return { messages: restoredIds(messages, works), succeeded: [...succeeded], forged, ignored };
   }
 }
 

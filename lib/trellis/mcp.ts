@@ -1,27 +1,19 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { AgentLoopError } from '../errors';
-import { redacted, redactedArgs } from '../redact';
+import { validator } from '../option';
+import { redactedArgs } from '../redact';
 import { defaultLogger } from '../logger';
-import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
+import type { CallToolOptions, CallToolResult, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from '../signals';
 import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool } from './mcp-pool';
+import { mcpTrellisOptions, mcpTrellisSchema, type McpTrellisOptions } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
 
-export type McpTrellisOptions = McpServerAddress & {
-  /**
-   * names of the client request's headers (e.g. `['authorization']`) sent on this server's `tools/call` requests;
-   * a call carrying them runs on a connection of its own, never shared with another user's calls (url only)
-   */
-  forwardHeaders?: string[];
-  /** how long `tools/list` is cached, and how long a changed tool definition waits before it is adopted */
-  listTtlSec?: number;
-  logger?: Logger;
-  /** names this Trellis in logs */
-  name?: string;
-};
+export type { McpTrellisOptions } from './mcp-options';
+
+const validOptions = validator<McpTrellisOptions & { listTtlSec: number }>('mcpTrellis', mcpTrellisSchema, mcpTrellisOptions);
 
 /** The caller's signal bounds every call; the SDK's own 60 s default would cut tools allowed to run longer. */
 const CALL_TIMEOUT_MS = 60 * 60 * 1000;
@@ -30,10 +22,7 @@ const LIST_TIMEOUT_MS = 30 * 1000;
 function placeOf(options: McpTrellisOptions): string {
   // the arguments too (redacted): two servers started with `node` are told apart by their scripts
   if (!('url' in options)) return `'${[options.command, ...redactedArgs(options.args ?? [])].join(' ')}'`;
-  const url = URL.canParse(options.url) ? new URL(options.url) : undefined;
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `mcpTrellis: url '${redacted(options.url)}' is not an http(s) URL; expected e.g. 'http://127.0.0.1:4000/mcp'.`);
-  }
+  const url = new URL(options.url);
   return `${url.origin}${url.pathname}`;
 }
 
@@ -66,14 +55,13 @@ function callOn(client: Client, name: string, args: Record<string, unknown>, { s
 }
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
-export function mcpTrellis(options: McpTrellisOptions): Trellis {
-  if (!('url' in options) && !('command' in options)) {
-    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', "mcpTrellis: give a `url` ({ url: 'http://127.0.0.1:4000/mcp' }) or a `command` ({ command: 'node', args: ['server.js'] }).");
-  }
+export function mcpTrellis(given: McpTrellisOptions): Trellis {
+  const options = validOptions(given);
   const target = placeOf(options);
   const trellis = options.name ?? target;
-  const logger = options.logger ?? defaultLogger();
-  const ttlMs = (options.listTtlSec ?? 60) * 1000;
+  // the caller's own logger, not joi's copy of it
+  const logger = given.logger ?? defaultLogger();
+  const ttlMs = options.listTtlSec * 1000;
   const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
   let listing: Promise<Tool[]> | undefined;

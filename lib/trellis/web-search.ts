@@ -1,11 +1,36 @@
 import axios from 'axios';
+import Joi from 'joi';
+import { option, required, schemaOf, validator, wholeNumber, type OptionsIn, type OptionsOut } from '../option';
 import type { Tool, Trellis } from '../types';
 
-export interface WebSearchOptions {
-  searxngUrl: string;
-  always?: boolean;
-  maxResults?: number;
-}
+const maxResults = wholeNumber(1, 20, 5, { does: 'how many results the `web_search` tool returns' });
+
+const webSearchOptions = {
+  searxngUrl: required<string>({
+    schema: Joi.string().uri({ scheme: ['http', 'https'] }),
+    hint: "it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'",
+  }),
+  /** the loop runs for every request without a binding, not only those carrying `web_search_options` */
+  always: option<boolean>({ schema: Joi.boolean() }),
+  maxResults,
+};
+
+export type WebSearchOptions = OptionsIn<typeof webSearchOptions>;
+
+const schema = schemaOf(webSearchOptions);
+
+export const webSearchOption = option<WebSearchOptions, OptionsOut<typeof webSearchOptions>>({
+  schema,
+  hint: `it must be { searxngUrl, always?: boolean, maxResults?: ${maxResults.doc!.range} }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }`,
+  doc: {
+    range: '`{ searxngUrl, always?, maxResults? }`',
+    fallback: 'none',
+    does: 'with no binding, a request carrying `web_search_options` (or any request, with `always`) runs the loop with one tool, `web_search`',
+  },
+  inner: webSearchOptions,
+});
+
+const validOptions = validator<OptionsOut<typeof webSearchOptions>>('webSearchTrellis', schema, webSearchOptions);
 
 interface SearxResult {
   title?: string;
@@ -25,7 +50,8 @@ function formatResults(query: string, results: SearxResult[]): string {
 }
 
 /** The `web_search` tool as a Trellis: a SearXNG instance's JSON API, top results as text. */
-export function webSearchTrellis({ searxngUrl, maxResults = 5 }: WebSearchOptions): Trellis {
+export function webSearchTrellis(options: WebSearchOptions): Trellis {
+  const { searxngUrl, maxResults } = validOptions(options);
   const http = axios.create({ baseURL: searxngUrl.replace(/\/$/, ''), maxRedirects: 0, proxy: false });
   const tools = [WEB_SEARCH_TOOL];
   return {

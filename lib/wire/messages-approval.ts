@@ -40,7 +40,7 @@ function modelUseFor(callId: string, use: ContentBlock, decision: ApprovalDecisi
 /** An older approval, decided in an earlier request: the tool_result the model reads in its place. */
 function decidedEarlier(callId: string, tool: string, result: ContentBlock | undefined): ContentBlock {
   const decided = answerOf(result?.content);
-  if (decided.approved) return { type: 'tool_result', tool_use_id: callId, content: `[the result of '${tool}' is not kept: it ran in an earlier request, after a person approved it]` };
+  if (decided.approved) return { type: 'tool_result', tool_use_id: callId, content: toolOutcomeText({ kind: 'approved_earlier', tool }) };
   return { type: 'tool_result', tool_use_id: callId, content: toolOutcomeText({ kind: 'unapproved', tool, why: 'denied', reason: decided.reason }), is_error: true };
 }
 

@@ -16,9 +16,7 @@ const elidedMessage = (message: MessageParam, names: ReadonlyMap<unknown, unknow
 
 export interface MessagesContinued {
   messages: MessageParam[];
-  /** the loop's own messages the verified tokens carried: what its earlier turns did, not what the client says */
-  verified: MessageParam[];
-  /** the tools those tokens say ran well */
+  /** the tools the verified tokens say ran well (what the loop's earlier turns did, not what the client says) */
   succeeded: string[];
   /** tokens that did not open (forged, tampered, expired, another binding's or another client's) */
   forged: number;
@@ -56,7 +54,6 @@ export function restoreMessages({ continuations, req, binding }: HandBacks, mess
   if (!messages.some((message) => tokenAt(firstToolUse(message)?.id) >= 0)) return undefined;
   const ids = new Map<string, string>();
   const restored: MessageParam[] = [];
-  const verified: MessageParam[] = [];
   const succeeded = new Set<string>();
   const seen = new Set<string>();
   let budget = MAX_WORK_BYTES;
@@ -80,7 +77,6 @@ export function restoreMessages({ continuations, req, binding }: HandBacks, mess
     if ('payload' in opened) {
       budget -= opened.bytes;
       restored.push(...(opened.payload.work as MessageParam[]));
-      verified.push(...(opened.payload.work as MessageParam[]));
       for (const tool of opened.payload.succeeded) succeeded.add(tool);
       continue;
     }
@@ -90,7 +86,7 @@ export function restoreMessages({ continuations, req, binding }: HandBacks, mess
     } else forged++;
     restored.push(withModelIds(message, ids));
   }
-  return { messages: restored, verified, succeeded: [...succeeded], forged, ignored };
+  return { messages: restored, succeeded: [...succeeded], forged, ignored };
 }
 
 /** A message with every tool_use id and tool_result reference that carries a token cut back to the model's id. */

@@ -40,7 +40,7 @@ export function succeededIn(messages: readonly MessageParam[]): Set<string> {
 /**
  * The loop's Messages conversation: the client's messages, then each turn's assistant message (the model's blocks
  * whole, thinking and its signature first, its tool_use blocks only those that run) and one user message with a
- * tool_result per call, in call order (`is_error: true` for every failure text).
+ * tool_result per call, in call order (`is_error: true` for every outcome but `ok`).
  */
 export class MessagesConversation implements Conversation<AnthropicMessage> {
   readonly items: MessageParam[];

@@ -88,7 +88,7 @@ export function settleApprovalItems(input: readonly Item[], chained = false): Se
     if (i >= trailing) return void live.push({ approvalId, shownTool, answer: answerOf(item) });
     if (input.slice(i + 1).some((later) => later.type === 'function_call_output' && later.call_id === callId)) return;
     const answer = answerOf(item);
-    const output = answer.approved ? `[the result of '${shownTool}' is not kept: it ran in an earlier request, after a person approved it]` : toolOutcomeText({ kind: 'unapproved', tool: shownTool, why: 'denied', reason: answer.reason });
+    const output = toolOutcomeText(answer.approved ? { kind: 'approved_earlier', tool: shownTool } : { kind: 'unapproved', tool: shownTool, why: 'denied', reason: answer.reason });
     out.push({ type: 'function_call_output', call_id: callId, output });
   });
   return { input: out, live };

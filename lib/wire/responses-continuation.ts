@@ -1,13 +1,7 @@
 import { MAX_CONTINUATION_CHARS, MAX_WORK_BYTES, TAG } from '../loop/continuation';
-import { callsOf, isObject, type ResponseItem } from './responses-items';
+import { responsesElision } from './responses-elision';
+import { isObject, type ResponseItem } from './responses-items';
 import type { HandBacks, LoopHandBacks, WireCall } from './wire';
-
-const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
-
-/** A `function_call_output` with its output replaced by a placeholder naming the tool and the output's size. */
-function elided(item: ResponseItem, names: ReadonlyMap<string, string>): ResponseItem {
-  return { ...item, output: `[earlier result of '${names.get(item.call_id as string) ?? 'unknown'}' elided: ${bytes(item.output)} bytes]` };
-}
 
 /**
  * The client's own calls as handed back, the first one's `call_id` carrying a sealed record of the loop's earlier
@@ -18,7 +12,7 @@ export function carryOnCalls({ continuations, req, binding, succeeded }: LoopHan
   const [first, ...rest] = calls;
   if (own.length === 0 || first.id === '') return calls;
   const work = [...own];
-  const names = new Map(callsOf(work).map((call) => [call.id, call.name]));
+  const names = responsesElision.names(work);
   const ran = [...succeeded];
   const sealed = () => {
     const token = continuations.sealWork(req, binding, first.id, work, ran);
@@ -26,8 +20,9 @@ export function carryOnCalls({ continuations, req, binding, succeeded }: LoopHan
   };
   let token = sealed();
   for (let i = 0; token === undefined && i < work.length; i++) {
-    if (work[i].type !== 'function_call_output') continue;
-    work[i] = elided(work[i], names);
+    const elided = responsesElision.elide(work[i], names);
+    if (elided === undefined) continue;
+    work[i] = elided.item;
     token = sealed();
   }
   return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
@@ -47,7 +42,6 @@ const tokenAt = (item: ResponseItem): number => carrierOf(item)?.indexOf(TAG) ??
 
 export interface RestoredItems {
   input: ResponseItem[];
-  verified: ResponseItem[];
   succeeded: string[];
   forged: number;
   ignored: number;
@@ -102,7 +96,6 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
       ignored++;
     } else forged++;
   }
-  const verified = [...works.values()].reverse().flat();
   const restored: ResponseItem[] = [];
   for (const item of input) {
     const at = tokenAt(item);
@@ -117,5 +110,5 @@ export function restoreItems({ continuations, req, binding }: HandBacks, input: 
     works.delete(id);
     restored.push({ ...item, [idField(item)]: id.slice(0, at) });
   }
-  return { input: restored, verified, succeeded: [...succeeded], forged, ignored };
+  return { input: restored, succeeded: [...succeeded], forged, ignored };
 }

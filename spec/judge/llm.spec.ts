@@ -35,6 +35,13 @@ beforeEach(() => {
 });
 
 describe('llmJudge', () => {
+  it.each([
+    [{ modle: 'gpt-4o-mini', policy: 'p' }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "llmJudge: unknown option 'llm.modle'. Did you mean `model`? Known options here: model, policy."],
+    [{ model: 'gpt-4o-mini' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "llmJudge: option 'llm.policy' is undefined; it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }."],
+  ])('refuses %j when made, like the judge: { llm } option', (options, code, message) => {
+    expect(() => llmJudge(options as never)).toThrow(expect.objectContaining({ code, message }));
+  });
+
   it('asks the model once, with the policy, strict JSON instructions and the input', async () => {
     model.setScript([{ content: '{"action":"allow","reason":"inside /srv/docs"}' }]);
     const messages: ChatMessage[] = Array.from({ length: 8 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }));

@@ -33,6 +33,15 @@ describe('localTrellis', () => {
     await expect(trellis.callTool('nope', {}, { signal: never() })).rejects.toThrow("unknown tool 'nope'");
   });
 
+  it.each([
+    [[{ name: 'a', handle: () => '' }], 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "localTrellis: unknown option 'tools[0].handle'. Did you mean `handler`? Known options here: name, description, inputSchema, _meta, handler."],
+    [[{ name: 'a' }], 'ERR_AGENT_LOOP_INVALID_OPTION', "localTrellis: option 'tools[0].handler' is undefined; it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString()."],
+    [[{ name: 5, handler: () => '' }], 'ERR_AGENT_LOOP_INVALID_OPTION', "localTrellis: option 'tools[0].name' is 5; it must be the tool's name, e.g. name: 'clock_now'."],
+    [{ name: 'a', handler: () => '' }, 'ERR_AGENT_LOOP_INVALID_OPTION', `localTrellis: option 'tools' is {"name":"a"}; it must be a list of tools, e.g. [{ name: 'clock_now', handler: () => new Date().toISOString() }].`],
+  ])('refuses %j, naming the option, the value and the fix', (tools, code, message) => {
+    expect(() => localTrellis(tools as never)).toThrow(expect.objectContaining({ code, message: expect.stringContaining(message) }));
+  });
+
   it('refuses two tools with the same name', () => {
     expect(() => localTrellis([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message: "localTrellis: tool 'a' is defined twice; tool names must be unique" }));
   });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { startSearxng, type FakeSearxng } from '../../fixtures/searxng';
+import { webSearchTrellis } from '../../lib/trellis/web-search';
 import { buildGateway } from '../helpers/gateway';
 
 const ask = (extra: Record<string, unknown> = {}) => ({ model: 'gpt-x', messages: [{ role: 'user', content: 'news about otters?' }], ...extra });
@@ -55,5 +56,15 @@ describe('the web_search-only loop', () => {
     await request(app).post('/v1/chat/completions').send(ask()).expect(200);
     expect(model.requests[1].body.messages[2].content).toBe("tool error: web_search needs a non-empty 'query' string");
     expect(searxng.queries).toEqual([]);
+  });
+});
+
+describe('webSearchTrellis options', () => {
+  it.each([
+    [{ searxngUrl: 'http://127.0.0.1:8888', maxResults: 0.5 }, 'ERR_AGENT_LOOP_OUT_OF_RANGE', "webSearchTrellis: option 'maxResults' is 0.5; it must be a whole number from 1 to 20 (default 5), e.g. maxResults: 5."],
+    [{ searxngUrl: '127.0.0.1:8888' }, 'ERR_AGENT_LOOP_INVALID_OPTION', `webSearchTrellis: option 'searxngUrl' is "127.0.0.1:8888"; it must be the base URL of a SearXNG instance with the JSON format enabled, e.g. 'http://127.0.0.1:8888'.`],
+    [{ searxngURL: 'http://127.0.0.1:8888' }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "webSearchTrellis: unknown option 'searxngURL'. Did you mean `searxngUrl`?"],
+  ])('refuses %j like the webSearch option, naming the fix', (options, code, message) => {
+    expect(() => webSearchTrellis(options as never)).toThrow(expect.objectContaining({ code, message: expect.stringContaining(message) }));
   });
 });

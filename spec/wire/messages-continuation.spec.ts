@@ -35,7 +35,6 @@ describe('Messages continuation: the loop’s work carried through a hand-back',
     const restored = continuations.restore(req(), 'notes', followUp(carried.id));
     expect(restored).toEqual({
       messages: [{ role: 'user', content: 'what here?' }, ...own, last, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_loc', content: 'Berlin' }] }],
-      verified: [...own, last],
       succeeded: ['notes_open'],
       forged: 0,
       ignored: 0,
@@ -65,7 +64,7 @@ describe('Messages continuation: the loop’s work carried through a hand-back',
     const [carried] = continuations.carry(req(), 'notes', [...big(1), ...big(2)], last, calls);
     expect(carried.id.length).toBeLessThanOrEqual('toolu_loc.al1.'.length + MAX_CONTINUATION_CHARS);
     const restored = continuations.restore(req(), 'notes', followUp(carried.id))!;
-    const results = restored.verified.filter((m) => m.role === 'user').map((m) => (m.content as { content: string }[])[0].content);
+    const results = restored.messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).map((m) => (m.content as { content: string }[])[0].content);
     expect(results[0]).toBe("[earlier result of 'notes_read' elided: 8000 bytes]");
     expect(results[1]).toHaveLength(8000);
     const huge: MessageParam = { role: 'assistant', content: [{ type: 'thinking', thinking: randomBytes(20000).toString('base64'), signature: 'x' }, ...(last.content as object[])] };

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import request from 'supertest';
 import { localTrellis } from '../../lib/trellis/local';
 import type { Judge } from '../../lib/types';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
@@ -153,5 +154,35 @@ describe.each([
       expect(finished(lines)).toMatchObject({ stop: 'final', turns: 2 });
       expect(model.requests).toHaveLength(2);
     });
+  });
+});
+
+describe('one loop set up for one client request', () => {
+  let model: ModelServer;
+  beforeEach(async () => {
+    model = await startModelServer();
+  });
+  afterEach(() => model.close());
+  const trellis = localTrellis([{ name: 'quick', handler: () => 'quick result' }]);
+  const bindings = [{ name: 'tools', match: { model: 'agent-*' }, hierarchy: ['quick'] }];
+  const ask = { model: 'agent-1', messages: [{ role: 'user', content: 'go' }] };
+
+  it("names the loop in x-agent-loop-id and logs its answer under the client's x-request-id", async () => {
+    model.setScript([{ toolCalls: [{ id: 'c1', name: 'quick' }] }, { content: 'Done.' }]);
+    const { logger, lines } = memoryLogger('info');
+    const res = await request(buildGateway(model.url, { trellis, bindings, logger }).app).post('/v1/chat/completions').set('x-request-id', 'req-42').send(ask).expect(200);
+
+    expect(res.headers['x-agent-loop-id']).toMatch(/^[0-9a-f]{16}$/);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop answered', requestId: 'req-42', loopId: res.headers['x-agent-loop-id'], binding: 'tools', wire: 'chat', stop: 'final', stream: false, turns: 2, toolCalls: 1 }));
+  });
+
+  it('names the loop on a fall-through too, and logs why it fell through', async () => {
+    model.setScript((sent) => (sent.tools ? { status: 503 } : { content: 'from the normal handler' }));
+    const { logger, lines } = memoryLogger('info');
+    const res = await request(buildGateway(model.url, { trellis, bindings, logger }).app).post('/v1/chat/completions').send(ask).expect(200);
+
+    expect(res.body.choices[0].message.content).toBe('from the normal handler');
+    expect(res.headers['x-agent-loop-id']).toMatch(/^[0-9a-f]{16}$/);
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop fell through to the normal handler', loopId: res.headers['x-agent-loop-id'], binding: 'tools', wire: 'chat' }));
   });
 });

@@ -1,0 +1,71 @@
+import Joi from 'joi';
+import { option, required, schemasOf, wholeNumber, type OptionsIn } from '../option';
+import type { Logger } from '../types';
+
+/** a header name, as RFC 9110 spells a token */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export const listTtlSec = wholeNumber(0, 86400, 60, {
+  does: 'how long `tools/list` is cached (a `list_changed` notification refreshes it sooner), and how long a changed tool definition (description, schema, annotations or `_meta.parent`) is held back as a possible rug pull',
+});
+
+const strings = option<Record<string, string>>({ schema: Joi.object().pattern(/./, Joi.string()) });
+
+/** An MCP server over Streamable HTTP. */
+export const mcpUrlOptions = {
+  url: required<string>({
+    schema: Joi.string().uri({ scheme: ['http', 'https'] }),
+    hint: "it must be the server's http(s) URL, scheme included, e.g. url: 'http://127.0.0.1:4000/mcp'",
+    qualified: true,
+  }),
+  headers: strings,
+  /**
+   * names of the client request's headers (e.g. `['authorization']`) sent on this server's `tools/call` requests;
+   * a call carrying them runs on a connection of its own, never shared with another user's calls
+   */
+  forwardHeaders: option<string[]>({
+    schema: Joi.array().items(Joi.string().pattern(HEADER_NAME)),
+    hint: "it must be a list of the client request's header names, e.g. forwardHeaders: ['authorization']",
+    qualified: true,
+    doc: {
+      range: "header names, e.g. `['authorization']` (`url` servers only)",
+      fallback: 'none',
+      does: "the client request's headers sent on that server's `tools/call` requests; calls carrying them run on a connection of that user's own ([per-user credentials](mcp.md#per-user-credentials))",
+    },
+  }),
+  /** how long `tools/list` is cached, and how long a changed tool definition waits before it is adopted */
+  listTtlSec,
+};
+
+/** An MCP server as a stdio child. */
+export const mcpCommandOptions = {
+  command: required<string>({ schema: Joi.string(), hint: "it must be the command that starts the server, e.g. command: 'node', args: ['server.js']", qualified: true }),
+  args: option<string[]>({ schema: Joi.array().items(Joi.string()) }),
+  env: strings,
+  listTtlSec,
+};
+
+/** What only `mcpTrellis(...)` takes: agentLoop gives its own logger, and names a Trellis by its address. */
+const ownOptions = {
+  logger: option<Logger>({
+    schema: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() }).unknown(),
+    hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
+  }),
+  /** names this Trellis in logs */
+  name: option<string>({ schema: Joi.string(), hint: "it must be a name for this Trellis in logs, e.g. name: 'notes'" }),
+};
+
+export const mcpTrellisOptions = { ...mcpUrlOptions, ...mcpCommandOptions, ...ownOptions };
+
+/** `own`: the keys beside the address (mcpTrellis' logger and name) */
+export const mcpAddressSchema = (own: Record<string, Joi.Schema> = {}) =>
+  Joi.alternatives().try(Joi.object({ ...schemasOf(mcpUrlOptions), ...own }), Joi.object({ ...schemasOf(mcpCommandOptions), ...own }));
+
+export const mcpTrellisSchema = mcpAddressSchema(schemasOf(ownOptions)).messages({
+  'alternatives.match': "{{#label}} must have a `url` (e.g. url: 'http://127.0.0.1:4000/mcp') or a `command` (e.g. command: 'node', args: ['server.js'])",
+});
+
+/** The address of an MCP server, as the `trellis` option gives it. */
+export type McpServerOption = OptionsIn<typeof mcpUrlOptions> | OptionsIn<typeof mcpCommandOptions>;
+
+export type McpTrellisOptions = McpServerOption & OptionsIn<typeof ownOptions>;

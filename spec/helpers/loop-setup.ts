@@ -1,0 +1,22 @@
+import type { IncomingMessage } from 'node:http';
+import { Continuations } from '../../lib/loop/continuation';
+import { tokenSecret } from '../../lib/signed-token';
+import type { ChatTool } from '../../lib/types';
+import type { LoopSetup } from '../../lib/wire/wire';
+import { memoryLogger } from './memory-logger';
+
+/** What a wire gets to open one loop, for specs that open a wire directly: the binding's `tools`, no limits. */
+export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {}): LoopSetup {
+  return {
+    loopId: 'loop1',
+    tools,
+    countsTokens: false,
+    stats: { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 },
+    logger: memoryLogger('error').logger,
+    handBacks: { continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires')), req: { headers: {} } as IncomingMessage, binding: 'notes', succeeded: new Set() },
+    approvalTool: 'approve_tool_call',
+    ...overrides,
+  };
+}
+
+export const chatTool = (name: string): ChatTool => ({ type: 'function', function: { name, parameters: { type: 'object' } } });

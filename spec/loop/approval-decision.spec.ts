@@ -1,0 +1,44 @@
+import type { Request } from 'express';
+import { ApprovalLedger } from '../../lib/loop/approval-ledger';
+import { answerOf, approvedCall, decideApproval } from '../../lib/loop/approval-decision';
+import { ApprovalTokens } from '../../lib/loop/approval-token';
+
+const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request;
+const reader = () => ({ tool: 'approve_tool_call', tokens: new ApprovalTokens(Buffer.alloc(32, 5), 600), ledger: new ApprovalLedger(600) });
+const pending = { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' };
+
+describe('a person’s answer to an approval', () => {
+  it.each([
+    ['{"approved":true}', { approved: true }],
+    [[{ type: 'text', text: ' {"approved": true} ' }], { approved: true }],
+    ['{"approved":false,"reason":" keep it "}', { approved: false, reason: 'keep it' }],
+    ['{"approved":"yes"}', { approved: false, reason: 'no reason given' }],
+    ['not today', { approved: false, reason: 'not today' }],
+    ['', { approved: false, reason: 'no reason given' }],
+  ])('%j reads as %j', (content, answer) => {
+    expect(answerOf(content)).toEqual(answer);
+  });
+
+  it('cuts a plain-text reason at 500 characters', () => {
+    expect(answerOf('n'.repeat(600))).toEqual({ approved: false, reason: 'n'.repeat(500) });
+  });
+});
+
+describe('decideApproval: only what the token holds runs, once', () => {
+  it('grants the sealed call with the arguments the person saw, once; the same answer again is refused', () => {
+    const r = reader();
+    const id = r.tokens.idFor(req, 'notes', pending);
+    const granted = decideApproval(r, req, 'notes', id, 'notes_delete', { approved: true });
+    expect(granted).toEqual({ outcome: 'granted', tool: 'notes_delete', callId: 'call_del', arguments: { id: 'groceries' } });
+    expect(approvedCall(granted as Extract<typeof granted, { outcome: 'granted' }>)).toEqual({ id: 'call_del', type: 'function', function: { name: 'notes_delete', arguments: '{"id":"groceries"}' } });
+    expect(decideApproval(r, req, 'notes', id, 'notes_delete', { approved: true })).toMatchObject({ outcome: 'refused', tool: 'notes_delete', callId: 'call_del', reason: 'already answered' });
+  });
+
+  it('denies with the reason, or for want of an answer; refuses a token that does not open, naming the tool shown', () => {
+    const r = reader();
+    const id = r.tokens.idFor(req, 'notes', pending);
+    expect(decideApproval(r, req, 'notes', id, 'notes_delete', undefined)).toMatchObject({ outcome: 'denied', tool: 'notes_delete', reason: 'no answer came' });
+    expect(decideApproval(r, req, 'notes', id, 'notes_delete', { approved: false, reason: 'keep it' })).toMatchObject({ outcome: 'denied', callId: 'call_del', reason: 'keep it' });
+    expect(decideApproval(r, req, 'other', id, 'shown_tool', { approved: true })).toMatchObject({ outcome: 'refused', tool: 'shown_tool', callId: 'call_del', reason: 'not an approval this gateway asked for' });
+  });
+});

@@ -1,0 +1,54 @@
+import { Readable } from 'node:stream';
+import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, replyTooLong, streamedTurn, untilAborted } from '../../lib/loop/turn-stream';
+
+const sse = (...events: unknown[]) => events.map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+
+describe('streamedTurn: one streamed turn read as it arrives, bounded', () => {
+  it('reads a chat completion stream to [DONE], each text delta to the sink', async () => {
+    const texts: string[] = [];
+    const stream = Readable.from(sse(chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }, 'stop'), '[DONE]'));
+    const completion = await streamedTurn(stream, (delta) => void texts.push(delta), MAX_REPLY_BYTES);
+    expect(texts).toEqual(['Hel', 'lo']);
+    expect(completion.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' });
+  });
+
+  it('fails one byte past maxBytes, naming the bound, and destroys the stream', async () => {
+    const parts = sse(chunk({ content: 'x'.repeat(100) }), '[DONE]');
+    const exact = parts.join('').length;
+    await expect(streamedTurn(Readable.from([parts.join('')]), ignoreText, exact)).resolves.toBeDefined();
+    const stream = Readable.from([parts.join('')]);
+    await expect(streamedTurn(stream, ignoreText, exact - 1)).rejects.toThrow(`the model's reply is longer than maxReplyBytes = ${exact - 1}`);
+    expect(stream.destroyed).toBe(true);
+    expect(replyTooLong(5).message).toBe("the model's reply is longer than maxReplyBytes = 5");
+  });
+
+  it("reads another wire's stream with that wire's reader", async () => {
+    const read = async (parts: AsyncIterable<Buffer | string>) => {
+      let all = '';
+      for await (const part of parts) all += String(part);
+      return all.length;
+    };
+    await expect(streamedTurn(Readable.from(['abc', 'de']), ignoreText, 10, read)).resolves.toBe(5);
+  });
+});
+
+describe('the helpers of a streamed turn', () => {
+  it('destroys the reply stream with the signal’s reason when it aborts, at once if it already did', async () => {
+    const controller = new AbortController();
+    const stream = untilAborted(new Readable({ read() {} }), controller.signal);
+    const closed = new Promise<Error | undefined>((resolve) => stream.once('error', resolve));
+    controller.abort(new Error('client went away'));
+    await expect(closed).resolves.toEqual(new Error('client went away'));
+    const early = untilAborted(new Readable({ read() {} }), AbortSignal.abort(new Error('late')));
+    early.on('error', ignoreText);
+    expect(early.destroyed).toBe(true);
+  });
+
+  it('reads the JSON error body of a failed streaming request, undefined when it is not JSON', async () => {
+    await expect(errorBody(Readable.from(['{"error":', '{"message":"bad key"}}']))).resolves.toEqual({ error: { message: 'bad key' } });
+    await expect(errorBody(Readable.from(['<html>']))).resolves.toBeUndefined();
+    expect(parsedOrUndefined('{"a":1}')).toEqual({ a: 1 });
+    expect(parsedOrUndefined('{')).toBeUndefined();
+  });
+});
