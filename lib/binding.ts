@@ -4,7 +4,7 @@ import { globToRegExp } from './glob';
 import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
 import { defaultOf } from './option';
-import { bindingOptions, type ValidOptions } from './options';
+import { bindingOptions, type Config } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
@@ -91,7 +91,7 @@ function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trelli
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
-export function activateBindings(valid: ValidOptions, logger: Logger, owned: Trellis[]): Bindings {
+export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]): Bindings {
   const trellisOf = trellisResolver(logger, owned);
   const shared = valid.trellis && trellisOf(valid.trellis);
   const entries = valid.bindings.map((spec, i) => {

@@ -15,11 +15,11 @@ import { isAmbiguousPath } from './routed-path';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
-import { startLoop, type LoopDeps } from './loop/start';
+import { startLoop, type LoopServices } from './loop/start';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
-import { optionsSchema, validate, type AgentLoopOptions, type RunTimeSettings, type SettingsPatch, type ValidOptions } from './options';
+import { configOf, type AgentLoopOptions, type RunTimeSettings, type SettingsPatch } from './options';
 import { LiveSettings } from './settings';
 import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
@@ -43,40 +43,34 @@ export interface AgentLoopMiddleware extends RequestHandler {
 
 /** The agent loop as Express middleware: `app.use(express.json()); app.use(agentLoop(options))`. */
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
-  const valid = validate<ValidOptions>(optionsSchema, options);
-  refuseClusterWithoutSecret(valid.internalSecret);
-  const logger = valid.logger ?? defaultLogger();
+  const config = configOf(options);
+  refuseClusterWithoutSecret(config.internalSecret);
+  const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
-  const bindings = activateBindings(valid, logger, owned);
-  const telemetry = Telemetry.create(valid);
-  const key = tokenSecret(valid.internalSecret);
-  const caller = new SelfCaller(key, valid.forwardHeaders.map((name) => name.toLowerCase()), valid.selfUrl, valid.selfCall, valid.maxReplyBytes);
+  const bindings = activateBindings(config, logger, owned);
+  const telemetry = Telemetry.create(config);
+  const key = tokenSecret(config.internalSecret);
+  const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
   const inFlight = new InFlightLoops();
-  const settings = new LiveSettings({ totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop }, bindings, logger);
+  const settings = new LiveSettings({ totalBudgetSec: config.totalBudgetSec, defaultMaxTurns: config.defaultMaxTurns, maxToolCallsPerTurn: config.maxToolCallsPerTurn, maxTokensPerLoop: config.maxTokensPerLoop }, bindings, logger);
   let records: LoopRecorder | undefined;
-  const judge = new LiveJudge(valid.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
-  const continuations = new Continuations(key, valid.continuationTtlSec);
-  const deps: LoopDeps = {
+  const judge = new LiveJudge(config.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
+  const continuations = new Continuations(key, config.continuationTtlSec);
+  const services: LoopServices = {
+    config,
     caller,
     continuations,
     logger,
     settings: () => settings.current,
-    trustClientHistory: valid.trustClientHistory,
-    maxToolResultBytes: valid.maxToolResultBytes,
-    passImages: valid.passImages,
-    maxRepeatedCalls: valid.maxRepeatedCalls,
-    maxContextBytes: valid.maxContextBytes,
     get judge() {
       return judge.runner;
     },
-    approvals: { tool: valid.approval.tool, tokens: new ApprovalTokens(key, valid.approval.ttlSec), ledger: new ApprovalLedger(valid.approval.ttlSec) },
-    keepAliveSec: valid.keepAliveSec,
-    onClientDisconnect: valid.onClientDisconnect,
+    approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(config.approval.ttlSec) },
     telemetry,
     shutdown: inFlight.shutdownSignal,
   };
 
-  const maxConcurrentLoops = valid.maxConcurrentLoops ?? Infinity;
+  const maxConcurrentLoops = config.maxConcurrentLoops ?? Infinity;
 
   /** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
   function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: { binding: string; wire: string } & Record<string, unknown>): void {
@@ -107,7 +101,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   }
 
   async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, succeeded: string[]): Promise<void> {
-    const result = await startLoop(deps, req, res, wire, body, binding, succeeded);
+    const result = await startLoop(services, req, res, wire, body, binding, succeeded);
     if (result.kind === 'fallthrough') next();
   }
 
@@ -150,9 +144,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   middleware.settings = { get: () => settings.get(), update: (partial, source) => settings.update(partial, source) };
   middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
   middleware.admin = function admin(adminOptions) {
-    records ??= new LoopRecorder(valid.telemetry?.captureContent === true);
-    const router = adminRouter({ settings, bindings, judge, records, captureContent: valid.telemetry?.captureContent === true }, adminOptions, logger);
-    deps.telemetry = Telemetry.recording(telemetry, records);
+    records ??= new LoopRecorder(config.telemetry?.captureContent === true);
+    const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true }, adminOptions, logger);
+    services.telemetry = Telemetry.recording(telemetry, records);
     return router;
   };
   middleware.metrics = telemetry?.metrics?.registry;
@@ -167,9 +161,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     return down;
   };
   middleware.close = async function close() {
-    if (inFlight.size > 0) logger.info('agent-loop draining: waiting for in-flight loops', { inFlight: inFlight.size, shutdownDrainSec: valid.shutdownDrainSec });
-    const ended = await inFlight.drain(valid.shutdownDrainSec);
-    if (ended > 0) logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', { ended, shutdownDrainSec: valid.shutdownDrainSec });
+    if (inFlight.size > 0) logger.info('agent-loop draining: waiting for in-flight loops', { inFlight: inFlight.size, shutdownDrainSec: config.shutdownDrainSec });
+    const ended = await inFlight.drain(config.shutdownDrainSec);
+    if (ended > 0) logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', { ended, shutdownDrainSec: config.shutdownDrainSec });
     caller.close();
     await Promise.all(owned.map((trellis) => trellis.close?.()));
   };

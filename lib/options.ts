@@ -263,6 +263,13 @@ export type ValidOptions = OptionsOut<typeof loopOptions>;
 
 export type AgentLoopOptions = OptionsIn<typeof loopOptions>;
 
+/** The options once validated, defaults filled in: one frozen object, private to the package, that every part reads. */
+export type Config = Readonly<ValidOptions>;
+
+export function configOf(options: AgentLoopOptions): Config {
+  return Object.freeze(validate<ValidOptions>(optionsSchema, options));
+}
+
 /** Validates with the options' hints: agentLoop's options, or a part of them (the run-time settings). */
 export function validate<T>(schema: Joi.Schema, value: unknown): T {
   return validated<T>(schema, value ?? {}, hints);

@@ -3,8 +3,11 @@ import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
-import type { Conversation, TurnResult, WireName } from '../wire/wire';
-import type { TextSink } from './reply';
+import type { Config, Settings } from '../options';
+import type { Conversation, TurnResult, WireCall, WireName } from '../wire/wire';
+import type { PendingApproval } from './approval';
+import type { Deadline } from './deadline';
+import type { Reply, TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
@@ -31,25 +34,35 @@ export interface LoopStats {
   elided: number;
 }
 
-/** Everything one loop (one client request) carries from turn to turn. */
+/**
+ * Everything one loop (one client request) carries from turn to turn: the agentLoop's config, the settings it
+ * started with, and what is this request's own (binding, deadline, signal, conversation, counters).
+ */
 export interface Loop {
   id: string;
   req: Request;
+  /** the options, validated and frozen at start-up */
+  config: Config;
+  /** the run-time settings as the loop started: it keeps them to its end */
+  settings: Settings;
   binding: ActiveBinding;
+  /** the binding's own `maxTurns`; the web_search-only loop's, `defaultMaxTurns` */
+  maxTurns: number;
+  deadline: Deadline;
   /** the front door the client used: its turns go to the same one */
   wire: WireName;
   /** the client's history and the loop's turns, in the wire's shape */
   conversation: Conversation;
+  /** the tools the client declared itself: a call to one of them is handed back to it */
+  clientTools: ReadonlySet<string>;
   /** tools that ran successfully so far, history included: they unlock their children */
   succeeded: Set<string>;
   signal: AbortSignal;
   logger: Logger;
   verbose: boolean;
   stats: LoopStats;
-  maxToolCallsPerTurn: number;
-  maxToolResultBytes: number;
-  /** tools' images go to the next turn as image parts (vision models) */
-  passImages?: boolean;
+  /** the client's answer as it is written: the text as it arrives (streaming), the final one */
+  reply: Reply;
   /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
   onToolProgress?(tool: string, progress: ToolProgress): void;
   repeats: RepeatedCalls;
@@ -62,4 +75,6 @@ export interface Loop {
   complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink, watch?: TurnWatch): Promise<TurnResult>;
   /** one chat completion for the judge, through the front door's chat completions path, whatever the client's wire */
   judgeCompletion(request: TurnRequest, signal: AbortSignal): Promise<ChatCompletion>;
+  /** calls to the client's approval tool, one per call waiting for approval */
+  askApproval(pending: PendingApproval[]): WireCall[];
 }

@@ -1,46 +1,35 @@
 import { redacted } from '../redact';
 import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
 import { budgetNote, type StopReason } from './budget';
-import type { Deadline } from './deadline';
-import type { PendingApproval } from './approval';
 import type { Loop } from './context';
-import { addUsage, AnswerText, type Answer, type Reply } from './reply';
+import { addUsage, AnswerText, type Answer } from './reply';
 import { runToolCalls } from './turn';
 
 export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
-
-export interface LoopPlan {
-  clientTools: ReadonlySet<string>;
-  maxTurns: number;
-  /** undefined: no token budget */
-  maxTokens?: number;
-  deadline: Deadline;
-  reply: Reply;
-  /** calls to the client's approval tool, one per call waiting for approval */
-  askApproval(pending: PendingApproval[]): WireCall[];
-}
 
 /**
  * The turn loop: call the model, run its tool calls, call it again, until a final answer or a budget runs out.
  * The same loop serves every wire and both kinds of client: the reply decides whether text reaches the client as it
  * arrives, the loop's conversation what a turn's request and its answers look like.
  */
-export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
-  const text = new AnswerText((delta) => plan.reply.text(delta));
+export async function runLoop(loop: Loop): Promise<LoopResult> {
+  const { deadline, maxTurns } = loop;
+  const maxTokens = loop.settings.maxTokensPerLoop;
+  const text = new AnswerText((delta) => loop.reply.text(delta));
   let last: TurnResult | undefined;
   let usage: TokenUsage | undefined;
   // Once a byte went to the client, even a first turn that broke off ends in an answer, never a fall-through.
-  const produced = () => last !== undefined || plan.reply.committed;
+  const produced = () => last !== undefined || loop.reply.committed;
 
   const answer = (stop: StopReason, handBack?: WireCall[]): LoopResult => ({ kind: 'answer', answer: { stop, text: text.value, last, usage, ...(handBack ? { handBack } : {}) } });
   const stopWith = (stop: Exclude<StopReason, 'final'>, reason?: string): LoopResult => {
     text.newParagraph();
-    text.append(budgetNote(stop, { maxTurns: plan.maxTurns, totalBudgetSec: plan.deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: plan.maxTokens, tokens: usage?.total }));
+    text.append(budgetNote(stop, { maxTurns, totalBudgetSec: deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: maxTokens, tokens: usage?.total }));
     return answer(stop);
   };
 
-  for (let turn = 1; turn <= plan.maxTurns; turn++) {
-    if (plan.deadline.expired) return produced() ? stopWith(plan.deadline.stop) : { kind: 'fallthrough', reason: plan.deadline.stop };
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    if (deadline.expired) return produced() ? stopWith(deadline.stop) : { kind: 'fallthrough', reason: deadline.stop };
     if (loop.signal.aborted) return { kind: 'abandoned' };
     const started = performance.now();
     text.newParagraph();
@@ -51,11 +40,11 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
       reply = await loop.complete(loop.conversation.request(), loop.signal, (delta) => text.append(delta), watch);
     } catch (error) {
       const reason = redacted((error as Error).message);
-      watch?.failed(plan.deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
+      watch?.failed(deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
       loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, wire: loop.wire, turn, reason });
-      if (loop.signal.aborted && !plan.deadline.expired) return { kind: 'abandoned' };
+      if (loop.signal.aborted && !deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
-      return plan.deadline.expired ? stopWith(plan.deadline.stop) : stopWith('upstream_error', reason);
+      return deadline.expired ? stopWith(deadline.stop) : stopWith('upstream_error', reason);
     }
     watch?.succeeded(reply);
     last = reply;
@@ -72,13 +61,13 @@ export async function runLoop(loop: Loop, plan: LoopPlan): Promise<LoopResult> {
       });
     }
     if (calls.length === 0) return answer('final');
-    const forClient = calls.filter((call) => plan.clientTools.has(call.name));
+    const forClient = calls.filter((call) => loop.clientTools.has(call.name));
     if (forClient.length > 0) return answer('final', loop.conversation.handBack(reply, forClient));
-    if (plan.maxTokens !== undefined && (usage?.total ?? 0) >= plan.maxTokens) return stopWith('tokens');
-    if (turn === plan.maxTurns) break;
-    plan.reply.toolsRunning();
+    if (maxTokens !== undefined && (usage?.total ?? 0) >= maxTokens) return stopWith('tokens');
+    if (turn === maxTurns) break;
+    loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);
-    if (pending.length > 0) return { kind: 'answer', answer: { stop: 'final', text: text.value, last, usage, approvals: loop.conversation.handBack(reply, plan.askApproval(pending)) } };
+    if (pending.length > 0) return { kind: 'answer', answer: { stop: 'final', text: text.value, last, usage, approvals: loop.conversation.handBack(reply, loop.askApproval(pending)) } };
   }
   return stopWith('max_turns');
 }

@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
-import type { Settings } from '../options';
+import type { Config, Settings } from '../options';
 import type { Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
@@ -19,24 +19,18 @@ import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 
-export interface LoopDeps {
+/** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
+export interface LoopServices {
+  config: Config;
   caller: SelfCaller;
   /** seals the record of a loop's work that a hand-back carries */
   continuations: Continuations;
-  /** whether tools the client's history says ran unlock their children, or only this loop's and verified continuations' */
-  trustClientHistory: boolean;
   logger: Logger;
+  /** the run-time settings in force now: a loop takes them as it starts */
   settings: () => Settings;
-  maxToolResultBytes: number;
-  passImages: boolean;
-  maxRepeatedCalls: number;
-  /** undefined: no limit */
-  maxContextBytes?: number;
   judge?: JudgeRunner;
   /** reads the client's approval answers and seals the calls handed to it for approval */
   approvals: ApprovalReader;
-  keepAliveSec: number;
-  onClientDisconnect: 'abort' | 'finish';
   telemetry?: Telemetry;
   /** aborted when a shutdown's drain runs out */
   shutdown: AbortSignal;
@@ -81,14 +75,15 @@ function chatUrlOf(url: string, wire: Wire): string {
  * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(deps: LoopDeps, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
+export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
   const { approvals } = wire;
-  const settled = approvals?.settle(deps.approvals, req, binding.name, request);
+  const settled = approvals?.settle(services.approvals, req, binding.name, request);
   const body = settled?.body ?? request;
-  const url = deps.caller.urlFor(req);
-  const agent = deps.caller.agentFor(req);
-  const settings = deps.settings();
-  const deadline = new Deadline(settings.totalBudgetSec, deps.shutdown);
+  const url = services.caller.urlFor(req);
+  const agent = services.caller.agentFor(req);
+  const { config, judge } = services;
+  const settings = services.settings();
+  const deadline = new Deadline(settings.totalBudgetSec, services.shutdown);
   // The loop's signal: aborted by the deadline, or by a client that went away.
   const { controller: cancel, unlink } = linkedController(deadline.signal);
   // each of a turn's tool calls (up to maxToolCallsPerTurn, 64) listens to it: no leak warning past 10
@@ -97,7 +92,7 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
   const onClose = () => {
     if (res.writableEnded) return;
     clientGone = true;
-    if (deps.onClientDisconnect === 'abort') cancel.abort(new Error('client disconnected'));
+    if (config.onClientDisconnect === 'abort') cancel.abort(new Error('client disconnected'));
   };
   res.once('close', onClose);
   const { signal } = cancel;
@@ -106,60 +101,57 @@ export async function startLoop(deps: LoopDeps, req: Request, res: Response, wir
   // Before the first byte, so streamed answers and fall-throughs carry it too.
   res.setHeader('x-agent-loop-id', id);
   const requestId = req.headers['x-request-id'];
-  const logger = typeof requestId === 'string' ? withFields(deps.logger, { requestId }) : deps.logger;
+  const logger = typeof requestId === 'string' ? withFields(services.logger, { requestId }) : services.logger;
   const model = typeof body.model === 'string' ? body.model : '';
-  const telemetry = deps.telemetry?.loop(req, binding.name, model, id, wire.name);
+  const telemetry = services.telemetry?.loop(req, binding.name, model, id, wire.name);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
-  const marker = deps.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
+  const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const judgeUrl = chatUrlOf(url, wire);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
   const succeeded = new Set(restored);
   try {
     const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: deps.maxContextBytes, stats, logger, handBacks: { continuations: deps.continuations, req, binding: binding.name, succeeded }, approvalTool: deps.approvals.tool });
-    const answer = (reply = session.reply(res, { keepAliveSec: deps.keepAliveSec, signal, judged: deps.judge !== undefined }));
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, approvalTool: services.approvals.tool });
+    const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
     // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.
-    if (deps.trustClientHistory) for (const tool of wire.succeededIn(conversation.history)) succeeded.add(tool);
+    if (config.trustClientHistory) for (const tool of wire.succeededIn(conversation.history)) succeeded.add(tool);
     const loop: Loop = {
       id,
       req,
+      config,
+      settings,
       binding,
+      maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
+      deadline,
       wire: wire.name,
       conversation,
+      clientTools: session.clientTools,
       succeeded,
       signal,
       logger,
       verbose: logs(logger, 'info'),
       stats,
-      maxToolCallsPerTurn: settings.maxToolCallsPerTurn,
-      maxToolResultBytes: deps.maxToolResultBytes,
-      passImages: deps.passImages,
+      reply: answer,
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
-      repeats: new RepeatedCalls(deps.maxRepeatedCalls),
-      judge: deps.judge,
+      repeats: new RepeatedCalls(config.maxRepeatedCalls),
+      judge,
       approvalTool: session.approvalTool,
       telemetry,
       complete(turn, turnSignal, onText, watch) {
-        const call = () => deps.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
+        const call = () => services.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
         return watch ? watch.within(call) : call();
       },
-      judgeCompletion: (turn, turnSignal) => deps.caller.complete(req, turn, { url: judgeUrl, agent, marker, signal: turnSignal }),
+      judgeCompletion: (turn, turnSignal) => services.caller.complete(req, turn, { url: judgeUrl, agent, marker, signal: turnSignal }),
+      askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
     };
     if (settled && approvals) {
       await answerApprovals(loop, settled.decisions);
       // a follow-up that falls through hands the normal handler the conversation with every call answered
       req.body = approvals.withItems(req.body as WireRequest, conversation.items);
     }
-    result = await runLoop(loop, {
-      clientTools: session.clientTools,
-      maxTurns: binding.maxTurns ?? settings.defaultMaxTurns,
-      maxTokens: settings.maxTokensPerLoop,
-      deadline,
-      reply: answer,
-      askApproval: (pending) => approvalCalls(loop, deps.approvals.tokens, pending).map((call) => wireCallOf(call)),
-    });
+    result = await runLoop(loop);
     return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
   } finally {
     telemetry?.ended(stopOf(result, clientGone), stats, result.kind === 'answer' ? result.answer.usage : undefined);

@@ -84,10 +84,10 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
     if (error instanceof TimedOut) return { kind: 'timeout', tool, seconds: toolTimeoutSec };
     return { kind: 'transport', reason: redacted((error as Error)?.message ?? String(error)) };
   }
-  const text = resultText(result, loop.maxToolResultBytes, loop.passImages);
+  const text = resultText(result, loop.config.maxToolResultBytes, loop.config.passImages);
   const after = await review(loop, 'context', tool, args, approved, text);
   if (after.blocked) return { kind: 'blocked', reason: after.reason };
-  const images = loop.passImages ? resultImages(result) : [];
+  const images = loop.config.passImages ? resultImages(result) : [];
   const outcome: ToolOutcome = { kind: result.isError ? 'tool_error' : 'ok', text: after.result ?? text, ...(images.length > 0 ? { images } : {}) };
   // the kind, never the text, says the tool ran well: a result may well begin with 'tool error:' or '⛔'
   if (outcome.kind === 'ok') loop.succeeded.add(tool);

@@ -48,13 +48,13 @@ export async function watchedToolCall(loop: Loop, call: WireCall, turn: number, 
  */
 export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number): Promise<PendingApproval[]> {
   const requested = reply.calls;
-  const kept = withOwnIds(loop, requested.slice(0, loop.maxToolCallsPerTurn), turn);
+  const kept = withOwnIds(loop, requested.slice(0, loop.settings.maxToolCallsPerTurn), turn);
   if (kept.length < requested.length) {
     loop.logger.warn('agent-loop tool calls over the per-turn cap were not run', {
       loopId: loop.id,
       wire: loop.wire,
       turn,
-      cap: loop.maxToolCallsPerTurn,
+      cap: loop.settings.maxToolCallsPerTurn,
       dropped: requested.slice(kept.length).map((call) => call.name),
     });
   }

@@ -40,6 +40,8 @@ export interface GatewayStats extends Memory {
   trellisStarts: number;
   lastTrellisStart: number;
   trellisActive: number;
+  /** the most tool calls running at once since the last `resetPeaks` */
+  peakTrellisActive: number;
   /** the most any response of the gateway held unsent since the last `resetPeaks` */
   peakUnsent: number;
   /** the longest the event loop was held up since the last `resetPeaks` */

@@ -38,8 +38,10 @@ describe('reliability: overload', () => {
     expect(exchanges.map((e) => e.status)).toEqual(Array(CLIENTS).fill(200));
     expect(looped.length + overloaded.length).toBe(CLIENTS);
     expect(looped.length).toBeGreaterThanOrEqual(1);
-    expect(looped.length).toBeLessThanOrEqual(LIMIT);
-    expect(overloaded.length).toBeGreaterThanOrEqual(CLIENTS - LIMIT);
+    expect(overloaded.length).toBeGreaterThanOrEqual(1);
+    // Each loop holds its slot through its one slow call: never more of them at once than the limit. (How many
+    // loop in all depends on how fast the wave arrives: on a loaded machine a slot may free before the last client.)
+    expect((await gateway.stats()).peakTrellisActive).toBeLessThanOrEqual(LIMIT);
     expect(new Set(overloaded.map((e) => JSON.parse(e.body).choices[0].message.content))).toEqual(new Set(['the normal handler']));
     expect(new Set(looped.map((e) => JSON.parse(e.body).choices[0].message.content))).toEqual(new Set(['the loop']));
     // The slots come back: a request after the wave loops again.
