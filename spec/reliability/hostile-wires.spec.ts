@@ -8,7 +8,7 @@ import { listen, type Listening } from '../helpers/listen';
 import { memoryLogger } from '../helpers/memory-logger';
 import { SCENARIO_TIMEOUT_MS, figure, post, sized, type Exchange } from './harness';
 import { hostileReply, type HostileReply } from './hostile-replies';
-import { MODEL, TOOLS, askingBody, clientBody, wireText, type WireName } from './hostile-wires';
+import { CLIENT_TOOL, MODEL, TOOLS, askingBody, clientBody, followUp, tokenEdit, wireText, type WireName } from './hostile-wires';
 import { auditMessagesToolUseIds, auditResponsesCallIds, auditToolCallIds, type IdAudit } from './tool-call-ids';
 
 const RUNS = sized(60, 1_000);
@@ -26,7 +26,8 @@ const trellis = localTrellis([
 const binding = { name: 'fuzz', match: { model: 'loop-*' }, hierarchy: [TOOLS.lookup, TOOLS.flaky], toolTimeoutSec: 1, maxTurns: 3 };
 
 /** What the upstream answers one loop turn: scripted calls, a final text, or the run's hostile reply. */
-type Turn = { kind: 'calls'; ids: string[] } | { kind: 'text' } | { kind: 'hostile'; reply: HostileReply };
+type Call = { id: string; name: string; input: Record<string, unknown> };
+type Turn = { kind: 'calls'; calls: Call[] } | { kind: 'text' } | { kind: 'hostile'; reply: HostileReply };
 
 interface Recorded {
   headers: Record<string, unknown>;
@@ -34,7 +35,13 @@ interface Recorded {
 }
 
 /** Per client request (its `x-request-id`): how many loop turns the upstream answered, and on which turn the hostile reply goes. */
-const runs = new Map<string, { turns: number; hostileAt?: number; reply?: HostileReply }>();
+interface Run {
+  hostileAt?: number;
+  reply?: HostileReply;
+  /** the second turn calls the client's own tool: the loop hands it back, its first turn's work in the token */
+  handBack?: boolean;
+}
+const runs = new Map<string, Run & { turns: number }>();
 
 function nextTurn(recorded: Recorded): Turn | undefined {
   const loopTurn = JSON.stringify(recorded.body.tools ?? null).includes(`"${TOOLS.lookup}"`);
@@ -44,7 +51,8 @@ function nextTurn(recorded: Recorded): Turn | undefined {
   if (run.turns === run.hostileAt && run.reply) return { kind: 'hostile', reply: run.reply };
   const id = String(recorded.headers['x-request-id']);
   // three calls, two under one id, past the cap of two: the loop gives one a new id and runs the first two
-  return run.turns === 1 ? { kind: 'calls', ids: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`] } : { kind: 'text' };
+  if (run.turns === 1) return { kind: 'calls', calls: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`].map((callId, i) => ({ id: callId, ...CALLS[i] })) };
+  return run.turns === 2 && run.handBack ? { kind: 'calls', calls: [{ id: `fzh_${id}`, name: CLIENT_TOOL, input: { city: 'x' } }] } : { kind: 'text' };
 }
 
 const CALLS = [
@@ -57,19 +65,19 @@ const chatStep = (turn: Turn | undefined, streamed: boolean): ScriptStep => {
   if (!turn) return { content: 'the normal handler' };
   if (turn.kind === 'hostile') return { raw: streamed ? turn.reply.sse : turn.reply.json, status: turn.reply.status };
   if (turn.kind === 'text') return { content: 'done' };
-  return { toolCalls: turn.ids.map((id, i) => ({ id, name: CALLS[i].name, arguments: CALLS[i].input })) };
+  return { toolCalls: turn.calls.map(({ id, name, input }) => ({ id, name, arguments: input })) };
 };
 const responsesStep = (turn: Turn | undefined, streamed: boolean): ResponsesStep => {
   if (!turn) return { text: 'the normal handler' };
   if (turn.kind === 'hostile') return { raw: streamed ? turn.reply.sse : turn.reply.json, status: turn.reply.status };
   if (turn.kind === 'text') return { text: 'done' };
-  return { calls: turn.ids.map((callId, i) => ({ callId, name: CALLS[i].name, arguments: CALLS[i].input })) };
+  return { calls: turn.calls.map(({ id, name, input }) => ({ callId: id, name, arguments: input })) };
 };
 const messagesStep = (turn: Turn | undefined, streamed: boolean): MessagesStep => {
   if (!turn) return { text: 'the normal handler' };
   if (turn.kind === 'hostile') return { raw: streamed ? turn.reply.sse : turn.reply.json, status: turn.reply.status };
   if (turn.kind === 'text') return { text: 'done' };
-  return { toolUses: turn.ids.map((id, i) => ({ id, name: CALLS[i].name, input: CALLS[i].input })) };
+  return { toolUses: turn.calls.map(({ id, name, input }) => ({ id, name, input })) };
 };
 
 /** The call ids of a loop turn's request, audited in the wire's shape. */
@@ -107,12 +115,15 @@ const dataLines = (body: string) => body.split('\n').filter((line) => line.start
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 type Fields = Record<string, unknown>;
 
-/** The calls of an answer, each in its wire's shape: string ids, names and (on the OpenAI wires) arguments. */
+/**
+ * The calls of an answer (hand-backs) in their wire's shape: string ids (the loop's, carrying its work) and names;
+ * the arguments go on as the model wrote them, as they would without the loop.
+ */
 function expectCalls(wire: WireName, calls: Fields[]): void {
   for (const call of calls) {
-    if (wire === 'chat') expect([typeof call.id, typeof (call.function as Fields)?.name, typeof (call.function as Fields)?.arguments]).toEqual(['string', 'string', 'string']);
-    if (wire === 'responses') expect([typeof call.call_id, typeof call.name, typeof call.arguments]).toEqual(['string', 'string', 'string']);
-    if (wire === 'messages') expect([typeof call.id, typeof call.name, isObject(call.input)]).toEqual(['string', 'string', true]);
+    if (wire === 'chat') expect([typeof call.id, typeof (call.function as Fields)?.name]).toEqual(['string', 'string']);
+    if (wire === 'responses') expect([typeof call.call_id, typeof call.name]).toEqual(['string', 'string']);
+    if (wire === 'messages') expect([typeof call.id, typeof call.name]).toEqual(['string', 'string']);
   }
 }
 
@@ -139,10 +150,14 @@ function expectAnswer(wire: WireName, answer: Fields): void {
   }
 }
 
-/** An answer the loop wrote (`x-agent-loop-stop`) is one of its wire: a whole JSON object, or a stream that ends as the wire's do. */
+/**
+ * An answer the loop wrote (a JSON one with `x-agent-loop-stop`, a stream the loop opened, `x-accel-buffering: no`)
+ * is one of its wire: a whole JSON object, or a stream that ends as the wire's do.
+ */
 function expectWellFormed(wire: WireName, exchange: Exchange): void {
-  if (exchange.headers['x-agent-loop-stop'] === undefined) return;
-  if (!exchange.headers['content-type']?.startsWith('text/event-stream')) return expectAnswer(wire, JSON.parse(exchange.body));
+  const streamed = exchange.headers['content-type']?.startsWith('text/event-stream') === true;
+  if (!streamed) return exchange.headers['x-agent-loop-stop'] === undefined ? undefined : expectAnswer(wire, JSON.parse(exchange.body));
+  if (exchange.headers['x-accel-buffering'] !== 'no') return;
   const data = dataLines(exchange.body);
   if (wire === 'chat') expect(data.at(-1)).toBe('[DONE]');
   const events = data.filter((line) => line !== '[DONE]').map((line) => JSON.parse(line) as Fields);
@@ -182,15 +197,17 @@ describe('reliability: hostile bodies and replies on every front door', () => {
   });
 
   /** Sends `raw` to `wire`'s front door, then checks the answer and every loop turn the upstream received for it. */
-  async function send(wire: WireName, raw: string, run: { hostileAt?: number; reply?: HostileReply } = {}): Promise<void> {
+  async function send(wire: WireName, raw: string, run: Run = {}): Promise<Exchange> {
     const id = `fz${++sent}`;
     runs.set(id, { turns: 0, ...run });
     const upstream = upstreams[wire]!;
     const before = upstream.requests.length;
     const theirs = clientIds(raw);
+    let exchange: Exchange;
     try {
-      const exchange = await post(gateways[wire].url, undefined, { raw, path: PATHS[wire], signal: AbortSignal.timeout(HANG_MS), headers: { 'x-request-id': id, 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' } });
-      const key = `${wire} ${exchange.status}${exchange.headers['x-agent-loop-stop'] ? ` ${String(exchange.headers['x-agent-loop-stop'])}` : ''}`;
+      exchange = await post(gateways[wire].url, undefined, { raw, path: PATHS[wire], signal: AbortSignal.timeout(HANG_MS), headers: { 'x-request-id': id, 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' } });
+      const by = exchange.headers['x-agent-loop-stop'] ?? (exchange.headers['x-accel-buffering'] === 'no' ? 'stream' : undefined);
+      const key = `${wire} ${exchange.status}${by ? ` ${String(by)}` : ''}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
       expect(exchange.status).toBeLessThan(500);
       expectWellFormed(wire, exchange);
@@ -206,6 +223,7 @@ describe('reliability: hostile bodies and replies on every front door', () => {
     expect(lines.filter((line) => String(line.message).includes('failed unexpectedly'))).toEqual([]);
     expect(unhandled).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    return exchange;
   }
 
   it.each(WIRES)(`${RUNS} hostile client bodies on %s, JSON and streaming: never a 5xx, a hang or a crash; every call the loop made answered once`, async (wire) => {
@@ -225,5 +243,27 @@ describe('reliability: hostile bodies and replies on every front door', () => {
       }),
       { numRuns: RUNS, seed: SEED },
     );
+  }, SCENARIO_TIMEOUT_MS);
+
+  it.each(WIRES)(`${RUNS} follow-ups to a real hand-back on %s with its token forged, cut, stripped, repeated, unanswered or beside strays: never a 5xx; every call answered once`, async (wire) => {
+    let restored = 0;
+    await fc.assert(
+      fc.asyncProperty(tokenEdit, fc.boolean(), async (edit, streamed) => {
+        const question = `question ${MODEL}`;
+        const first = await send(wire, JSON.stringify(askingBody(wire, question, false)), { handBack: true });
+        expect(first.headers['x-agent-loop-stop']).toBe('final');
+        const body = followUp(wire, question, JSON.parse(first.body), edit, streamed);
+        const before = upstreams[wire]!.requests.length;
+        await send(wire, wireText(body));
+        const asked = upstreams[wire]!.requests[before] as Recorded | undefined;
+        // the token as the loop wrote it opens: the loop's first turn comes back before the hand-back
+        if (edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+          expect(JSON.stringify(asked?.body)).toMatch(/fzc_fz\d+_a/);
+          restored++;
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+    expect(restored).toBeGreaterThan(0);
   }, SCENARIO_TIMEOUT_MS);
 });
