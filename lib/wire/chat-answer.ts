@@ -30,13 +30,20 @@ export function chatAnswer(answer: Answer): { message: ChatMessage; finishReason
   return { message: { ...withText(last, answer.text), tool_calls: answer.handBack.map((call) => ({ ...calls[call.index], id: call.id })) }, finishReason: 'tool_calls' };
 }
 
-/** The client's JSON answer: a normal chat completion shaped like the last reply, with usage summed over all turns. */
+/**
+ * The client's JSON answer: a normal chat completion shaped like the last reply, with usage summed over all turns;
+ * the reply's id, `created` and model only of their type (an upstream may leave them out), else the loop's own.
+ */
 export function finalCompletion(answer: Answer, identity: AnswerIdentity): ChatCompletion {
   const shape = (answer.last?.reply as ChatCompletion | undefined) ?? { ...identity, object: 'chat.completion', choices: [] };
   const [first] = shape.choices;
   const { message, finishReason } = chatAnswer(answer);
   return {
     ...shape,
+    id: typeof shape.id === 'string' ? shape.id : identity.id,
+    object: 'chat.completion',
+    created: typeof shape.created === 'number' ? shape.created : identity.created,
+    model: typeof shape.model === 'string' ? shape.model : identity.model,
     choices: [{ ...first, index: 0, message, finish_reason: finishReason }],
     ...(answer.usage ? { usage: chatUsage(answer.usage) } : {}),
   };

@@ -45,10 +45,20 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
   return [...message, ...rest];
 }
 
-/** The client's Response: shaped like the last reply (its id, so a client can chain on it), with usage summed. */
+/**
+ * The client's Response: shaped like the last reply (its id, so a client can chain on it), with usage summed. The
+ * reply's `object`, id, creation time, model and usage pass on only of their type (an upstream's `object: null` or
+ * numeric id is never the client's), else the loop's own.
+ */
 export function finalResponse(answer: Answer | undefined, identity: ResponseIdentity, output: ResponseItem[]): ResponseItem {
   const last = answer?.last?.reply;
   const shape: ResponseItem = isObject(last) ? last : { id: identity.id, object: 'response', created_at: identity.createdAt, model: identity.model };
   const status = answer?.stop === 'final' && typeof shape.status === 'string' ? shape.status : 'completed';
-  return { ...shape, status, error: null, output, usage: answer?.usage ? responseUsage(answer.usage) : (shape.usage ?? null) };
+  const own = {
+    id: typeof shape.id === 'string' ? shape.id : identity.id,
+    object: 'response',
+    ...(shape.created_at === undefined || typeof shape.created_at === 'number' ? {} : { created_at: identity.createdAt }),
+    model: typeof shape.model === 'string' ? shape.model : identity.model,
+  };
+  return { ...shape, ...own, status, error: null, output, usage: answer?.usage ? responseUsage(answer.usage) : isObject(shape.usage) ? shape.usage : null };
 }

@@ -102,15 +102,17 @@ export interface PostOptions {
   /** the body as it goes on the wire; else JSON of `body` */
   raw?: string | Buffer;
   signal?: AbortSignal;
+  /** the front door: `/v1/chat/completions` unless told */
+  path?: string;
 }
 
-/** POSTs to the gateway's `/v1/chat/completions` and reads the whole answer. */
+/** POSTs to the gateway's `/v1/chat/completions` (or `options.path`) and reads the whole answer. */
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<Exchange> {
   const started = performance.now();
   const payload = options.raw ?? JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      `${url}/v1/chat/completions`,
+      `${url}${options.path ?? '/v1/chat/completions'}`,
       { method: 'POST', agent: clientAgent, signal: options.signal, headers: { 'content-type': 'application/json', ...options.headers } },
       (res) => {
         const parts: Buffer[] = [];

@@ -1,5 +1,5 @@
 import type { Answer } from '../../lib/loop/reply';
-import type { ChatMessage } from '../../lib/types';
+import type { ChatCompletion, ChatMessage } from '../../lib/types';
 import { chatAnswer, chatUsage, finalCompletion } from '../../lib/wire/chat-answer';
 import type { TurnResult } from '../../lib/wire/wire';
 
@@ -40,5 +40,11 @@ describe('the chat completion the client gets', () => {
     const answer: Answer = { stop: 'final', text: '', approvals: [{ id: 'c9.ap1.t', name: 'approve_tool_call', arguments: '{"tool":"rm"}', index: 0 }] };
     expect(chatAnswer(answer)).toEqual({ message: { role: 'assistant', content: null, tool_calls: [{ id: 'c9.ap1.t', type: 'function', function: { name: 'approve_tool_call', arguments: '{"tool":"rm"}' } }] }, finishReason: 'tool_calls' });
     expect(chatUsage({ input: 1, output: 2, total: 3 })).toEqual({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 });
+  });
+
+  it("takes the loop's id, created and model where the last reply leaves them out or gives another type, and is always a chat.completion", () => {
+    const reply = { object: null, created: 'yesterday', model: 7, choices: [{ index: 0, message: { role: 'assistant', content: 'Done.' }, finish_reason: 'stop' }] } as unknown as ChatCompletion;
+    const answer: Answer = { stop: 'final', text: 'Done.', last: { text: 'Done.', calls: [], output: reply.choices[0].message, stop: 'stop', id: '', model: '', reply } };
+    expect(finalCompletion(answer, identity)).toEqual({ ...identity, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Done.' }, finish_reason: 'stop' }] });
   });
 });

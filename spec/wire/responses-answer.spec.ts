@@ -37,4 +37,10 @@ describe('the client’s Response', () => {
     expect(finalResponse(undefined, identity, [])).toEqual({ id: 'resp_loop', object: 'response', created_at: 1700000000, model: 'agent', status: 'completed', error: null, output: [], usage: null });
     expect(responseUsage({ input: 4, output: 2, total: 6 })).toEqual({ input_tokens: 4, output_tokens: 2, total_tokens: 6 });
   });
+
+  it("takes the loop's object, id, created_at, model and usage where the last reply's are missing or of another type", () => {
+    const reply = { object: null, id: 5, created_at: 'now', model: null, status: 'completed', output: [], usage: 'lots' };
+    const answer: Answer = { stop: 'final', text: '', last: { text: '', calls: [], output: [], stop: 'completed', id: '', model: '', reply } };
+    expect(finalResponse(answer, identity, [])).toEqual({ id: 'resp_loop', object: 'response', created_at: 1700000000, model: 'agent', status: 'completed', error: null, output: [], usage: null });
+  });
 });
