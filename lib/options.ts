@@ -221,7 +221,7 @@ export const bindingSettingsSchema = Joi.object(schemasOf({ maxTurns: bindingOpt
 
 export const optionsSchema = schemaOf(loopOptions);
 
-export const hints = hintsOf(loopOptions);
+const hints = hintsOf(loopOptions);
 
 export type Settings = OptionsOut<typeof settingsOptions>;
 
@@ -234,8 +234,6 @@ export interface RunTimeSettings extends Settings {
 
 /** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` (or undefined) lifts the token budget. */
 export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop'>> & { maxTokensPerLoop?: number | null; bindings?: Record<string, Partial<BindingSettings>> };
-
-export type ValidBinding = OptionsOut<typeof bindingOptions>;
 
 export type ValidOptions = OptionsOut<typeof loopOptions>;
 
