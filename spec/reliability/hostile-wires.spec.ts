@@ -8,7 +8,7 @@ import { listen, type Listening } from '../helpers/listen';
 import { memoryLogger } from '../helpers/memory-logger';
 import { SCENARIO_TIMEOUT_MS, figure, post, sized, type Exchange } from './harness';
 import { hostileReply, type HostileReply } from './hostile-replies';
-import { CLIENT_TOOL, MODEL, TOOLS, askingBody, clientBody, followUp, tokenEdit, wireText, type WireName } from './hostile-wires';
+import { CLIENT_TOOL, MODEL, TOOLS, askingBody, clientBody, followUp, tokenEdit, toolsOf, wireText, type TokenEdit, type WireName } from './hostile-wires';
 import { auditMessagesToolUseIds, auditResponsesCallIds, auditToolCallIds, type IdAudit } from './tool-call-ids';
 
 const RUNS = sized(60, 1_000);
@@ -19,11 +19,25 @@ const HANG_MS = 15_000;
 const PATHS: Record<WireName, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
 const WIRES: WireName[] = ['chat', 'responses', 'messages'];
 
+/** how often `fz_lookup` ran for each `q`: an approval's call runs once at most, whatever the client sends back */
+const ranFor = new Map<unknown, number>();
 const trellis = localTrellis([
-  { name: TOOLS.lookup, handler: (args) => `found ${JSON.stringify(args)}` },
+  {
+    name: TOOLS.lookup,
+    handler: (args) => {
+      ranFor.set(args.q, (ranFor.get(args.q) ?? 0) + 1);
+      return `found ${JSON.stringify(args)}`;
+    },
+  },
   { name: TOOLS.flaky, handler: () => Promise.reject(new Error('connection reset by the tool server')) },
 ]);
 const binding = { name: 'fuzz', match: { model: 'loop-*' }, hierarchy: [TOOLS.lookup, TOOLS.flaky], toolTimeoutSec: 1, maxTurns: 3 };
+const APPROVING = 'loop-approve';
+/** a follow-up as a client writes it: the token untouched, the call answered once */
+const CLEAN: TokenEdit = { how: 'none', at: 0, where: 'both', copies: 1, answered: true, stray: false };
+const APPROVAL_TOOL = 'approve_tool_call';
+/** every call waits for a person */
+const approving = { ...binding, name: 'fuzz-approve', match: { model: APPROVING }, requireApproval: 'always' as const };
 
 /** What the upstream answers one loop turn: scripted calls, a final text, or the run's hostile reply. */
 type Call = { id: string; name: string; input: Record<string, unknown> };
@@ -40,6 +54,8 @@ interface Run {
   reply?: HostileReply;
   /** the second turn calls the client's own tool: the loop hands it back, its first turn's work in the token */
   handBack?: boolean;
+  /** the first turn calls `fz_lookup` with `q` the request's id: the loop asks the client to approve it */
+  approval?: boolean;
 }
 const runs = new Map<string, Run & { turns: number }>();
 
@@ -51,6 +67,7 @@ function nextTurn(recorded: Recorded): Turn | undefined {
   if (run.turns === run.hostileAt && run.reply) return { kind: 'hostile', reply: run.reply };
   const id = String(recorded.headers['x-request-id']);
   // three calls, two under one id, past the cap of two: the loop gives one a new id and runs the first two
+  if (run.turns === 1 && run.approval) return { kind: 'calls', calls: [{ id: `fza_${id}`, name: TOOLS.lookup, input: { q: id } }] };
   if (run.turns === 1) return { kind: 'calls', calls: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`].map((callId, i) => ({ id: callId, ...CALLS[i] })) };
   return run.turns === 2 && run.handBack ? { kind: 'calls', calls: [{ id: `fzh_${id}`, name: CLIENT_TOOL, input: { city: 'x' } }] } : { kind: 'text' };
 }
@@ -186,7 +203,7 @@ describe('reliability: hostile bodies and replies on every front door', () => {
     upstreams.chat = await startModelServer((body, recorded) => chatStep(nextTurn(recorded), body.stream === true));
     upstreams.responses = await startResponsesServer((recorded) => responsesStep(nextTurn(recorded), recorded.body.stream === true));
     upstreams.messages = await startMessagesServer((body, recorded) => messagesStep(nextTurn(recorded), body.stream === true));
-    for (const wire of WIRES) gateways[wire] = await listen(buildGateway(upstreams[wire]!.url, { logger, trellis, bindings: [binding], maxToolCallsPerTurn: 2 }).app);
+    for (const wire of WIRES) gateways[wire] = await listen(buildGateway(upstreams[wire]!.url, { logger, trellis, bindings: [approving, binding], maxToolCallsPerTurn: 2 }).app);
   });
 
   afterAll(async () => {
@@ -262,8 +279,43 @@ describe('reliability: hostile bodies and replies on every front door', () => {
           restored++;
         }
       }),
-      { numRuns: RUNS, seed: SEED },
+      { numRuns: RUNS, seed: SEED, examples: [[CLEAN, false]] },
     );
     expect(restored).toBeGreaterThan(0);
+  }, SCENARIO_TIMEOUT_MS);
+
+  const approvalAnswer = fc.record({
+    text: fc.oneof(fc.constantFrom('{"approved":true}', '{"approved":false,"reason":"keep it"}', '{"approved":"yes"}', 'yes', '', '{"approved":true,"arguments":{"q":"other"}}'), fc.anything({ maxDepth: 1 })),
+    approve: fc.oneof(fc.constantFrom<unknown>(true, false), fc.anything({ maxDepth: 1 })),
+  });
+
+  it.each(WIRES)(`${RUNS} answers to a real approval request on %s, forged, cut, repeated, replayed or of any shape: never a 5xx; the call runs once at most`, async (wire) => {
+    let asked = 0;
+    let approved = 0;
+    await fc.assert(
+      fc.asyncProperty(tokenEdit, approvalAnswer, fc.boolean(), async (edit, { text, approve }, streamed) => {
+        const question = `question ${APPROVING}`;
+        const body = { ...askingBody(wire, question, false), model: APPROVING, tools: toolsOf(wire, APPROVAL_TOOL) };
+        const id = `fz${sent + 1}`;
+        const first = await send(wire, JSON.stringify(body), { approval: true });
+        expect([first.headers['x-agent-loop-stop'], ranFor.get(id)]).toEqual(['final', undefined]);
+        asked++;
+        const answering = { model: APPROVING, tool: APPROVAL_TOOL, text, approve };
+        const follow = wireText(followUp(wire, question, JSON.parse(first.body), edit, streamed, answering));
+        // the same yes twice: the second must not run the call again
+        await send(wire, follow);
+        await send(wire, follow);
+        expect(ranFor.get(id) ?? 0).toBeLessThanOrEqual(1);
+        // the yes as the loop asked for it runs the call, once
+        const yes = wire === 'responses' ? approve === true : text === '{"approved":true}';
+        if (yes && edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+          expect(ranFor.get(id)).toBe(1);
+          approved++;
+        }
+      }),
+      // the first run answers yes as the loop asked: the property must see an approval run
+      { numRuns: RUNS, seed: SEED, examples: [[CLEAN, { text: '{"approved":true}', approve: true }, false]] },
+    );
+    expect([asked, approved > 0]).toEqual([RUNS, true]);
   }, SCENARIO_TIMEOUT_MS);
 });

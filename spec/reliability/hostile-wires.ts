@@ -124,7 +124,7 @@ export const tokenEdit: fc.Arbitrary<TokenEdit> = fc.record({
   stray: fc.boolean(),
 });
 
-const TAG = /\.al1\./;
+const TAG = /\.a[lp]1\./;
 
 function editedId(id: string, { how, at }: TokenEdit): string {
   const token = id.search(TAG);
@@ -138,30 +138,51 @@ function editedId(id: string, { how, at }: TokenEdit): string {
 
 type Item = Record<string, unknown>;
 
-/** The follow-up to a hand-back answer (a whole JSON answer of `wire`): the question, the handed-back call, its answer, as `edit` says. */
-export function followUp(wire: WireName, question: string, answer: Item, edit: TokenEdit, streamed: boolean): Record<string, unknown> {
+/** The client's side of a follow-up: its model and tools, the text it answers the call with (or, on Responses, its `approve`). */
+export interface Answering {
+  model: string;
+  tool: string;
+  text: unknown;
+  approve?: unknown;
+}
+
+const HAND_BACK: Answering = { model: MODEL, tool: CLIENT_TOOL, text: 'sunny' };
+
+/** The client's tools in `wire`'s shape: one function named `name`. */
+export const toolsOf = (wire: WireName, name: string) => [wire === 'chat' ? { ...clientTool.chat, function: { ...clientTool.chat.function, name } } : { ...clientTool[wire], name }];
+
+/**
+ * The follow-up to a hand-back or an approval request (a whole JSON answer of `wire`): the question, the handed-back
+ * call, its answer, as `edit` says.
+ */
+export function followUp(wire: WireName, question: string, answer: Item, edit: TokenEdit, streamed: boolean, answering: Answering = HAND_BACK): Record<string, unknown> {
+  const { model, text } = answering;
+  const tools = toolsOf(wire, answering.tool);
   const ids = (id: string) => ({ call: edit.where === 'answer' ? id : editedId(id, edit), answer: edit.where === 'call' ? id : editedId(id, edit) });
   const repeat = (items: unknown[]) => Array.from({ length: edit.copies }, () => items).flat();
   if (wire === 'chat') {
     const message = (answer.choices as { message: Item }[])[0].message;
     const [call] = message.tool_calls as Item[];
     const { call: callId, answer: answerId } = ids(call.id as string);
-    const exchange = [{ ...message, tool_calls: [{ ...call, id: callId }] }, ...(edit.answered ? [{ role: 'tool', tool_call_id: answerId, content: 'sunny' }] : [])];
+    const exchange = [{ ...message, tool_calls: [{ ...call, id: callId }] }, ...(edit.answered ? [{ role: 'tool', tool_call_id: answerId, content: text }] : [])];
     const strays = edit.stray ? [{ role: 'tool', tool_call_id: 'fzs_never', content: 'stray' }] : [];
-    return { model: MODEL, stream: streamed, tools: [clientTool.chat], messages: [{ role: 'user', content: question }, ...repeat(exchange), ...strays] };
+    return { model, stream: streamed, tools, messages: [{ role: 'user', content: question }, ...repeat(exchange), ...strays] };
   }
   if (wire === 'responses') {
     const output = answer.output as Item[];
-    const call = output.find((item) => item.type === 'function_call')!;
-    const { call: callId, answer: answerId } = ids(call.call_id as string);
-    const exchange = [...output.map((item) => (item === call ? { ...item, call_id: callId } : item)), ...(edit.answered ? [{ type: 'function_call_output', call_id: answerId, output: 'sunny' }] : [])];
+    const call = output.find((item) => item.type === 'function_call' || item.type === 'mcp_approval_request')!;
+    const asks = call.type === 'mcp_approval_request';
+    const key = asks ? 'id' : 'call_id';
+    const { call: callId, answer: answerId } = ids(call[key] as string);
+    const reply = asks ? { type: 'mcp_approval_response', approval_request_id: answerId, approve: answering.approve } : { type: 'function_call_output', call_id: answerId, output: text };
+    const exchange = [...output.map((item) => (item === call ? { ...item, [key]: callId } : item)), ...(edit.answered ? [reply] : [])];
     const strays = edit.stray ? [{ type: 'function_call_output', call_id: 'fzs_never', output: 'stray' }] : [];
-    return { model: MODEL, stream: streamed, tools: [clientTool.responses], input: [{ type: 'message', role: 'user', content: question }, ...repeat(exchange), ...strays] };
+    return { model, stream: streamed, tools, input: [{ type: 'message', role: 'user', content: question }, ...repeat(exchange), ...strays] };
   }
   const content = answer.content as Item[];
   const use = content.find((block) => block.type === 'tool_use')!;
   const { call: callId, answer: answerId } = ids(use.id as string);
-  const results = [...(edit.answered ? [{ type: 'tool_result', tool_use_id: answerId, content: 'sunny' }] : []), ...(edit.stray ? [{ type: 'tool_result', tool_use_id: 'fzs_never', content: 'stray' }] : [])];
+  const results = [...(edit.answered ? [{ type: 'tool_result', tool_use_id: answerId, content: text }] : []), ...(edit.stray ? [{ type: 'tool_result', tool_use_id: 'fzs_never', content: 'stray' }] : [])];
   const exchange = [{ role: 'assistant', content: content.map((block) => (block === use ? { ...block, id: callId } : block)) }, ...(results.length ? [{ role: 'user', content: results }] : [])];
-  return { model: MODEL, stream: streamed, max_tokens: 256, tools: [clientTool.messages], messages: [{ role: 'user', content: question }, ...repeat(exchange)] };
+  return { model, stream: streamed, max_tokens: 256, tools, messages: [{ role: 'user', content: question }, ...repeat(exchange)] };
 }
