@@ -87,8 +87,20 @@ const stream = fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arb
 const model = fc.oneof({ weight: 6, arbitrary: fc.constant(MODEL) }, { weight: 1, arbitrary: hostileValue });
 const tokens = field(fc.integer({ min: 1, max: 4096 }));
 
-/** A client's body for `wire`: a valid request with any of its fields dropped or of a wrong type. */
+/** A client's body for `wire`: a valid request with any of its fields dropped or of a wrong type; or with just one. */
 export function clientBody(wire: WireName): fc.Arbitrary<Record<string, unknown>> {
+  return fc.oneof(anyFields(wire), oneField(wire));
+}
+
+/** A valid request (its history drawn) with one field of a wrong type: the loop runs on most of them. */
+function oneField(wire: WireName): fc.Arbitrary<Record<string, unknown>> {
+  const conversationKey = wire === 'responses' ? 'input' : 'messages';
+  const valid = fc.record({ model: fc.constant(MODEL), stream: fc.boolean(), [conversationKey]: fc.array(historyItem[wire], { maxLength: 3 }).map((items) => [...items, USER[wire]]), tools: fc.constant([clientTool[wire]]), ...(wire === 'responses' ? {} : { max_tokens: fc.constant(256) }) });
+  const keys = ['stream', 'tools', 'tool_choice', wire === 'responses' ? 'max_output_tokens' : 'max_tokens', wire === 'chat' ? 'stream_options' : 'metadata', 'user'];
+  return fc.tuple(valid, fc.constantFrom(...keys), hostileValue).map(([body, key, value]) => ({ ...body, [key]: value }));
+}
+
+function anyFields(wire: WireName): fc.Arbitrary<Record<string, unknown>> {
   const shared = { model, stream, tools: tools(wire), tool_choice: toolChoice };
   if (wire === 'chat') return partial({ ...shared, messages: conversation(wire), max_tokens: tokens, n: field(fc.constant(1)), stream_options: hostileValue });
   if (wire === 'responses') {
