@@ -131,19 +131,19 @@ function pathOfValue(detail: Joi.ValidationErrorItem): (string | number)[] {
   return detail.type === 'array.unique' && typeof detail.context?.path === 'string' ? [...detail.path, detail.context.path] : detail.path;
 }
 
+/** A key no option has: named, with the closest known one as a guess, and the keys known there. */
+export function unknownOption(component: string, path: (string | number)[], known: string[]): AgentLoopError {
+  const guess = closest(String(path[path.length - 1]), known);
+  return new AgentLoopError('ERR_AGENT_LOOP_UNKNOWN_OPTION', `${component}: unknown option '${pathOf(path)}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Known options here: ${known.join(', ')}.`);
+}
+
 /** Turns joi's complaint into a coded error naming the option, the bad value and the fix. */
 function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop', first = error.details[0]): AgentLoopError {
   const detail = deepestOf(first);
   const unknownKey = detail.type === 'object.unknown';
   // A custom check that knows the keys itself (a hierarchy node) says them; joi's description does not reach there.
   const known = unknownKey ? ((detail.context?.known as string[] | undefined) ?? knownKeys(schema.describe() as Described, detail.path.slice(0, -1))) : [];
-  if (known.length > 0) {
-    const guess = closest(String(detail.path[detail.path.length - 1]), known);
-    return new AgentLoopError(
-      'ERR_AGENT_LOOP_UNKNOWN_OPTION',
-      `${component}: unknown option '${pathOf(detail.path)}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Known options here: ${known.join(', ')}.`,
-    );
-  }
+  if (known.length > 0) return unknownOption(component, detail.path, known);
   // An unknown key inside a union (e.g. a binding's `match`) is a bad value of the option that holds it.
   const path = pathOfValue(detail);
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';

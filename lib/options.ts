@@ -6,7 +6,7 @@ import { CONTINUATION_TTL_SEC } from './loop/continuation';
 import { MAX_REPLY_BYTES } from './loop/turn-stream';
 import { distance, validated } from './option-error';
 import { defaulted, hintsOf, limit, option, required, schemaOf, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from './option';
-import type { MetricsOption, TelemetryOption } from './telemetry/options';
+import { metricsOption, telemetryOption } from './telemetry/options';
 import type { HierarchySource } from './trellis/catalog';
 import { listTtlSec, mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 import { webSearchOption } from './trellis/web-search';
@@ -15,9 +15,6 @@ import type { Request } from 'express';
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
-
-const isRegistry = (value: unknown) =>
-  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).getSingleMetric === 'function';
 
 const ttl = listTtlSec.doc!;
 
@@ -208,27 +205,8 @@ export const loopOptions = {
     inner: approvalOptions,
   }),
   webSearch: webSearchOption,
-  metrics: option<MetricsOption | false>({
-    schema: Joi.alternatives(
-      Joi.boolean().valid(false),
-      Joi.object({ registry: Joi.any().custom((value, helpers) => (isRegistry(value) ? value : helpers.error('any.invalid'))), prefix: Joi.string().pattern(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'Prometheus metric name') }),
-    ),
-    hint: "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }",
-    doc: { range: '`{ registry?, prefix? }` or `false`', fallback: 'off (`createGateway`: on when prom-client is installed)', does: 'Prometheus metrics ([Metrics](observability.md#metrics-prometheus))' },
-    inner: {
-      registry: option({ schema: Joi.any(), hint: "it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')" }),
-      prefix: option({ schema: Joi.any(), hint: "it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'" }),
-    },
-  }),
-  telemetry: option<TelemetryOption>({
-    schema: Joi.object({ tracing: Joi.boolean(), captureContent: Joi.boolean() }),
-    hint: 'it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }',
-    doc: {
-      range: '`{ tracing?, captureContent? }`',
-      fallback: 'tracing on when `@opentelemetry/api` is installed; contents off',
-      does: "OpenTelemetry spans ([Traces](observability.md#traces-opentelemetry-genai)); `captureContent` also puts messages, tool arguments and results (2,000 characters each) in the [admin API's loop records](admin.md#admin-api-and-page)",
-    },
-  }),
+  metrics: metricsOption,
+  telemetry: telemetryOption,
   logger: option<Logger>({
     schema: loggerSchema,
     hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
@@ -243,7 +221,7 @@ export const bindingSettingsSchema = Joi.object(schemasOf({ maxTurns: bindingOpt
 
 export const optionsSchema = schemaOf(loopOptions);
 
-export const hints = hintsOf(loopOptions);
+const hints = hintsOf(loopOptions);
 
 export type Settings = OptionsOut<typeof settingsOptions>;
 
@@ -256,8 +234,6 @@ export interface RunTimeSettings extends Settings {
 
 /** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` (or undefined) lifts the token budget. */
 export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop'>> & { maxTokensPerLoop?: number | null; bindings?: Record<string, Partial<BindingSettings>> };
-
-export type ValidBinding = OptionsOut<typeof bindingOptions>;
 
 export type ValidOptions = OptionsOut<typeof loopOptions>;
 

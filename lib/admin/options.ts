@@ -1,4 +1,5 @@
 import { AgentLoopError } from '../errors';
+import { unknownOption } from '../option-error';
 
 /** `{ key }`: the API wants `Authorization: Bearer <key>`; `{ auth: false }`: your own middleware in front guards it. */
 export type AdminOptions = { key: string } | { auth: false };
@@ -15,7 +16,7 @@ function shown(key: unknown): string {
 export function checked(options: unknown): AdminOptions {
   const given = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
   const unknown = Object.keys(given).find((name) => name !== 'key' && name !== 'auth');
-  if (unknown !== undefined) throw new AgentLoopError('ERR_AGENT_LOOP_UNKNOWN_OPTION', `loop.admin: unknown option '${unknown}'. Known options here: key, auth.`);
+  if (unknown !== undefined) throw unknownOption('loop.admin', [unknown], ['key', 'auth']);
   if (given.auth === false && given.key === undefined) return { auth: false };
   if (typeof given.key === 'string' && given.key.length >= MIN_KEY_LENGTH && given.auth === undefined) return { key: given.key };
   if (given.auth !== undefined && given.key !== undefined) throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `loop.admin: give either key or auth: false, not both; ${FIX}.`);

@@ -89,7 +89,7 @@ function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
 export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<void> {
   const results = await approvalResults(loop, decisions);
   loop.conversation.addOutcomes(
-    results.map(({ callId }) => ({ id: callId, name: '', arguments: undefined, index: 0 })),
+    results.map(({ callId, tool }) => ({ id: callId, name: tool, arguments: undefined, index: 0 })),
     results.map(({ outcome }) => outcome),
   );
 }

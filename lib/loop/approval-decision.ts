@@ -66,17 +66,15 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
 }
 
 /** The outcomes the decided calls' answers carry: an approved call runs (the judge told so), the others read why not. */
-export async function approvalResults(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<{ callId: string; outcome: ToolOutcome }[]> {
+export async function approvalResults(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<{ callId: string; tool: string; outcome: ToolOutcome }[]> {
   const results = await Promise.all(
     decisions.map(async function answered(decision) {
       if (decision.outcome !== 'granted') {
         noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-        return { callId: decision.callId, outcome: { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome };
+        return { callId: decision.callId, tool: decision.tool, outcome: { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome };
       }
       noteApproval(loop, decision.tool, 'granted');
-      const outcome = await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
-      // as before: an approved call's images are not passed on
-      return { callId: decision.callId, outcome: outcome.kind === 'ok' || outcome.kind === 'tool_error' ? { kind: outcome.kind, text: outcome.text } : outcome };
+      return { callId: decision.callId, tool: decision.tool, outcome: await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true) };
     }),
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;

@@ -1,6 +1,5 @@
 import type { Response } from 'express';
-import { drained, openEventStream } from './event-stream';
-import { KeepAlive } from './keep-alive';
+import { EventStream } from './event-stream';
 import type { ChatUsage } from '../types';
 import { chatAnswer, chatUsage, type AnswerIdentity } from '../wire/chat-answer';
 import type { Answer, Reply } from './reply';
@@ -20,37 +19,34 @@ export interface StreamOptions {
  */
 export class StreamReply implements Reply {
   readonly streams = true;
-  private opened = false;
-  private ended = false;
   private roleSent = false;
-  private readonly keepAlive: KeepAlive;
+  private readonly stream: EventStream;
 
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly identity: AnswerIdentity,
     private readonly options: StreamOptions,
   ) {
-    this.keepAlive = new KeepAlive(options.keepAliveSec, () => this.write(': keep-alive\n\n'));
+    this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n');
   }
 
   get committed(): boolean {
-    return this.opened;
+    return this.stream.opened;
   }
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
   text(delta: string): Promise<void> | void {
-    if (!this.chunk({ content: delta })) return drained(this.res, this.options.signal);
+    if (!this.chunk({ content: delta })) return this.stream.drained(this.options.signal);
   }
 
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
   toolsRunning(): void {
-    this.open();
-    this.keepAlive.start();
+    this.stream.toolsRunning();
   }
 
   /** A tool's progress tells the client the loop is alive: a keep-alive comment, at most one a second. */
   toolProgress(): void {
-    this.keepAlive.progress();
+    this.stream.toolProgress();
   }
 
   send(answer: Answer): void {
@@ -61,18 +57,16 @@ export class StreamReply implements Reply {
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
   dispose(): void {
-    this.keepAlive.stop();
-    if (this.opened) this.finish('stop');
+    this.stream.quiet();
+    if (this.stream.opened) this.finish('stop');
   }
 
   private finish(finishReason: string, usage?: ChatUsage): void {
-    if (this.ended) return;
+    if (this.stream.ended) return;
     this.chunk({}, finishReason);
     if (this.options.includeUsage) this.event({ ...this.envelope(), choices: [], usage: usage ?? null });
-    this.write('data: [DONE]\n\n');
-    this.ended = true;
-    this.keepAlive.stop();
-    this.res.end();
+    this.stream.write('data: [DONE]\n\n');
+    this.stream.end();
   }
 
   private envelope() {
@@ -91,21 +85,6 @@ export class StreamReply implements Reply {
   }
 
   private event(data: Record<string, unknown>): boolean {
-    return this.write(`data: ${JSON.stringify(data)}\n\n`);
-  }
-
-  /** false when the client's socket is full */
-  private write(text: string): boolean {
-    if (this.ended || this.res.destroyed) return true;
-    this.open();
-    const room = this.res.write(text);
-    this.keepAlive.wrote();
-    return room;
-  }
-
-  private open(): void {
-    if (this.opened || this.res.destroyed) return;
-    this.opened = true;
-    openEventStream(this.res);
+    return this.stream.write(`data: ${JSON.stringify(data)}\n\n`);
   }
 }

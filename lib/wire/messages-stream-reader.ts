@@ -1,4 +1,5 @@
 import { sseData } from '../loop/sse';
+import { wellFormedMessage } from './messages-model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './messages-types';
 
 /** Takes the events of the blocks the client may see, as they arrive; a promise says to wait (a slow client). */
@@ -146,14 +147,16 @@ class StreamedMessage {
 
 /**
  * Reads a `stream: true` Message as it arrives, handing the events of every block but the model's tool_use blocks
- * to `sink`; an `error` event, a malformed event, or a stream that ends before `message_stop` throws.
+ * to `sink`; an `error` event, a malformed event, a stream that ends before `message_stop`, or a Message the loop
+ * cannot act on (`wellFormedMessage`) throws.
  */
 export async function streamedMessage(stream: AsyncIterable<Buffer | string>, sink: BlockSink): Promise<AnthropicMessage> {
   const reply = new StreamedMessage();
   for await (const data of sseData(stream)) {
     const caughtUp = reply.add(parseEvent(data), sink);
     if (caughtUp) await caughtUp;
-    if (reply.stopped) return reply.result();
+    // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back
+    if (reply.stopped) return wellFormedMessage({ ...reply.result(), type: 'message' });
   }
   throw new Error('the model stream ended without message_stop');
 }

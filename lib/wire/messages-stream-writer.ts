@@ -1,6 +1,5 @@
 import type { Response } from 'express';
-import { drained, openEventStream } from '../loop/event-stream';
-import { KeepAlive } from '../loop/keep-alive';
+import { EventStream } from '../loop/event-stream';
 import type { BlockEvent, ContentBlock, MessagesUsage, ToolUseBlock } from './messages-types';
 
 export interface MessagesStreamOptions {
@@ -20,25 +19,29 @@ export interface MessagesIdentity {
  * across turns; `ping` is the keep-alive while tools run; one `message_delta` ends it with the stop reason and the
  * usage summed over the turns. The response opens with its first byte, so a loop that fails before can fall through.
  */
+type Event = Record<string, unknown> & { type: string };
+
+const sse = (data: Event): string => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+
 export class MessagesStreamWriter {
-  private opened = false;
-  private ended = false;
   private nextIndex = 0;
   /** the client's index of each block of the turn being read, by the model's index */
   private readonly indexes = new Map<number, number>();
   private openBlock?: number;
-  private readonly keepAlive: KeepAlive;
+  private readonly stream: EventStream;
 
   constructor(
-    private readonly res: Response,
-    private readonly identity: MessagesIdentity,
+    res: Response,
+    identity: MessagesIdentity,
     private readonly options: MessagesStreamOptions,
   ) {
-    this.keepAlive = new KeepAlive(options.keepAliveSec, () => this.ping());
+    const { id, model } = identity;
+    const start = { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } };
+    this.stream = new EventStream(res, options.keepAliveSec, sse({ type: 'ping' }), () => this.event(start));
   }
 
   get committed(): boolean {
-    return this.opened;
+    return this.stream.opened;
   }
 
   /** A block event of the turn being read, renumbered; waits when the client's socket is full. */
@@ -57,7 +60,7 @@ export class MessagesStreamWriter {
         if (this.openBlock === index) this.openBlock = undefined;
       }
     }
-    if (!this.event({ ...event, index })) return drained(this.res, this.options.signal);
+    if (!this.event({ ...event, index })) return this.stream.drained(this.options.signal);
   }
 
   /** A whole block the loop adds (the budget note, a handed-back tool_use), as a stream of the API writes one. */
@@ -79,29 +82,26 @@ export class MessagesStreamWriter {
 
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a `ping` so proxies keep it open. */
   toolsRunning(): void {
-    this.open();
-    this.keepAlive.start();
+    this.stream.toolsRunning();
   }
 
   /** A tool's progress tells the client the loop is alive: a `ping`, at most one a second. */
   toolProgress(): void {
-    this.keepAlive.progress();
+    this.stream.toolProgress();
   }
 
   finish(stopReason: string, usage: MessagesUsage | undefined, stopSequence: string | null = null): void {
-    if (this.ended) return;
+    if (this.stream.ended) return;
     this.closeBlock();
     this.event({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: usage ?? { input_tokens: 0, output_tokens: 0 } });
     this.event({ type: 'message_stop' });
-    this.ended = true;
-    this.keepAlive.stop();
-    this.res.end();
+    this.stream.end();
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
   dispose(): void {
-    this.keepAlive.stop();
-    if (this.opened) this.finish('end_turn', undefined);
+    this.stream.quiet();
+    if (this.stream.opened) this.finish('end_turn', undefined);
   }
 
   /** A turn that broke off mid-block leaves it open: it is closed before anything else is written. */
@@ -112,28 +112,8 @@ export class MessagesStreamWriter {
     this.event({ type: 'content_block_stop', index });
   }
 
-  private ping(): void {
-    this.event({ type: 'ping' });
-  }
-
   /** false when the client's socket is full */
-  private event(data: Record<string, unknown> & { type: string }): boolean {
-    if (this.ended || this.res.destroyed) return true;
-    this.open();
-    const room = this.res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-    this.keepAlive.wrote();
-    return room;
-  }
-
-  private open(): void {
-    if (this.opened || this.res.destroyed) return;
-    this.opened = true;
-    openEventStream(this.res);
-    const { id, model } = this.identity;
-    this.write({ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } });
-  }
-
-  private write(data: Record<string, unknown> & { type: string }): void {
-    this.res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  private event(data: Event): boolean {
+    return this.stream.write(sse(data));
   }
 }

@@ -1,6 +1,5 @@
 import type { Response } from 'express';
-import { drained, openEventStream } from '../loop/event-stream';
-import { KeepAlive } from '../loop/keep-alive';
+import { EventStream } from '../loop/event-stream';
 import type { LoopStats } from '../loop/context';
 import { setLoopHeaders, type Answer, type Reply } from '../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './responses-answer';
@@ -39,25 +38,27 @@ export class ResponsesJsonReply implements Reply {
  */
 export class ResponsesStreamReply implements Reply {
   readonly streams = true;
-  private opened = false;
-  private ended = false;
   private sequence = 0;
   private text_ = '';
   private messageOpen = false;
-  private readonly keepAlive: KeepAlive;
+  private readonly stream: EventStream;
   private readonly messageId: string;
 
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly identity: ResponseIdentity,
     private readonly options: Pick<ReplyOptions, 'keepAliveSec' | 'signal'>,
   ) {
     this.messageId = `msg_${identity.id}`;
-    this.keepAlive = new KeepAlive(options.keepAliveSec, () => this.write(': keep-alive\n\n'));
+    this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
+      const response = this.skeleton();
+      this.event('response.created', { response });
+      this.event('response.in_progress', { response });
+    });
   }
 
   get committed(): boolean {
-    return this.opened;
+    return this.stream.opened;
   }
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
@@ -65,20 +66,19 @@ export class ResponsesStreamReply implements Reply {
     this.openMessage();
     this.text_ += delta;
     const room = this.event('response.output_text.delta', { item_id: this.messageId, output_index: 0, content_index: 0, delta, logprobs: [] });
-    if (!room) return drained(this.res, this.options.signal);
+    if (!room) return this.stream.drained(this.options.signal);
   }
 
   toolsRunning(): void {
-    this.open();
-    this.keepAlive.start();
+    this.stream.toolsRunning();
   }
 
   toolProgress(): void {
-    this.keepAlive.progress();
+    this.stream.toolProgress();
   }
 
   send(answer: Answer): void {
-    if (this.ended) return;
+    if (this.stream.ended) return;
     const output = answerOutput(answer, this.identity, true);
     if (!this.messageOpen && output[0]?.type === 'message') this.text(answer.text);
     this.closeMessage();
@@ -88,8 +88,8 @@ export class ResponsesStreamReply implements Reply {
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
   dispose(): void {
-    this.keepAlive.stop();
-    if (!this.opened || this.ended) return;
+    this.stream.quiet();
+    if (!this.stream.opened || this.stream.ended) return;
     this.closeMessage();
     this.finish(finalResponse(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []));
   }
@@ -124,9 +124,7 @@ export class ResponsesStreamReply implements Reply {
 
   private finish(response: ResponseItem): void {
     this.event('response.completed', { response });
-    this.ended = true;
-    this.keepAlive.stop();
-    this.res.end();
+    this.stream.end();
   }
 
 
@@ -135,26 +133,9 @@ export class ResponsesStreamReply implements Reply {
     return { id, object: 'response', created_at: createdAt, status: 'in_progress', model, output: [], usage: null, error: null };
   }
 
-  /** false when the client's socket is full */
+  /** false when the client's socket is full; opened first, so that its own first events number from 0 */
   private event(type: string, fields: Record<string, unknown>): boolean {
-    this.open();
-    return this.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.sequence++ })}\n\n`);
-  }
-
-  private write(text: string): boolean {
-    if (this.ended || this.res.destroyed) return true;
-    this.open();
-    const room = this.res.write(text);
-    this.keepAlive.wrote();
-    return room;
-  }
-
-  private open(): void {
-    if (this.opened || this.res.destroyed) return;
-    this.opened = true;
-    openEventStream(this.res);
-    const response = this.skeleton();
-    this.event('response.created', { response });
-    this.event('response.in_progress', { response });
+    this.stream.open();
+    return this.stream.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.sequence++ })}\n\n`);
   }
 }

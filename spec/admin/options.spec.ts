@@ -17,7 +17,7 @@ describe('loop.admin() options', () => {
     [{ key: process.env.UNSET_ADMIN_KEY }, 'ERR_AGENT_LOOP_NO_ADMIN_KEY', "loop.admin: option 'key' is missing;"],
     [{ auth: true }, 'ERR_AGENT_LOOP_INVALID_OPTION', "loop.admin: option 'auth' is true; only auth: false is an option (it turns authentication off)"],
     [{ auth: false, key: KEY }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'loop.admin: give either key or auth: false, not both'],
-    [{ kee: KEY }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "loop.admin: unknown option 'kee'. Known options here: key, auth."],
+    [{ kee: KEY }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "loop.admin: unknown option 'kee'. Did you mean `key`? Known options here: key, auth."],
   ])('refuses %j with %s, never showing the key', (options, code, message) => {
     let thrown: unknown;
     try {

@@ -71,6 +71,19 @@ describe('a person approves a tool call before it runs (chat completions, real M
     expect(counted).toEqual([['asked', 1], ['granted', 1]]);
   });
 
+  it('with passImages, an approved call shows the next turn its images, as any other call does', async () => {
+    const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    rig.mcp.setTool({ name: 'notes_delete', description: 'Delete a note.', args: { id: z.string() }, annotations: { destructiveHint: true }, handler: () => ({ content: [{ type: 'text', text: 'deleted, the bin:' }, { type: 'image', data: pixel, mimeType: 'image/png' }] }) });
+    const { client } = await rig.gateway(script, { bindings: [notes], judge: destructive, passImages: true });
+    const handed = await askedFor(client);
+    await client.chat.completions.create({ model: 'agent-1', messages: answering(handed, '{"approved": true}'), tools: [approveTool] });
+
+    expect(rig.model.requests[1].body.messages.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'c_del', content: 'deleted, the bin:\n[image: image/png, 68 bytes; attached to the next message]' },
+      { role: 'user', content: [{ type: 'text', text: "Image returned by 'notes_delete' (c_del):" }, { type: 'image_url', image_url: { url: `data:image/png;base64,${pixel}` } }] },
+    ]);
+  });
+
   it('denied, the model reads why and goes on; the call never runs', async () => {
     const { client, lines } = await rig.gateway(script, { bindings: [notes], judge: destructive });
     const handed = await askedFor(client);

@@ -1,7 +1,7 @@
 import { EventEmitter, getEventListeners } from 'node:events';
 import http from 'node:http';
 import express, { type Response } from 'express';
-import { drained, openEventStream } from '../../lib/loop/event-stream';
+import { EventStream, drained, openEventStream } from '../../lib/loop/event-stream';
 import { listen, type Listening } from '../helpers/listen';
 
 /** A response whose socket is full: it emits `drain` or `close` when the test says so. */
@@ -60,5 +60,69 @@ describe('a server-sent event stream to the client', () => {
     await expect(waits[0]).resolves.toBe('loop ended');
     req?.destroy();
     await expect(waits[1]).resolves.toBe('client gone');
+  });
+});
+
+describe('EventStream: one event stream to the client, whatever its wire', () => {
+  let server: Listening | undefined;
+  afterEach(async () => {
+    jest.useRealTimers();
+    await server?.close();
+    server = undefined;
+  });
+
+  /** What the client read of one stream the test writes in `write`, once it ended. */
+  async function received(write: (stream: EventStream) => void, onOpen?: (stream: EventStream) => void): Promise<string> {
+    const app = express();
+    app.get('/', (_req, res) => {
+      const stream: EventStream = new EventStream(res, 15, ': beat\n\n', onOpen && (() => onOpen(stream)));
+      write(stream);
+    });
+    server = await listen(app);
+    return new Promise((resolve) =>
+      http.get(server!.url, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text));
+      }),
+    );
+  }
+
+  it("opens with its first write, the wire's start written once before it, and takes no write once ended", async () => {
+    const text = await received(
+      (stream) => {
+        expect(stream.opened).toBe(false);
+        stream.write('data: 1\n\n');
+        stream.write('data: 2\n\n');
+        stream.end();
+        expect(stream.ended).toBe(true);
+        expect(stream.write('data: late\n\n')).toBe(true);
+      },
+      (stream) => stream.write('event: start\n\n'),
+    );
+    expect(text).toBe('event: start\n\ndata: 1\n\ndata: 2\n\n');
+  });
+
+  it('sends its beat when quiet while tools run, and none once quiet() was called', () => {
+    jest.useFakeTimers();
+    const written: string[] = [];
+    const res = Object.assign(new EventEmitter(), {
+      destroyed: false,
+      status: () => res,
+      setHeader: () => res,
+      flushHeaders: () => undefined,
+      write: (text: string) => written.push(text) > 0,
+      end: () => undefined,
+    }) as unknown as Response;
+    const stream = new EventStream(res, 2, ': beat\n\n');
+    stream.toolsRunning();
+    jest.advanceTimersByTime(2_000);
+    stream.write('data: x\n\n');
+    jest.advanceTimersByTime(1_999);
+    expect(written).toEqual([': beat\n\n', 'data: x\n\n']);
+    jest.advanceTimersByTime(1);
+    stream.quiet();
+    jest.advanceTimersByTime(10_000);
+    expect(written).toEqual([': beat\n\n', 'data: x\n\n', ': beat\n\n']);
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { TOOLS, wireText, type WireName } from './hostile-wires';
+import { CLIENT_TOOL, TOOLS, wireText, type WireName } from './hostile-wires';
 
 /**
  * Hostile upstream replies for each wire, as fast-check arbitraries: a reply of the wire's shape (JSON and its SSE
@@ -29,7 +29,7 @@ const callId = fc.oneof(
   { weight: 1, arbitrary: fc.constant('i'.repeat(70_000)) },
   { weight: 1, arbitrary: hostileValue },
 );
-const toolName = fc.oneof({ weight: 4, arbitrary: fc.constantFrom<unknown>(TOOLS.lookup, TOOLS.flaky, 'nope', '') }, { weight: 1, arbitrary: hostileValue });
+const toolName = fc.oneof({ weight: 4, arbitrary: fc.constantFrom<unknown>(TOOLS.lookup, TOOLS.flaky, CLIENT_TOOL, 'nope', '') }, { weight: 1, arbitrary: hostileValue });
 const argumentsText = fc.oneof({ weight: 4, arbitrary: fc.constantFrom<unknown>('{}', '{"q":"a"}', '{"a":', '[]', 'null') }, { weight: 1, arbitrary: hostileValue });
 const call = fc.record({ id: callId, name: toolName, arguments: argumentsText });
 const calls = fc.array(call, { maxLength: 4 });

@@ -8,7 +8,7 @@ import { listen, type Listening } from '../helpers/listen';
 import { memoryLogger } from '../helpers/memory-logger';
 import { SCENARIO_TIMEOUT_MS, figure, post, sized, type Exchange } from './harness';
 import { hostileReply, type HostileReply } from './hostile-replies';
-import { MODEL, TOOLS, askingBody, clientBody, wireText, type WireName } from './hostile-wires';
+import { CLIENT_TOOL, MODEL, TOOLS, askingBody, clientBody, followUp, tokenEdit, toolsOf, wireText, type TokenEdit, type WireName } from './hostile-wires';
 import { auditMessagesToolUseIds, auditResponsesCallIds, auditToolCallIds, type IdAudit } from './tool-call-ids';
 
 const RUNS = sized(60, 1_000);
@@ -19,14 +19,29 @@ const HANG_MS = 15_000;
 const PATHS: Record<WireName, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
 const WIRES: WireName[] = ['chat', 'responses', 'messages'];
 
+/** how often `fz_lookup` ran for each `q`: an approval's call runs once at most, whatever the client sends back */
+const ranFor = new Map<unknown, number>();
 const trellis = localTrellis([
-  { name: TOOLS.lookup, handler: (args) => `found ${JSON.stringify(args)}` },
+  {
+    name: TOOLS.lookup,
+    handler: (args) => {
+      ranFor.set(args.q, (ranFor.get(args.q) ?? 0) + 1);
+      return `found ${JSON.stringify(args)}`;
+    },
+  },
   { name: TOOLS.flaky, handler: () => Promise.reject(new Error('connection reset by the tool server')) },
 ]);
 const binding = { name: 'fuzz', match: { model: 'loop-*' }, hierarchy: [TOOLS.lookup, TOOLS.flaky], toolTimeoutSec: 1, maxTurns: 3 };
+const APPROVING = 'loop-approve';
+/** a follow-up as a client writes it: the token untouched, the call answered once */
+const CLEAN: TokenEdit = { how: 'none', at: 0, where: 'both', copies: 1, answered: true, stray: false };
+const APPROVAL_TOOL = 'approve_tool_call';
+/** every call waits for a person */
+const approving = { ...binding, name: 'fuzz-approve', match: { model: APPROVING }, requireApproval: 'always' as const };
 
 /** What the upstream answers one loop turn: scripted calls, a final text, or the run's hostile reply. */
-type Turn = { kind: 'calls'; ids: string[] } | { kind: 'text' } | { kind: 'hostile'; reply: HostileReply };
+type Call = { id: string; name: string; input: Record<string, unknown> };
+type Turn = { kind: 'calls'; calls: Call[] } | { kind: 'text' } | { kind: 'hostile'; reply: HostileReply };
 
 interface Recorded {
   headers: Record<string, unknown>;
@@ -34,7 +49,15 @@ interface Recorded {
 }
 
 /** Per client request (its `x-request-id`): how many loop turns the upstream answered, and on which turn the hostile reply goes. */
-const runs = new Map<string, { turns: number; hostileAt?: number; reply?: HostileReply }>();
+interface Run {
+  hostileAt?: number;
+  reply?: HostileReply;
+  /** the second turn calls the client's own tool: the loop hands it back, its first turn's work in the token */
+  handBack?: boolean;
+  /** the first turn calls `fz_lookup` with `q` the request's id: the loop asks the client to approve it */
+  approval?: boolean;
+}
+const runs = new Map<string, Run & { turns: number }>();
 
 function nextTurn(recorded: Recorded): Turn | undefined {
   const loopTurn = JSON.stringify(recorded.body.tools ?? null).includes(`"${TOOLS.lookup}"`);
@@ -44,7 +67,9 @@ function nextTurn(recorded: Recorded): Turn | undefined {
   if (run.turns === run.hostileAt && run.reply) return { kind: 'hostile', reply: run.reply };
   const id = String(recorded.headers['x-request-id']);
   // three calls, two under one id, past the cap of two: the loop gives one a new id and runs the first two
-  return run.turns === 1 ? { kind: 'calls', ids: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`] } : { kind: 'text' };
+  if (run.turns === 1 && run.approval) return { kind: 'calls', calls: [{ id: `fza_${id}`, name: TOOLS.lookup, input: { q: id } }] };
+  if (run.turns === 1) return { kind: 'calls', calls: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`].map((callId, i) => ({ id: callId, ...CALLS[i] })) };
+  return run.turns === 2 && run.handBack ? { kind: 'calls', calls: [{ id: `fzh_${id}`, name: CLIENT_TOOL, input: { city: 'x' } }] } : { kind: 'text' };
 }
 
 const CALLS = [
@@ -57,19 +82,19 @@ const chatStep = (turn: Turn | undefined, streamed: boolean): ScriptStep => {
   if (!turn) return { content: 'the normal handler' };
   if (turn.kind === 'hostile') return { raw: streamed ? turn.reply.sse : turn.reply.json, status: turn.reply.status };
   if (turn.kind === 'text') return { content: 'done' };
-  return { toolCalls: turn.ids.map((id, i) => ({ id, name: CALLS[i].name, arguments: CALLS[i].input })) };
+  return { toolCalls: turn.calls.map(({ id, name, input }) => ({ id, name, arguments: input })) };
 };
 const responsesStep = (turn: Turn | undefined, streamed: boolean): ResponsesStep => {
   if (!turn) return { text: 'the normal handler' };
   if (turn.kind === 'hostile') return { raw: streamed ? turn.reply.sse : turn.reply.json, status: turn.reply.status };
   if (turn.kind === 'text') return { text: 'done' };
-  return { calls: turn.ids.map((callId, i) => ({ callId, name: CALLS[i].name, arguments: CALLS[i].input })) };
+  return { calls: turn.calls.map(({ id, name, input }) => ({ callId: id, name, arguments: input })) };
 };
 const messagesStep = (turn: Turn | undefined, streamed: boolean): MessagesStep => {
   if (!turn) return { text: 'the normal handler' };
   if (turn.kind === 'hostile') return { raw: streamed ? turn.reply.sse : turn.reply.json, status: turn.reply.status };
   if (turn.kind === 'text') return { text: 'done' };
-  return { toolUses: turn.ids.map((id, i) => ({ id, name: CALLS[i].name, input: CALLS[i].input })) };
+  return { toolUses: turn.calls.map(({ id, name, input }) => ({ id, name, input })) };
 };
 
 /** The call ids of a loop turn's request, audited in the wire's shape. */
@@ -107,12 +132,15 @@ const dataLines = (body: string) => body.split('\n').filter((line) => line.start
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 type Fields = Record<string, unknown>;
 
-/** The calls of an answer, each in its wire's shape: string ids, names and (on the OpenAI wires) arguments. */
+/**
+ * The calls of an answer (hand-backs) in their wire's shape: string ids (the loop's, carrying its work) and names;
+ * the arguments go on as the model wrote them, as they would without the loop.
+ */
 function expectCalls(wire: WireName, calls: Fields[]): void {
   for (const call of calls) {
-    if (wire === 'chat') expect([typeof call.id, typeof (call.function as Fields)?.name, typeof (call.function as Fields)?.arguments]).toEqual(['string', 'string', 'string']);
-    if (wire === 'responses') expect([typeof call.call_id, typeof call.name, typeof call.arguments]).toEqual(['string', 'string', 'string']);
-    if (wire === 'messages') expect([typeof call.id, typeof call.name, isObject(call.input)]).toEqual(['string', 'string', true]);
+    if (wire === 'chat') expect([typeof call.id, typeof (call.function as Fields)?.name]).toEqual(['string', 'string']);
+    if (wire === 'responses') expect([typeof call.call_id, typeof call.name]).toEqual(['string', 'string']);
+    if (wire === 'messages') expect([typeof call.id, typeof call.name]).toEqual(['string', 'string']);
   }
 }
 
@@ -139,10 +167,14 @@ function expectAnswer(wire: WireName, answer: Fields): void {
   }
 }
 
-/** An answer the loop wrote (`x-agent-loop-stop`) is one of its wire: a whole JSON object, or a stream that ends as the wire's do. */
+/**
+ * An answer the loop wrote (a JSON one with `x-agent-loop-stop`, a stream the loop opened, `x-accel-buffering: no`)
+ * is one of its wire: a whole JSON object, or a stream that ends as the wire's do.
+ */
 function expectWellFormed(wire: WireName, exchange: Exchange): void {
-  if (exchange.headers['x-agent-loop-stop'] === undefined) return;
-  if (!exchange.headers['content-type']?.startsWith('text/event-stream')) return expectAnswer(wire, JSON.parse(exchange.body));
+  const streamed = exchange.headers['content-type']?.startsWith('text/event-stream') === true;
+  if (!streamed) return exchange.headers['x-agent-loop-stop'] === undefined ? undefined : expectAnswer(wire, JSON.parse(exchange.body));
+  if (exchange.headers['x-accel-buffering'] !== 'no') return;
   const data = dataLines(exchange.body);
   if (wire === 'chat') expect(data.at(-1)).toBe('[DONE]');
   const events = data.filter((line) => line !== '[DONE]').map((line) => JSON.parse(line) as Fields);
@@ -171,7 +203,7 @@ describe('reliability: hostile bodies and replies on every front door', () => {
     upstreams.chat = await startModelServer((body, recorded) => chatStep(nextTurn(recorded), body.stream === true));
     upstreams.responses = await startResponsesServer((recorded) => responsesStep(nextTurn(recorded), recorded.body.stream === true));
     upstreams.messages = await startMessagesServer((body, recorded) => messagesStep(nextTurn(recorded), body.stream === true));
-    for (const wire of WIRES) gateways[wire] = await listen(buildGateway(upstreams[wire]!.url, { logger, trellis, bindings: [binding], maxToolCallsPerTurn: 2 }).app);
+    for (const wire of WIRES) gateways[wire] = await listen(buildGateway(upstreams[wire]!.url, { logger, trellis, bindings: [approving, binding], maxToolCallsPerTurn: 2 }).app);
   });
 
   afterAll(async () => {
@@ -182,15 +214,17 @@ describe('reliability: hostile bodies and replies on every front door', () => {
   });
 
   /** Sends `raw` to `wire`'s front door, then checks the answer and every loop turn the upstream received for it. */
-  async function send(wire: WireName, raw: string, run: { hostileAt?: number; reply?: HostileReply } = {}): Promise<void> {
+  async function send(wire: WireName, raw: string, run: Run = {}): Promise<Exchange> {
     const id = `fz${++sent}`;
     runs.set(id, { turns: 0, ...run });
     const upstream = upstreams[wire]!;
     const before = upstream.requests.length;
     const theirs = clientIds(raw);
+    let exchange: Exchange;
     try {
-      const exchange = await post(gateways[wire].url, undefined, { raw, path: PATHS[wire], signal: AbortSignal.timeout(HANG_MS), headers: { 'x-request-id': id, 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' } });
-      const key = `${wire} ${exchange.status}${exchange.headers['x-agent-loop-stop'] ? ` ${String(exchange.headers['x-agent-loop-stop'])}` : ''}`;
+      exchange = await post(gateways[wire].url, undefined, { raw, path: PATHS[wire], signal: AbortSignal.timeout(HANG_MS), headers: { 'x-request-id': id, 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' } });
+      const by = exchange.headers['x-agent-loop-stop'] ?? (exchange.headers['x-accel-buffering'] === 'no' ? 'stream' : undefined);
+      const key = `${wire} ${exchange.status}${by ? ` ${String(by)}` : ''}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
       expect(exchange.status).toBeLessThan(500);
       expectWellFormed(wire, exchange);
@@ -206,6 +240,7 @@ describe('reliability: hostile bodies and replies on every front door', () => {
     expect(lines.filter((line) => String(line.message).includes('failed unexpectedly'))).toEqual([]);
     expect(unhandled).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    return exchange;
   }
 
   it.each(WIRES)(`${RUNS} hostile client bodies on %s, JSON and streaming: never a 5xx, a hang or a crash; every call the loop made answered once`, async (wire) => {
@@ -225,5 +260,62 @@ describe('reliability: hostile bodies and replies on every front door', () => {
       }),
       { numRuns: RUNS, seed: SEED },
     );
+  }, SCENARIO_TIMEOUT_MS);
+
+  it.each(WIRES)(`${RUNS} follow-ups to a real hand-back on %s with its token forged, cut, stripped, repeated, unanswered or beside strays: never a 5xx; every call answered once`, async (wire) => {
+    let restored = 0;
+    await fc.assert(
+      fc.asyncProperty(tokenEdit, fc.boolean(), async (edit, streamed) => {
+        const question = `question ${MODEL}`;
+        const first = await send(wire, JSON.stringify(askingBody(wire, question, false)), { handBack: true });
+        expect(first.headers['x-agent-loop-stop']).toBe('final');
+        const body = followUp(wire, question, JSON.parse(first.body), edit, streamed);
+        const before = upstreams[wire]!.requests.length;
+        await send(wire, wireText(body));
+        const asked = upstreams[wire]!.requests[before] as Recorded | undefined;
+        // the token as the loop wrote it opens: the loop's first turn comes back before the hand-back
+        if (edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+          expect(JSON.stringify(asked?.body)).toMatch(/fzc_fz\d+_a/);
+          restored++;
+        }
+      }),
+      { numRuns: RUNS, seed: SEED, examples: [[CLEAN, false]] },
+    );
+    expect(restored).toBeGreaterThan(0);
+  }, SCENARIO_TIMEOUT_MS);
+
+  const approvalAnswer = fc.record({
+    text: fc.oneof(fc.constantFrom('{"approved":true}', '{"approved":false,"reason":"keep it"}', '{"approved":"yes"}', 'yes', '', '{"approved":true,"arguments":{"q":"other"}}'), fc.anything({ maxDepth: 1 })),
+    approve: fc.oneof(fc.constantFrom<unknown>(true, false), fc.anything({ maxDepth: 1 })),
+  });
+
+  it.each(WIRES)(`${RUNS} answers to a real approval request on %s, forged, cut, repeated, replayed or of any shape: never a 5xx; the call runs once at most`, async (wire) => {
+    let asked = 0;
+    let approved = 0;
+    await fc.assert(
+      fc.asyncProperty(tokenEdit, approvalAnswer, fc.boolean(), async (edit, { text, approve }, streamed) => {
+        const question = `question ${APPROVING}`;
+        const body = { ...askingBody(wire, question, false), model: APPROVING, tools: toolsOf(wire, APPROVAL_TOOL) };
+        const id = `fz${sent + 1}`;
+        const first = await send(wire, JSON.stringify(body), { approval: true });
+        expect([first.headers['x-agent-loop-stop'], ranFor.get(id)]).toEqual(['final', undefined]);
+        asked++;
+        const answering = { model: APPROVING, tool: APPROVAL_TOOL, text, approve };
+        const follow = wireText(followUp(wire, question, JSON.parse(first.body), edit, streamed, answering));
+        // the same yes twice: the second must not run the call again
+        await send(wire, follow);
+        await send(wire, follow);
+        expect(ranFor.get(id) ?? 0).toBeLessThanOrEqual(1);
+        // the yes as the loop asked for it runs the call, once
+        const yes = wire === 'responses' ? approve === true : text === '{"approved":true}';
+        if (yes && edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+          expect(ranFor.get(id)).toBe(1);
+          approved++;
+        }
+      }),
+      // the first run answers yes as the loop asked: the property must see an approval run
+      { numRuns: RUNS, seed: SEED, examples: [[CLEAN, { text: '{"approved":true}', approve: true }, false]] },
+    );
+    expect([asked, approved > 0]).toEqual([RUNS, true]);
   }, SCENARIO_TIMEOUT_MS);
 });

@@ -79,6 +79,11 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
       ],
       "the model stream sent the input of 'f' as JSON that does not parse: {\"a\":",
     ],
+    [
+      'a tool_use without its id',
+      [{ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', name: 'client_fn', input: {} } }, { type: 'content_block_stop', index: 0 }, { type: 'message_stop' }],
+      "the reply's a tool_use block has no string id or name",
+    ],
   ])('%s throws, naming the problem', async (_name, events, error) => {
     const start = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: {} } };
     await expect(streamedMessage(inParts(sse([start, ...events]), 1000), () => undefined)).rejects.toThrow(error);
