@@ -187,7 +187,7 @@ export const loopOptions = {
     does: 'how long `close()` (and the CLI on SIGTERM/SIGINT) waits for in-flight loops; past it each ends with its answer so far and `[agent-loop] Stopped before a final answer: the gateway is shutting down.` (HTTP 200, `x-agent-loop-stop: shutdown`)',
   }),
   maxRepeatedCalls: wholeNumber(1, 100, 3, { does: 'how often one loop runs the same tool with the same arguments (keys in any order); a further call is refused with a readable text and counted in `x-agent-loop-repeated`' }),
-  maxContextBytes: limit(1024, 1024 * 1024 * 1024, 200_000, "before a turn whose request (JSON bytes, tools and client history included) would pass it, this loop's oldest tool results are replaced, oldest first, by `[earlier result of '<tool>' elided: N bytes]` until it fits; counted in `x-agent-loop-elided`"),
+  maxContextBytes: limit(1024, 1024 * 1024 * 1024, 200_000, "before a turn whose request (JSON bytes, tools and client history included) would pass it, this loop's oldest tool results are replaced, oldest first, by `[earlier result of '<tool>' elided: N bytes]` until it fits (a result no longer than that text stays); counted in `x-agent-loop-elided`"),
   /** what one turn may read of the model's reply (JSON body or whole stream); past it the turn fails */
   maxReplyBytes: wholeNumber(1024, MAX_REPLY_BYTES_CEILING, MAX_REPLY_BYTES, {
     fallback: `${MAX_REPLY_BYTES} (${MAX_REPLY_BYTES / 1024 / 1024} MiB)`,

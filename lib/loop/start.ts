@@ -103,10 +103,11 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   const requestId = req.headers['x-request-id'];
   const logger = typeof requestId === 'string' ? withFields(services.logger, { requestId }) : services.logger;
   const model = typeof body.model === 'string' ? body.model : '';
-  const telemetry = services.telemetry?.loop(req, binding.name, model, id, wire.name);
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   const judgeUrl = chatUrlOf(url, wire);
+  // Last before the `try`: whatever starts a loop's record is sure to reach the `finally` that ends it.
+  const telemetry = services.telemetry?.loop(req, binding.name, model, id, wire.name);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
   const succeeded = new Set(restored);
