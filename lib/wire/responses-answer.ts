@@ -10,6 +10,8 @@ export interface ResponseIdentity {
   model: string;
   /** the binding: the `server_label` of the approval requests */
   binding: string;
+  /** the tools the client declared, which its Response echoes (the upstream's echoes the binding's too) */
+  tools: unknown[];
 }
 
 export const responseUsage = (usage: TokenUsage) => ({ input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.total });
@@ -48,7 +50,7 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
 /**
  * The client's Response: shaped like the last reply (its id, so a client can chain on it), with usage summed. The
  * reply's `object`, id, creation time, model and usage pass on only of their type (an upstream's `object: null` or
- * numeric id is never the client's), else the loop's own.
+ * numeric id is never the client's), else the loop's own. Its `tools` are the client's: the binding's stay inside.
  */
 export function finalResponse(answer: Answer | undefined, identity: ResponseIdentity, output: ResponseItem[]): ResponseItem {
   const last = answer?.last?.reply;
@@ -59,6 +61,7 @@ export function finalResponse(answer: Answer | undefined, identity: ResponseIden
     object: 'response',
     ...(shape.created_at === undefined || typeof shape.created_at === 'number' ? {} : { created_at: identity.createdAt }),
     model: typeof shape.model === 'string' ? shape.model : identity.model,
+    ...('tools' in shape ? { tools: identity.tools } : {}),
   };
   return { ...shape, ...own, status, error: null, output, usage: answer?.usage ? responseUsage(answer.usage) : isObject(shape.usage) ? shape.usage : null };
 }

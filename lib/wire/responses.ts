@@ -99,7 +99,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
     const history = inputItems(body.input);
     const { tools: _replaced, ...rest } = body;
     const fields = { ...rest, ...(chaining === 'whole' ? { input: history } : {}), ...(tools.length > 0 ? { tools } : {}), stream: body.stream === true };
-    const identity = { id: `resp_${setup.loopId}`, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding };
+    const identity = { id: `resp_${setup.loopId}`, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding, tools: Array.isArray(body.tools) ? body.tools : [] };
     return {
       conversation: new ResponsesConversation(history, fields, chaining, setup),
       reader: responsesReader,

@@ -3,7 +3,7 @@ import { answerOutput, finalResponse, messageItem, responseUsage } from '../../l
 import type { ResponseItem } from '../../lib/wire/responses-items';
 import type { TurnResult } from '../../lib/wire/wire';
 
-const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes' };
+const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes', tools: [] };
 const reasoning = { type: 'reasoning', id: 'rs_1', summary: [] };
 const search = { type: 'web_search_call', id: 'ws_1', status: 'completed' };
 const own = { type: 'message', id: 'msg_up', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done.', annotations: [{ type: 'url_citation' }] }] };
@@ -36,6 +36,13 @@ describe('the client’s Response', () => {
     expect(finalResponse(answer, identity, [own])).toEqual({ id: 'resp_up', object: 'response', status: 'completed', model: 'up', error: null, output: [own], usage: responseUsage({ input: 4, output: 2, total: 6 }) });
     expect(finalResponse(undefined, identity, [])).toEqual({ id: 'resp_loop', object: 'response', created_at: 1700000000, model: 'agent', status: 'completed', error: null, output: [], usage: null });
     expect(responseUsage({ input: 4, output: 2, total: 6 })).toEqual({ input_tokens: 4, output_tokens: 2, total_tokens: 6 });
+  });
+
+  it("echoes the client's own tools where the last reply echoed the request's, the binding's included", () => {
+    const theirs = { type: 'function', name: 'get_location', parameters: { type: 'object' } };
+    const reply = { id: 'resp_up', object: 'response', status: 'completed', model: 'up', output: [], tools: [{ type: 'function', name: 'notes_open' }, theirs] };
+    const answer: Answer = { stop: 'final', text: '', last: { text: '', calls: [], output: [], stop: 'completed', id: 'resp_up', model: 'up', reply } };
+    expect(finalResponse(answer, { ...identity, tools: [theirs] }, []).tools).toEqual([theirs]);
   });
 
   it("takes the loop's object, id, created_at, model and usage where the last reply's are missing or of another type", () => {

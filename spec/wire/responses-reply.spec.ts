@@ -2,7 +2,7 @@ import type { Answer } from '../../lib/loop/reply';
 import { ResponsesJsonReply, ResponsesStreamReply } from '../../lib/wire/responses-reply';
 import { servedReply } from '../helpers/served-reply';
 
-const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes' };
+const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes', tools: [] };
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
 const events = (text: string) =>
   text

@@ -51,6 +51,8 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
 
     expect(data.output_text).toBe('Opening first.\n\nNote a says: buy milk.');
     expect(data.output.map((item) => item.type)).toEqual(['message']);
+    // the upstream echoed the binding's tools: the client's Response echoes only its own (none)
+    expect(data.tools).toEqual([]);
     expect(data.usage).toEqual({ input_tokens: 100, output_tokens: 10, total_tokens: 110 });
     // the last reply's id: a client can chain on it
     expect(data.id).toBe(model.replies[3].id);
