@@ -1,3 +1,5 @@
+import { excerpt, isObject, type Fields } from './deltas';
+
 /**
  * The `data` of each complete event of a server-sent event stream, as the events arrive. Comments
  * (`: keep-alive`) and other fields are skipped; multi-line data is joined with "\n"; an event cut off by the end
@@ -28,4 +30,16 @@ export async function* sseData(stream: AsyncIterable<Buffer | string>): AsyncGen
       }
     }
   }
+}
+
+/** One event's data as the JSON object every wire's events are, else the turn fails showing what came. */
+export function sseJson(data: string, what: 'frame' | 'event' = 'frame'): Fields {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    parsed = undefined;
+  }
+  if (!isObject(parsed)) throw new Error(`the model stream sent a malformed ${what}: ${excerpt(data)}`);
+  return parsed;
 }

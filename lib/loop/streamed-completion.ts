@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatUsage, ToolCall } from '../types';
 import { entryIndex, excerpt, isObject, MAX_STREAMED_ENTRIES, mergeDelta, type Fields } from './deltas';
 import type { TextSink } from './reply';
-import { sseData } from './sse';
+import { sseData, sseJson } from './sse';
 
 interface Chunk {
   id?: unknown;
@@ -13,14 +13,8 @@ interface Chunk {
 }
 
 function parseChunk(data: string): Chunk {
-  let chunk: unknown;
-  try {
-    chunk = JSON.parse(data);
-  } catch {
-    chunk = undefined;
-  }
-  if (!isObject(chunk)) throw new Error(`the model stream sent a malformed frame: ${excerpt(data)}`);
-  const { error } = chunk as Chunk;
+  const chunk = sseJson(data) as Chunk;
+  const { error } = chunk;
   if (error) throw new Error(`the model stream sent an error: ${typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))}`);
   return chunk;
 }

@@ -1,4 +1,5 @@
-import { sseData } from '../loop/sse';
+import { excerpt, isObject } from '../loop/deltas';
+import { sseData, sseJson } from '../loop/sse';
 import { wellFormedMessage } from './messages-model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './messages-types';
 
@@ -9,23 +10,6 @@ export type BlockSink = (event: BlockEvent) => Promise<void> | void;
 const MAX_BLOCK_INDEX = 255;
 
 type Event = Record<string, unknown> & { type?: unknown };
-
-function excerpt(data: string): string {
-  return data.length > 80 ? `${data.slice(0, 77)}...` : data;
-}
-
-function parseEvent(data: string): Event {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    event = undefined;
-  }
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new Error(`the model stream sent a malformed event: ${excerpt(data)}`);
-  return event as Event;
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Each field the event reports replaces the one before (message_delta's usage is cumulative); nulls do not. */
 function mergedUsage(usage: MessagesUsage | undefined, update: unknown): MessagesUsage | undefined {
@@ -153,7 +137,7 @@ class StreamedMessage {
 export async function streamedMessage(stream: AsyncIterable<Buffer | string>, sink: BlockSink): Promise<AnthropicMessage> {
   const reply = new StreamedMessage();
   for await (const data of sseData(stream)) {
-    const caughtUp = reply.add(parseEvent(data), sink);
+    const caughtUp = reply.add((sseJson(data, 'event') as Event), sink);
     if (caughtUp) await caughtUp;
     // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back
     if (reply.stopped) return wellFormedMessage({ ...reply.result(), type: 'message' });

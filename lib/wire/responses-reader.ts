@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { excerpt, isObject, type Fields } from '../loop/deltas';
 import type { TextSink } from '../loop/reply';
-import { sseData } from '../loop/sse';
+import { sseData, sseJson } from '../loop/sse';
 import { streamedTurn } from '../loop/turn-stream';
 import { callsOf, outputText, type ResponseItem } from './responses-items';
 import type { TokenUsage, TurnReader, TurnResult } from './wire';
@@ -38,24 +38,13 @@ function turnOf(response: unknown, streamed: ResponseItem[] = []): TurnResult<Re
   };
 }
 
-function parseEvent(data: string): Fields {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    event = undefined;
-  }
-  if (!isObject(event)) throw new Error(`the model stream sent a malformed frame: ${excerpt(data)}`);
-  return event;
-}
-
 const MAX_OUTPUT_ITEMS = 1024;
 
 /** Reads a `stream: true` Response to its end event, handing each `output_text` delta to `onText`. */
 async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: TextSink): Promise<TurnResult<ResponseItem[]>> {
   const items: ResponseItem[] = [];
   for await (const data of sseData(stream)) {
-    const event = parseEvent(data);
+    const event = sseJson(data);
     switch (event.type) {
       case 'response.output_text.delta': {
         // Not reading on while the client catches up: the upstream is held back instead of buffered here.

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { sseData } from '../../lib/loop/sse';
+import { sseData, sseJson } from '../../lib/loop/sse';
 
 async function events(parts: (string | Buffer)[]): Promise<string[]> {
   const out: string[] = [];
@@ -27,5 +27,20 @@ describe('sseData', () => {
 
   it('skips comments and other fields, keeps data without a space, drops an event cut off at the end', async () => {
     expect(await events([': keep-alive\n\nevent: x\nid: 7\nretry: 5\ndata:tight\n\ndata\n\ndata: cut off'])).toEqual(['tight', '']);
+  });
+});
+
+describe('sseJson', () => {
+  it('reads an event\'s data as the JSON object it must be', () => {
+    expect(sseJson('{"type":"ping"}')).toEqual({ type: 'ping' });
+  });
+
+  it.each(['not json', '[1,2]', 'null', '"text"'])('fails the turn on %s, showing what came', (data) => {
+    expect(() => sseJson(data)).toThrow(`the model stream sent a malformed frame: ${data}`);
+    expect(() => sseJson(data, 'event')).toThrow(`the model stream sent a malformed event: ${data}`);
+  });
+
+  it('shows at most 80 characters of what came', () => {
+    expect(() => sseJson('x'.repeat(500))).toThrow(`the model stream sent a malformed frame: ${'x'.repeat(77)}...`);
   });
 });
