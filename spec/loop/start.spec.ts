@@ -65,6 +65,16 @@ describe.each([
       name: 'slow',
       handler: (_args, { signal }) => (record('slow', signal), new Promise((resolve) => setTimeout(() => resolve('slow result'), 800))),
     },
+    {
+      name: 'stuck',
+      handler: (_args, { signal }) => {
+        record('stuck', signal);
+        return new Promise((resolve) => {
+          const done = setTimeout(() => resolve('stuck result'), 10_000);
+          signal.addEventListener('abort', () => clearTimeout(done));
+        });
+      },
+    },
   ]);
   /** Reviews each tool result and, on the first one, makes the client vanish: the loop is between a tool call and the next turn. */
   const vanishingJudge: Judge = {
@@ -83,7 +93,7 @@ describe.each([
   async function start(onClientDisconnect: 'abort' | 'finish', script: ScriptStep[], extra: Record<string, unknown> = {}) {
     model.setScript(script);
     const { logger, lines } = memoryLogger('info');
-    const bindings = [{ name: 'tools', match: { model: 'agent-*' }, hierarchy: ['quick', 'slow'] }];
+    const bindings = [{ name: 'tools', match: { model: 'agent-*' }, hierarchy: ['quick', 'slow', 'stuck'] }];
     gateway = await listen(buildGateway(model.url, { trellis, bindings, logger, onClientDisconnect, ...extra }).app);
     client = openClient(gateway.url, { model: 'agent-1', messages: [{ role: 'user', content: 'go' }], stream });
     return lines;
@@ -92,25 +102,27 @@ describe.each([
   const ending = [{ toolCalls: [{ name: 'quick' }] }, { content: 'all done' }];
 
   describe("onClientDisconnect: 'abort'", () => {
-    it('cancels the model call in flight within 500 ms and makes no further call', async () => {
+    it('cancels the model call in flight, long before it would end, and makes no further call', async () => {
       const lines = await start('abort', [{ toolCalls: [{ name: 'quick' }], delayMs: 3000 }, { content: 'never' }]);
       await until(() => model.requests.length === 1);
       await pause(50);
       const goneAt = client.gone();
       await until(() => model.requests[0].abortedAt !== undefined);
-      expect(model.requests[0].abortedAt! - goneAt).toBeLessThan(500);
+      // the model would answer 3 s in: a generous bound, the machine may be loaded
+      expect(model.requests[0].abortedAt! - goneAt).toBeLessThan(2_500);
       await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
       await pause(300);
       expect(model.requests).toHaveLength(1);
       expect(calls).toEqual([]);
     });
 
-    it('cancels the tool call in flight within 500 ms and makes no further model call', async () => {
-      const lines = await start('abort', [{ toolCalls: [{ name: 'slow' }] }, { content: 'never' }]);
+    it('cancels the tool call in flight, long before it would end, and makes no further model call', async () => {
+      const lines = await start('abort', [{ toolCalls: [{ name: 'stuck' }] }, { content: 'never' }]);
       await until(() => calls.length === 1);
       const goneAt = client.gone();
       await until(() => calls[0].abortedAt !== undefined);
-      expect(calls[0].abortedAt! - goneAt).toBeLessThan(500);
+      // the tool would end 10 s in
+      expect(calls[0].abortedAt! - goneAt).toBeLessThan(5_000);
       await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
       await pause(1000);
       expect(model.requests).toHaveLength(1);
