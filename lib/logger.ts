@@ -1,5 +1,18 @@
+import Joi from 'joi';
 import winston from 'winston';
+import { option } from './option';
 import type { Logger } from './types';
+
+/**
+ * The `logger` option of agentLoop and mcpTrellis. Joi validates a copy; the caller's own logger (its prototype, its
+ * private fields) is what logs.
+ */
+export const loggerOption = option<Logger>({
+  schema: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
+    .unknown()
+    .custom((_copy, helpers) => helpers.original),
+  hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
+});
 
 let shared: winston.Logger | undefined;
 

@@ -4,6 +4,7 @@ import { judgeOption } from './judge/options';
 import { APPROVAL_TOOL, APPROVAL_TTL_SEC } from './loop/approval';
 import { CONTINUATION_TTL_SEC } from './loop/continuation';
 import { MAX_REPLY_BYTES } from './loop/turn-stream';
+import { loggerOption } from './logger';
 import { distance, validated } from './option-error';
 import { defaulted, hintsOf, limit, option, required, schemaOf, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from './option';
 import { metricsOption, telemetryOption } from './telemetry/options';
@@ -122,8 +123,6 @@ const approvalOptions = {
 /** `maxReplyBytes`' ceiling: a string past about 512 MiB is more than V8 can hold */
 const MAX_REPLY_BYTES_CEILING = 256 * 1024 * 1024;
 
-const loggerSchema = Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() }).unknown();
-
 /** Every option of `agentLoop(...)`, declared once: docs/options.md's table is checked against these, row for row. */
 export const loopOptions = {
   ...settingsOptions,
@@ -208,8 +207,7 @@ export const loopOptions = {
   metrics: metricsOption,
   telemetry: telemetryOption,
   logger: option<Logger>({
-    schema: loggerSchema,
-    hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
+    ...loggerOption,
     doc: { range: 'winston-compatible', fallback: 'winston, JSON, level `LOG_LEVEL` or `info`', does: 'one line per turn, per tool call, per judge verdict and per loop' },
   }),
 };

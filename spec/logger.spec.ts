@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { defaultLogger, logs, withFields } from '../lib/logger';
+import { agentLoop } from '../lib';
+import { defaultLogger, loggerOption, logs, withFields } from '../lib/logger';
 import type * as LoggerModule from '../lib/logger';
 import { memoryLogger } from './helpers/memory-logger';
 
@@ -74,5 +75,34 @@ describe('withFields', () => {
   it("keeps the logger's own level question, and has none where it had none", () => {
     expect(withFields(memoryLogger('warn').logger, {}).isLevelEnabled!('info')).toBe(false);
     expect(withFields({ error() {}, warn() {}, info() {}, debug() {} }, {}).isLevelEnabled).toBeUndefined();
+  });
+});
+
+describe('the logger option', () => {
+  /** A logger as a class with private fields: a copy of it (joi's) cannot log. */
+  class PrivateLogger {
+    #lines: string[] = [];
+    error(message: string) { this.#lines.push(message); }
+    warn(message: string) { this.#lines.push(message); }
+    info(message: string) { this.#lines.push(message); }
+    debug(message: string) { this.#lines.push(message); }
+    get lines() { return this.#lines; }
+  }
+
+  it('is the caller’s own logger after validation, for agentLoop and for mcpTrellis', () => {
+    const logger = new PrivateLogger();
+    const validated = loggerOption.schema.validate(logger);
+    expect(validated.error).toBeUndefined();
+    expect(validated.value).toBe(logger);
+    (validated.value as PrivateLogger).warn('logged');
+    expect(logger.lines).toEqual(['logged']);
+  });
+
+  it('logs a Trellis failure through a logger with private fields', async () => {
+    const logger = new PrivateLogger();
+    const loop = agentLoop({ bindings: [{ name: 'b', match: { model: 'm' }, hierarchy: 'a' }], trellis: { listTools: () => Promise.reject(new Error('down')), callTool: async () => ({ content: [] }) }, logger });
+    await expect(loop.ready()).resolves.toEqual(expect.any(Object));
+    await loop.close();
+    expect(logger.lines.length).toBeGreaterThan(0);
   });
 });

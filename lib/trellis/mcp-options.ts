@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { option, required, schemasOf, wholeNumber, type OptionsIn } from '../option';
-import type { Logger } from '../types';
+import { loggerOption } from '../logger';
 
 /** a header name, as RFC 9110 spells a token */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -47,10 +47,7 @@ export const mcpCommandOptions = {
 
 /** What only `mcpTrellis(...)` takes: agentLoop gives its own logger, and names a Trellis by its address. */
 const ownOptions = {
-  logger: option<Logger>({
-    schema: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() }).unknown(),
-    hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
-  }),
+  logger: loggerOption,
   /** names this Trellis in logs */
   name: option<string>({ schema: Joi.string(), hint: "it must be a name for this Trellis in logs, e.g. name: 'notes'" }),
 };

@@ -59,8 +59,7 @@ export function mcpTrellis(given: McpTrellisOptions): Trellis {
   const options = validOptions(given);
   const target = placeOf(options);
   const trellis = options.name ?? target;
-  // the caller's own logger, not joi's copy of it
-  const logger = given.logger ?? defaultLogger();
+  const logger = options.logger ?? defaultLogger();
   const ttlMs = options.listTtlSec * 1000;
   const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
