@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../types';
 import { toolOutcomeText } from '../tool-outcome';
-import { answerOf, approvalResults, approvedCall, decideApproval, type ApprovalDecision, type ApprovalReader } from './approval-decision';
+import { answerOf, approvalResults, approvedCall, decideApproval, earlierDecision, type ApprovalDecision, type ApprovalReader } from './approval-decision';
 import { approvedCallId } from './approval-token';
 import type { Loop } from './context';
 import { callsIn } from './model-reply';
@@ -81,8 +81,7 @@ function modelCallFor(callId: string, decision: ApprovalDecision | undefined, ca
 
 /** An older approval, decided in an earlier request: what the model reads in its place. */
 function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
-  const decided = answerOf(answer?.content);
-  return toolOutcomeText(decided.approved ? { kind: 'approved_earlier', tool } : { kind: 'unapproved', tool, why: 'denied', reason: decided.reason });
+  return toolOutcomeText(earlierDecision(tool, answerOf(answer?.content)));
 }
 
 /** Answers the calls the client's approvals decided, after the conversation's other answers. */

@@ -42,6 +42,11 @@ export function answerOf(content: unknown): ApprovalAnswer {
   return { approved: false, reason: text === '' ? 'no reason given' : text.slice(0, 500) };
 }
 
+/** What the model reads, in place of the call's result, for an approval decided in an earlier request. */
+export function earlierDecision(tool: string, answer: ApprovalAnswer): ToolOutcome {
+  return answer.approved ? { kind: 'approved_earlier', tool } : { kind: 'unapproved', tool, why: 'denied', reason: answer.reason };
+}
+
 /**
  * The answer to one approval the loop asked for, by the approval's id (`<call id>.ap1.<token>`). `shownTool`: the
  * tool the client was shown, to name in a refusal when the token does not open. Only what the token holds runs.

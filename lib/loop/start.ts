@@ -105,7 +105,6 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   const model = typeof body.model === 'string' ? body.model : '';
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
-  const judgeUrl = chatUrlOf(url, wire);
   // Last before the `try`: whatever starts a loop's record is sure to reach the `finally` that ends it.
   const telemetry = services.telemetry?.loop(req, binding.name, model, id, wire.name);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
@@ -144,7 +143,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
         const call = () => services.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
         return watch ? watch.within(call) : call();
       },
-      judgeCompletion: (turn, turnSignal) => services.caller.complete(req, turn, { url: judgeUrl, agent, marker, signal: turnSignal }),
+      judgeCompletion: (turn, turnSignal) => services.caller.complete(req, turn, { url: chatUrlOf(url, wire), agent, marker, signal: turnSignal }),
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
     };
     if (settled && approvals) {

@@ -67,8 +67,9 @@ export class LoopMetrics {
   }
 
   toolCall(labels: LoopLabels, tool: string, outcome: string, seconds: number): void {
-    this.toolCalls.inc({ ...labels, tool, outcome });
-    this.toolSeconds.observe({ ...labels, tool, outcome }, seconds);
+    const called = { ...labels, tool, outcome };
+    this.toolCalls.inc(called);
+    this.toolSeconds.observe(called, seconds);
   }
 
   approval(labels: LoopLabels, outcome: string): void {

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { toolOutcomeText } from '../tool-outcome';
-import { answerOf, decideApproval, type ApprovalDecision, type ApprovalReader } from '../loop/approval-decision';
+import { answerOf, decideApproval, earlierDecision, type ApprovalDecision, type ApprovalReader } from '../loop/approval-decision';
 import { approvedCallId } from '../loop/approval-token';
 import { blocksOf, type MessageParam } from './messages-request';
 import type { ContentBlock } from './messages-types';
@@ -40,8 +40,8 @@ function modelUseFor(callId: string, use: ContentBlock, decision: ApprovalDecisi
 /** An older approval, decided in an earlier request: the tool_result the model reads in its place. */
 function decidedEarlier(callId: string, tool: string, result: ContentBlock | undefined): ContentBlock {
   const decided = answerOf(result?.content);
-  if (decided.approved) return { type: 'tool_result', tool_use_id: callId, content: toolOutcomeText({ kind: 'approved_earlier', tool }) };
-  return { type: 'tool_result', tool_use_id: callId, content: toolOutcomeText({ kind: 'unapproved', tool, why: 'denied', reason: decided.reason }), is_error: true };
+  const content = toolOutcomeText(earlierDecision(tool, decided));
+  return decided.approved ? { type: 'tool_result', tool_use_id: callId, content } : { type: 'tool_result', tool_use_id: callId, content, is_error: true };
 }
 
 export interface SettledMessages {

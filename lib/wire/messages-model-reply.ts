@@ -1,6 +1,5 @@
+import { isObject } from '../loop/deltas';
 import type { AnthropicMessage, ContentBlock } from './messages-types';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What is wrong with a block the loop must act on: a tool_use needs an id and a name to be run and answered. */
 function blockProblem(block: unknown): string | undefined {

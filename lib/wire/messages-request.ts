@@ -1,3 +1,4 @@
+import { isObject } from '../loop/deltas';
 import type { ChatTool } from '../types';
 import type { WireRequest } from './wire';
 import type { ContentBlock } from './messages-types';
@@ -21,8 +22,6 @@ export interface MessagesTool {
   input_schema?: Record<string, unknown>;
   [key: string]: unknown;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A Messages request the loop can serve: a conversation of user and assistant messages it can carry on. */
 export function isMessagesRequest(body: unknown): body is MessagesRequest {

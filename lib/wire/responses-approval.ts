@@ -1,5 +1,5 @@
 import { toolOutcomeText } from '../tool-outcome';
-import type { ApprovalAnswer } from '../loop/approval-decision';
+import { earlierDecision, type ApprovalAnswer } from '../loop/approval-decision';
 import { approvedCallId } from '../loop/approval-token';
 import type { WireCall } from './wire';
 
@@ -87,8 +87,7 @@ export function settleApprovalItems(input: readonly Item[], chained = false): Se
     if (!chained && !hasCall(callId)) out.push(callItem(callId, request));
     if (i >= trailing) return void live.push({ approvalId, shownTool, answer: answerOf(item) });
     if (input.slice(i + 1).some((later) => later.type === 'function_call_output' && later.call_id === callId)) return;
-    const answer = answerOf(item);
-    const output = toolOutcomeText(answer.approved ? { kind: 'approved_earlier', tool: shownTool } : { kind: 'unapproved', tool: shownTool, why: 'denied', reason: answer.reason });
+    const output = toolOutcomeText(earlierDecision(shownTool, answerOf(item)));
     out.push({ type: 'function_call_output', call_id: callId, output });
   });
   return { input: out, live };

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { ApprovalLedger } from '../../lib/loop/approval-ledger';
-import { answerOf, approvedCall, decideApproval } from '../../lib/loop/approval-decision';
+import { answerOf, approvedCall, decideApproval, earlierDecision } from '../../lib/loop/approval-decision';
+import { toolOutcomeText } from '../../lib/tool-outcome';
 import { ApprovalTokens } from '../../lib/loop/approval-token';
 
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request;
@@ -40,5 +41,12 @@ describe('decideApproval: only what the token holds runs, once', () => {
     expect(decideApproval(r, req, 'notes', id, 'notes_delete', undefined)).toMatchObject({ outcome: 'denied', tool: 'notes_delete', reason: 'no answer came' });
     expect(decideApproval(r, req, 'notes', id, 'notes_delete', { approved: false, reason: 'keep it' })).toMatchObject({ outcome: 'denied', callId: 'call_del', reason: 'keep it' });
     expect(decideApproval(r, req, 'other', id, 'shown_tool', { approved: true })).toMatchObject({ outcome: 'refused', tool: 'shown_tool', callId: 'call_del', reason: 'not an approval this gateway asked for' });
+  });
+});
+
+describe('earlierDecision: an approval decided in an earlier request, as the model reads it', () => {
+  it('says an approved call is not kept, and a denied one why', () => {
+    expect(toolOutcomeText(earlierDecision('notes_delete', { approved: true }))).toBe("[the result of 'notes_delete' is not kept: it ran in an earlier request, after a person approved it]");
+    expect(toolOutcomeText(earlierDecision('notes_delete', { approved: false, reason: 'keep it' }))).toBe("tool error: 'notes_delete' was not approved: keep it");
   });
 });
