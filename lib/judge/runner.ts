@@ -43,7 +43,8 @@ async function reviewed(judge: Judge, input: JudgeInput, context: JudgeContext, 
     if (!problem) return { verdict: verdict as Verdict };
     failure = `invalid verdict: ${problem}`;
   } catch (error) {
-    failure = describe(error);
+    // an error of the judge's own model call may quote its URL or key: the agent reads this text
+    failure = redacted(describe(error));
   }
   const reason = `judge failed: ${failure}`;
   return { verdict: option.onError === 'allow' ? { action: 'allow' } : { action: 'block', reason }, failure: reason };
@@ -70,7 +71,8 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
     async review(input, context) {
       const startedAt = Date.now();
       const { verdict, failure } = await reviewed(judge, input, context, option);
-      const reason = failure ?? ('reason' in verdict ? verdict.reason : undefined);
+      const given = failure ?? ('reason' in verdict ? verdict.reason : undefined);
+      const reason = given === undefined ? undefined : redacted(given);
       const level = failure || verdict.action === 'block' ? 'warn' : 'info';
       metrics?.verdict(input.binding, input.surface, failure ? 'error' : verdict.action);
       onVerdict?.(context.loopId, { surface: input.surface, tool: input.tool, action: verdict.action, ...(reason === undefined ? {} : { reason }) });
@@ -79,7 +81,7 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
         surface: input.surface,
         tool: input.tool,
         action: verdict.action,
-        reason: reason === undefined ? undefined : redacted(reason),
+        reason,
         durationMs: Date.now() - startedAt,
         mode: option.mode,
         ...(input.approved ? { approved: true } : {}),

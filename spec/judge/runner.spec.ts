@@ -52,6 +52,17 @@ describe('createJudgeRunner, enforcing', () => {
     expect(lines[0].reason).toBe('the call carries Authorization: Bearer [redacted]');
   });
 
+  it("redacts a failing judge's error wherever it goes: the model's block text, the verdict records and the log", async () => {
+    const verdicts: { reason?: string }[] = [];
+    const { logger, lines } = memoryLogger();
+    const failing = { evaluate: () => Promise.reject(new Error('POST https://judge.internal/v1 failed: Authorization: Bearer sk-live0123456789abcdefXYZ')) };
+    const runner = createJudgeRunner({ judge: failing, ...settings }, logger, undefined, (_loopId, verdict) => verdicts.push(verdict));
+    const shown = 'judge failed: POST https://judge.internal/v1 failed: Authorization: Bearer [redacted]';
+    await expect(runner.review(toolCall('http_post', {}), judgeContext())).resolves.toStrictEqual({ blocked: true, reason: shown });
+    expect(verdicts.map((verdict) => verdict.reason)).toEqual([shown]);
+    expect(lines.map((line) => line.reason)).toEqual([shown]);
+  });
+
   it('hands the judge the loop\'s request and self-call, under a signal of its own that the loop aborts', async () => {
     const loop = new AbortController();
     const req = { url: '/v1/chat/completions' } as Request;
