@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { open, seal } from '../../signed-token';
 import type { OAuthStore } from './store';
@@ -24,8 +23,6 @@ const MAX_RECORD_BYTES = 64 * 1024;
 const PREFIX = 'oauth:tokens:';
 const CLIENT_PREFIX = 'oauth:client:';
 
-/** The user as the vault knows them: a hash of who the request says they are, never the credential itself. */
-export const userKey = (user: string): string => createHash('sha256').update(`agent-loop oauth user\n${user}`).digest('base64url').slice(0, 22);
 
 const keyOf = (server: string, user: string) => `${PREFIX}${encodeURIComponent(server)}:${user}`;
 
