@@ -10,7 +10,7 @@ import { trellisResolver } from './trellis/resolve';
 import type { SignIns } from './trellis/oauth/sign-ins';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
 import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
-import type { WireRequest } from './wire/wire';
+import type { WireRequest } from './loop/wire';
 
 type Matcher = (req: Request, model: unknown) => boolean;
 
