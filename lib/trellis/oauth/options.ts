@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import Joi from 'joi';
+import { AgentLoopError } from '../../errors';
 import { option, required, type OptionsIn } from '../../option';
 
 /** a header name, as RFC 9110 spells a token */
@@ -16,6 +17,8 @@ export const oauthOptions = {
   }),
   clientId: option<string>({ schema: Joi.string(), hint: "it must be the client id the authorization server issued, e.g. clientId: 'agent-loop'", qualified: true }),
   clientSecret: option<string>({ schema: Joi.string(), hint: "it must be the client secret the authorization server issued with clientId (in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')", qualified: true }),
+  /** the gateway config's way: the secret stays out of the file */
+  clientSecretEnv: option<string>({ schema: Joi.string(), hint: "it must name an environment variable holding the client secret, e.g. clientSecretEnv: 'MCP_CLIENT_SECRET'", qualified: true }),
   scopes: option<string[]>({ schema: Joi.array().items(Joi.string().pattern(/^\S+$/)).min(1), hint: "it must be a list of scopes to ask for, e.g. scopes: ['repo:read']", qualified: true }),
   user: option<OAuthUser>({
     schema: Joi.alternatives().try(Joi.string().pattern(HEADER_NAME), Joi.function()),
@@ -26,19 +29,34 @@ export const oauthOptions = {
 
 export type OAuthOptions = OptionsIn<typeof oauthOptions>;
 
+/** The options with the client secret read from `clientSecretEnv`, once, at start-up. */
+export function withSecret(options: OAuthOptions): OAuthOptions {
+  const { clientSecretEnv, ...rest } = options;
+  if (clientSecretEnv === undefined) return options;
+  const clientSecret = process.env[clientSecretEnv];
+  if (!clientSecret) {
+    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' names ${clientSecretEnv}, which is not set; set it to the client secret the authorization server issued with clientId, or leave clientSecretEnv out.`);
+  }
+  return { ...rest, clientSecret };
+}
+
 export const oauthOption = option<OAuthOptions>({
   schema: Joi.object({
     redirectUrl: oauthOptions.redirectUrl.schema,
     clientId: oauthOptions.clientId.schema,
     clientSecret: oauthOptions.clientSecret.schema,
+    clientSecretEnv: oauthOptions.clientSecretEnv.schema,
     scopes: oauthOptions.scopes.schema,
     user: oauthOptions.user.schema,
-  }).with('clientSecret', 'clientId'),
-  hint: "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret?, scopes?, user? }",
+  })
+    .with('clientSecret', 'clientId')
+    .with('clientSecretEnv', 'clientId')
+    .oxor('clientSecret', 'clientSecretEnv'),
+  hint: "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }",
   qualified: true,
   inner: oauthOptions,
   doc: {
-    range: '`{ redirectUrl, clientId?, clientSecret?, scopes?, user? }` (`url` servers only)',
+    range: '`{ redirectUrl, clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }` (`url` servers only)',
     fallback: 'none',
     does: "each user signs in to the server (OAuth 2.1: discovery, registration, PKCE); the loop answers with the consent link until they did ([OAuth](mcp.md#oauth))",
   },

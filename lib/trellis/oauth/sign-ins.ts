@@ -3,7 +3,7 @@ import { redacted } from '../../redact';
 import type { Logger } from '../../types';
 import { clientMetadata, clientMetadataUrl } from './client-provider';
 import { takeFlow } from './flow-state';
-import type { OAuthOptions } from './options';
+import { withSecret, type OAuthOptions } from './options';
 import { ServerSignIn } from './sign-in';
 import { memoryOAuthStore, type OAuthStore } from './store';
 import { TokenVault } from './vault';
@@ -35,9 +35,10 @@ export class SignIns {
   }
 
   /** the sign-in to the server at `serverUrl`, named `server` (one per name) */
-  add(server: string, serverUrl: string, options: OAuthOptions): ServerSignIn {
+  add(server: string, serverUrl: string, given: OAuthOptions): ServerSignIn {
     let signIn = this.servers.get(server);
     if (!signIn) {
+      const options = withSecret(given);
       signIn = new ServerSignIn({ server, options, vault: this.vault, key: this.key }, serverUrl, this.store);
       this.servers.set(server, signIn);
       this.callbacks.set(pathOf(options.redirectUrl), options);

@@ -8,10 +8,19 @@ const withOAuth = (oauth: unknown) => () => agentLoop({ trellis: { mcp: { url, o
 describe('trellis.mcp.oauth', () => {
   it.each([
     [{ redirectUrl: 'nope' }, "agentLoop: option 'trellis.mcp.oauth.redirectUrl' is \"nope\"; it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'."],
-    [{ redirectUrl: 'https://g.example.com/cb', clientSecret: 'cs-1' }, `agentLoop: option 'trellis.mcp.oauth' is {"redirectUrl":"https://g.example.com/cb","clientSecret":"[redacted]"}; it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret?, scopes?, user? }.`],
+    [{ redirectUrl: 'https://g.example.com/cb', clientSecret: 'cs-1' }, `agentLoop: option 'trellis.mcp.oauth' is {"redirectUrl":"https://g.example.com/cb","clientSecret":"[redacted]"}; it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }.`],
     [{ redirectUrl, scopes: [] }, "agentLoop: option 'trellis.mcp.oauth.scopes' is []; it must be a list of scopes to ask for, e.g. scopes: ['repo:read']."],
   ])('refuses %j at start-up, naming the option and the fix', (oauth, message) => {
     expect(withOAuth(oauth)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message }));
+  });
+
+  it('reads the client secret from clientSecretEnv at start-up, and refuses one that is not set', async () => {
+    process.env.OAUTH_SPEC_SECRET = 'cs-from-env';
+    await withOAuth({ redirectUrl, clientId: 'c1', clientSecretEnv: 'OAUTH_SPEC_SECRET' })().close();
+    delete process.env.OAUTH_SPEC_SECRET;
+    expect(withOAuth({ redirectUrl, clientId: 'c1', clientSecretEnv: 'OAUTH_SPEC_SECRET' })).toThrow(
+      "agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' names OAUTH_SPEC_SECRET, which is not set; set it to the client secret the authorization server issued with clientId, or leave clientSecretEnv out.",
+    );
   });
 
   it('refuses a user that is no header name, saying what it must be', () => {
