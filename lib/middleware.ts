@@ -38,6 +38,11 @@ export interface AgentLoopMiddleware extends RequestHandler {
   close(): Promise<void>;
   /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
+  /**
+   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path) alone, for an app that guards its routes
+   * before agentLoop: mount it ahead of the guard, since the person's browser brings no client key
+   */
+  oauthCallbacks: RequestHandler;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
   metrics?: MetricsEndpoint;
 }
@@ -153,6 +158,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true, tokens: signIns.vault }, adminOptions, logger);
     services.telemetry = Telemetry.recording(telemetry, records);
     return router;
+  };
+  middleware.oauthCallbacks = function oauthCallbacks(req, res, next) {
+    if (!signIns.serve(req, res)) next();
   };
   middleware.metrics = telemetry?.metrics?.registry;
   middleware.ready = async function ready(signal) {
