@@ -140,6 +140,8 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
   });
 
   it('brings the consent back when the refresh grant is refused (invalid_grant)', async () => {
+    // the SDK's own console.warn names the refusal (never a token)
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     mcp.setExpiresIn(30);
     await signIn(gateway, ALICE, 'alice');
     mcp.revokeAll();
@@ -235,7 +237,9 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect((await chat(gateway, ALICE)).headers.get('x-agent-loop-stop')).toBe('authorization');
   });
 
-  it('shows no token, code or verifier in any answer, page, log line or admin answer', async () => {
+  it('shows no token, code or verifier in any answer, page, log line, metric or admin answer', async () => {
+    await gateway.close();
+    gateway = await startGateway(model, mcp, {}, { metrics: {} });
     const outputs: string[] = [];
     const first = await chat(gateway, ALICE);
     outputs.push(JSON.stringify(first.body), JSON.stringify([...first.headers]));
@@ -246,7 +250,7 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     outputs.push(JSON.stringify(second.body), JSON.stringify([...second.headers]), JSON.stringify(model.requests));
     outputs.push(await (await fetch(`${gateway.origin}/admin/api/oauth`)).text());
     outputs.push(await (await fetch(`${gateway.origin}/admin/api/loops`)).text());
-    outputs.push(JSON.stringify(gateway.lines));
+    outputs.push(JSON.stringify(gateway.lines), await gateway.loop.metrics!.metrics());
     expect(mcp.secrets.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const secret of mcp.secrets) expect(all).not.toContain(secret);
