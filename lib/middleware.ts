@@ -24,7 +24,7 @@ import { LiveSettings } from './settings';
 import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
-import type { Wire, WireRequest } from './wire/wire';
+import type { Wire, WireRequest } from './loop/wire';
 import { wireFor } from './wire/wires';
 
 export interface AgentLoopMiddleware extends RequestHandler {
