@@ -120,6 +120,15 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(other.headers.get('x-agent-loop-stop')).toBe('authorization');
   });
 
+  it('does not sign in to a server whose metadata names another resource: its calls fail readably', async () => {
+    mcp.setResource('http://127.0.0.1:1/elsewhere');
+    model.setScript(whoamiThenAnswer());
+    const answer = await chat(gateway, ALICE);
+    expect(answer.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toMatch(/^tool error: Trellis at .* failed: .*http:\/\/127\.0\.0\.1:1\/elsewhere/);
+    expect(mcp.authorizations).toEqual([]);
+  });
+
   it('runs the loop for a request with no user, each call failing readably', async () => {
     model.setScript(whoamiThenAnswer());
     const response = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask()) });
