@@ -9,7 +9,7 @@ import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
 import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
-import type { WireRequest } from './wire/wire';
+import type { WireRequest } from './loop/wire';
 
 type Matcher = (req: Request, model: unknown) => boolean;
 

@@ -1,4 +1,4 @@
-import { callsIn } from './loop/model-reply';
+import { callsIn } from './wire/chat/model-reply';
 import { readsAsFailure, type ToolOutcome } from './tool-outcome';
 import type { ChatMessage, HierarchyNode, Tool } from './types';
 

@@ -7,7 +7,7 @@ export type { JudgeView } from './judge/options';
 export type { LoopRecordView, TurnRecord, ToolCallRecord, VerdictRecord } from './telemetry/loop-records';
 export type * from './types';
 export { localTrellis, type LocalTool } from './trellis/local';
-export { createGateway, type GatewayConfig } from './gateway';
+export { createGateway, type GatewayConfig } from './gateway/gateway';
 export { mcpTrellis, type McpTrellisOptions } from './trellis/mcp';
 export { webSearchTrellis, type WebSearchOptions } from './trellis/web-search';
 export { rulesJudge } from './judge/rules';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { wireCallOf } from '../wire/wire';
+import { wireCallOf } from './wire';
 import type { ToolCall } from '../types';
 import type { ApprovalLedger } from './approval-ledger';
 import { noteApproval, type ApprovalOutcome } from './approval-note';

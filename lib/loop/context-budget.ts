@@ -1,4 +1,4 @@
-import type { LoopSetup } from '../wire/wire';
+import type { LoopSetup } from './wire';
 import type { LoopStats } from './context';
 import type { TurnBody, TurnRequest } from './turn-body';
 

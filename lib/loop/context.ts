@@ -4,7 +4,7 @@ import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
 import type { Config, Settings } from '../options';
-import type { Conversation, TurnResult, WireCall, WireName } from '../wire/wire';
+import type { Conversation, TurnResult, WireCall, WireName } from './wire';
 import type { PendingApproval } from './approval';
 import type { Deadline } from './deadline';
 import type { Reply, TextSink } from './reply';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { credentialOf, open, seal, type Opened, type Purpose } from '../signed-token';
 import type { ChatMessage, ToolCall } from '../types';
-import { elide, toolNames } from '../wire/chat-elision';
+import { elide, toolNames } from '../wire/chat/elision';
 
 /** Between the model's own call id and the token: `<call id>.al1.<sealed token>`. */
 export const TAG = '.al1.';

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
+import type { TokenUsage, TurnResult, WireCall } from './wire';
 import type { StopReason } from './budget';
 import type { LoopStats } from './context';
 

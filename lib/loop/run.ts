@@ -1,5 +1,5 @@
 import { redacted } from '../redact';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/wire';
+import type { TokenUsage, TurnResult, WireCall } from './wire';
 import { budgetNote, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';

@@ -5,12 +5,12 @@ import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse 
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../marker';
 import { type Agents, selfCallAdapter } from './self-call-adapter';
-import { errorMessage } from './model-reply';
+import { errorMessage } from '../wire/chat/model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
 import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
 import type { ChatCompletion, SelfCallTransport } from '../types';
-import { chatReader } from '../wire/chat-reader';
-import type { TurnReader, TurnResult } from '../wire/wire';
+import { chatReader } from '../wire/chat/reader';
+import type { TurnReader, TurnResult } from './wire';
 import type { TextSink } from './reply';
 import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';

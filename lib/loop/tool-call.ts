@@ -4,7 +4,7 @@ import { TimedOut, withinTimeout } from '../signals';
 import type { ToolOutcome } from '../tool-outcome';
 import { resultImages, resultText } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
-import type { WireCall } from '../wire/wire';
+import type { WireCall } from './wire';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
 import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';

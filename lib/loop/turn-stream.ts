@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { onAbort, settledWithin } from '../signals';
 import type { ChatCompletion } from '../types';
-import { streamedCompletion } from './streamed-completion';
+import { streamedCompletion } from '../wire/chat/streamed-completion';
 import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;

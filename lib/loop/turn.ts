@@ -1,4 +1,4 @@
-import type { TurnResult, WireCall } from '../wire/wire';
+import type { TurnResult, WireCall } from './wire';
 import type { PendingApproval } from './approval';
 import type { Loop } from './context';
 import { givenId } from './call-id';

@@ -1,4 +1,4 @@
-import type { TurnResult } from '../wire/wire';
+import type { TurnResult } from '../loop/wire';
 
 type Part =
   | { type: 'text'; content: string }

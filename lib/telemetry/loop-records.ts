@@ -1,5 +1,5 @@
 import type { ChatUsage } from '../types';
-import { chatUsage } from '../wire/chat-answer';
+import { chatUsage } from '../wire/chat/answer';
 import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
 
 /** how many finished loops are kept */

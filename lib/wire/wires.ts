@@ -1,7 +1,7 @@
-import { chatWire } from './chat';
-import { messagesWire } from './messages';
-import { responsesWire } from './responses';
-import type { Wire } from './wire';
+import { chatWire } from './chat/chat';
+import { messagesWire } from './messages/messages';
+import { responsesWire } from './responses/responses';
+import type { Wire } from '../loop/wire';
 
 /** Every front door the loop serves, by the end of its path. */
 export const WIRES: readonly Wire[] = [chatWire, responsesWire, messagesWire];

@@ -1,6 +1,6 @@
 import { AgentLoopError } from '../../lib';
 import { adminConfigSchema, adminKeyOf } from '../../lib/admin/gateway-admin';
-import { createGateway } from '../../lib/gateway';
+import { createGateway } from '../../lib/gateway/gateway';
 
 const KEY = 'admin-key-0123456789abcdef';
 

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type Script, type ScriptStep } from '../../fixtures/model-server';
-import { createGateway, type GatewayConfig } from '../../lib/gateway';
+import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { memoryLogger } from '../helpers/memory-logger';
 import { listen } from '../helpers/listen';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Continuations } from '../../lib/loop/continuation';
 import { tokenSecret } from '../../lib/signed-token';
 import type { ChatTool } from '../../lib/types';
-import type { LoopSetup } from '../../lib/wire/wire';
+import type { LoopSetup } from '../../lib/loop/wire';
 import { memoryLogger } from './memory-logger';
 
 /** What a wire gets to open one loop, for specs that open a wire directly: the binding's `tools`, no limits. */

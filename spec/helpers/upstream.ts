@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { onLoopback } from '../../lib/testing/loopback';
-import { createGateway, type GatewayConfig } from '../../lib/gateway';
+import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { localTrellis } from '../../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
-import { createGateway } from '../../lib/gateway';
+import { createGateway } from '../../lib/gateway/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { memoryLogger } from '../helpers/memory-logger';
 import { postRaw } from '../helpers/listen';

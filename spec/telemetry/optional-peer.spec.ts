@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- modules loaded afresh with a peer made missing */
 import type { Request } from 'express';
 import request from 'supertest';
-import type * as Gateway from '../../lib/gateway';
+import type * as Gateway from '../../lib/gateway/gateway';
 import type * as Middleware from '../../lib/middleware';
 import type * as Tracing from '../../lib/telemetry/tracing';
 import { createTracing } from '../../lib/telemetry/tracing';
@@ -41,7 +41,7 @@ describe('optional peers', () => {
         message: "agentLoop: option 'metrics' needs the prom-client package, which is not installed: run npm install prom-client, or leave 'metrics' out.",
       }),
     );
-    const { createGateway } = without('prom-client', () => require('../../lib/gateway') as typeof Gateway);
+    const { createGateway } = without('prom-client', () => require('../../lib/gateway/gateway') as typeof Gateway);
     const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
     await request(app).get('/metrics').expect(404);
   });

@@ -5,7 +5,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import express from 'express';
-import { createGateway } from '../../lib/gateway';
+import { createGateway } from '../../lib/gateway/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
 import { memoryLogger } from '../helpers/memory-logger';

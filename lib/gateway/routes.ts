@@ -1,0 +1,42 @@
+import type { RequestHandler } from 'express';
+import { isAmbiguousPath } from '../routed-path';
+
+/** What the ready gateway forwards by default, under `/v1`: inference, and the model list its clients read. */
+export const INFERENCE_ROUTES = ['POST chat/completions', 'POST responses', 'POST messages', 'POST completions', 'POST embeddings', 'GET models', 'GET models/*'];
+
+/** `METHOD path`: a method or `*`, then the path under `/v1`, a segment `*` matching any one segment. */
+export const ROUTE = /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (?!(.*\/)?\.\.?(\/|$))(\*|[\w\-.~]+)(\/(\*|[\w\-.~]+))*$/;
+
+interface Route {
+  method: string;
+  path: RegExp;
+}
+
+function compiled(route: string): Route {
+  const [method, path] = route.split(' ');
+  const segments = path.split('/').map((segment) => (segment === '*' ? '[^/]+' : segment.replace(/\./g, '\\.')));
+  return { method, path: new RegExp(`^/v1/${segments.join('/')}$`, 'i') };
+}
+
+function refused(status: number, message: string, code: string): { status: number; body: unknown } {
+  return { status, body: { error: { message, type: 'invalid_request_error', code } } };
+}
+
+/**
+ * The ready gateway's front gate for everything not answered before it: a path with dot segments or encoded dots,
+ * slashes or backslashes gets 400 (the proxy would forward it raw, the upstream might resolve it elsewhere), and
+ * only `routes` reach the upstream; anything else gets 404, never the operator's key.
+ */
+export function routeGuard(routes: string[]): RequestHandler {
+  const allowed = routes.map(compiled);
+  return function gatewayRoutes(req, res, next) {
+    let refusal: { status: number; body: unknown } | undefined;
+    if (isAmbiguousPath(req.originalUrl)) {
+      refusal = refused(400, `the path ${req.originalUrl.split('?', 1)[0]} has dot segments or encoded dots, slashes or backslashes: this gateway forwards plain paths only`, 'invalid_path');
+    } else if (!allowed.some(({ method, path }) => (method === '*' || method === req.method) && path.test(req.path))) {
+      refusal = refused(404, `this gateway does not forward ${req.method} ${req.path}`, 'unknown_route');
+    }
+    if (!refusal) return next();
+    res.status(refusal.status).json(refusal.body);
+  };
+}

@@ -1,0 +1,148 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Request, Response } from 'express';
+import type { ApprovalDecision, ApprovalReader } from './approval-decision';
+import type { Continuations } from './continuation';
+import type { LoopStats } from './context';
+import type { Answer, Reply, TextSink } from './reply';
+import type { ToolOutcome } from '../tool-outcome';
+import type { TurnRequest } from './turn-body';
+import type { ChatTool, Logger, ToolCall } from '../types';
+import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
+
+/** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
+export type WireName = 'chat' | 'responses' | 'messages';
+
+/** A call in chat completions' shape (approvals seal that shape), and back. */
+export const toolCallOf = (call: WireCall): ToolCall => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments as string } });
+export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({ id: call.id, name: call.function?.name, arguments: call.function?.arguments, index });
+
+/** Reads one turn's reply; throws an Error naming what is wrong (the turn then fails like a failed model call). */
+export interface TurnReader<Output = unknown> {
+  /** a `stream: false` reply, parsed (undefined when it is not JSON) */
+  json(body: unknown): TurnResult<Output>;
+  /**
+   * a `stream: true` reply, read as it arrives (`streamedTurn` with the wire's event reader); each text delta goes to
+   * `onText` (a promise there says to wait); past `maxBytes` the turn fails
+   */
+  stream(stream: Readable, onText: TextSink, maxBytes: number): Promise<TurnResult<Output>>;
+}
+
+/** The conversation of one loop in the wire's own shape: the client's history, then the loop's turns. */
+export interface Conversation<Output = unknown> {
+  /** every item so far (chat messages, Responses input items, Messages messages): the judge's and the spans' view */
+  readonly items: readonly unknown[];
+  /** the client's own items (its history), as the request brought them */
+  readonly history: readonly unknown[];
+  /** call ids the conversation already holds: a call the model gives one of these (or none) gets the loop's own */
+  takenIds(): Set<string>;
+  /** the model's output joins, listing only the calls that will run (`kept`, ids as the loop gives them) */
+  addOutput(turn: TurnResult<Output>, kept: WireCall[]): void;
+  /** one answer per kept call, in call order, in the wire's shape (images too, when there are any) */
+  addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void;
+  /** the next turn's request body (only new items where the wire chains turns upstream) */
+  request(): TurnRequest;
+  /** the client's own calls as handed back, carrying the loop's earlier work (continuation) */
+  handBack(turn: TurnResult<Output>, calls: WireCall[]): WireCall[];
+}
+
+export interface ReplyOptions {
+  keepAliveSec: number;
+  /** the loop's signal: a loop that ends stops waiting for a slow client */
+  signal: AbortSignal;
+  /** a judge runs: the answer says how many calls it blocked */
+  judged: boolean;
+}
+
+/** Where a hand-back's token is sealed and opened: for this binding and this client only. */
+export interface HandBacks {
+  continuations: Continuations;
+  req: IncomingMessage;
+  binding: string;
+}
+
+/** One loop's hand-backs: its token carries the tools that ran well so far, with the work. */
+export interface LoopHandBacks extends HandBacks {
+  succeeded: ReadonlySet<string>;
+}
+
+/** A follow-up with the loop's earlier work put back. */
+export interface Restored {
+  body: WireRequest;
+  /** the tools the verified tokens say ran well: they alone (with this loop's own turns) unlock their children */
+  succeeded: string[];
+  /** tokens that did not open: their work not restored */
+  forged: number;
+  /** tokens left unopened past the bounds (repeats, later calls, the follow-up's byte bound) */
+  ignored: number;
+}
+
+/** What a wire needs to set up one loop. */
+export interface LoopSetup {
+  loopId: string;
+  /** the binding's tools, MCP's definitions as chat functions; the wire offers them in its own shape */
+  tools: ChatTool[];
+  /** a token budget counts: streamed turns must report their usage */
+  countsTokens: boolean;
+  /** undefined: no limit; else the wire elides the loop's oldest results to keep each request within it */
+  maxContextBytes?: number;
+  stats: LoopStats;
+  logger: Logger;
+  /** seals what a hand-back carries */
+  handBacks: LoopHandBacks;
+  /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
+  approvalTool: string;
+}
+
+/** One loop's wire: its conversation, its reply reader and where its answer goes. */
+export interface WireLoop<Output = unknown> {
+  conversation: Conversation<Output>;
+  reader: TurnReader<Output>;
+  /** the client's own tools (by name): a call to one ends the loop and is handed back */
+  clientTools: ReadonlySet<string>;
+  /** the client's answer: one JSON object at the end, or the wire's stream written while the loop runs */
+  reply(res: Response, options: ReplyOptions): Reply;
+  /** set when the client declared the approval tool (and the wire can hand calls to it): calls needing a person wait for it */
+  approvalTool?: string;
+}
+
+/** A wire whose clients can approve calls: the approval exchanges of a follow-up read back, in the wire's shape. */
+export interface WireApprovals {
+  /** the body with every approval exchange replaced by the model's own calls, and what the latest answers decided */
+  settle(reader: ApprovalReader, req: Request, binding: string, body: WireRequest): { body: WireRequest; decisions: ApprovalDecision[] } | undefined;
+  /** the body the normal handler gets when the loop falls through after answering the decided calls */
+  withItems(body: WireRequest, items: readonly unknown[]): WireRequest;
+}
+
+/** A request body this wire's loop can serve. */
+export interface WireRequest {
+  model?: unknown;
+  stream?: unknown;
+  [key: string]: unknown;
+}
+
+/**
+ * One front door's wire. The loop, tool calls, budgets, judge and telemetry know only this; everything in the
+ * wire's own shape (the client's request and history, each turn's body and reply, the answer) lives behind it.
+ */
+export interface Wire<Output = unknown> {
+  readonly name: WireName;
+  /** the request path (`req.path`) is this wire's front door */
+  matches(path: string): boolean;
+  /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
+  accepts(body: unknown): body is WireRequest;
+  /** headers this wire's upstream needs, forwarded from the client's request onto every turn */
+  readonly upstreamHeaders: readonly string[];
+  /**
+   * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too) and every
+   * call id the model's own again; undefined when the body carries no token (the common case).
+   */
+  restore(body: WireRequest, handBacks: HandBacks): Restored | undefined;
+  /** tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it has */
+  succeededIn(items: readonly unknown[]): Set<string>;
+  /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */
+  readonly approvals?: WireApprovals;
+  open(body: WireRequest, setup: LoopSetup): WireLoop<Output>;
+}
+
+export type { Answer, LoopStats, Reply, TextSink, TokenUsage, ToolOutcome, TurnRequest, TurnResult, WireCall };

@@ -1,0 +1,144 @@
+import type { Response } from 'express';
+import { succeededInHistory } from '../../hierarchy';
+import { settleApprovals } from './approval';
+import { budgeted, type TurnSource } from '../../loop/context-budget';
+import { JsonReply } from './json-reply';
+import { callsIn } from './model-reply';
+import type { Reply } from '../../loop/reply';
+import { StreamReply } from './stream-reply';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import { TurnBody, type TurnRequest } from '../../loop/turn-body';
+import type { ChatMessage, ChatTool } from '../../types';
+import { chatElision } from './elision';
+import { chatReader } from './reader';
+import { toolCallOf, type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from '../../loop/wire';
+
+export interface ChatRequest extends WireRequest {
+  messages: ChatMessage[];
+  tools?: unknown;
+}
+
+/** A chat request the loop can serve: messages it can carry on, and one answer asked for (a loop cannot give `n`). */
+function isChatRequest(body: unknown): body is ChatRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { messages, n } = body as { messages?: unknown; n?: unknown };
+  if (n !== undefined && n !== null && n !== 1) return false;
+  return Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string');
+}
+
+function clientFunctions(tools: unknown): ChatTool[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter((tool): tool is ChatTool => typeof tool?.function?.name === 'string');
+}
+
+/**
+ * What every turn asks the model: the client's request with the loop's tools (no `tools` key at all when there are
+ * none: some upstreams reject an empty list); a streaming client's turns stream too, and report their usage when
+ * a token budget counts it.
+ */
+function turnFields(body: ChatRequest, tools: ChatTool[], countsTokens: boolean): Record<string, unknown> {
+  const { tools: _replaced, stream_options: streamOptions, ...rest } = body;
+  const withTools = tools.length > 0 ? { ...rest, tools } : rest;
+  if (body.stream !== true) return { ...withTools, stream: false };
+  const options = countsTokens ? { ...(streamOptions as object | undefined), include_usage: true } : streamOptions;
+  return { ...withTools, stream: true, ...(options === undefined ? {} : { stream_options: options }) };
+}
+
+/**
+ * Chat Completions' tool messages carry text only, so the images the tools returned (`passImages`) follow them
+ * in one user message of image parts, each introduced by the call it came from.
+ */
+function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage | undefined {
+  const parts = calls.flatMap((call, i) =>
+    outcomeImages(outcomes[i]).flatMap(({ mimeType, data }) => [
+      { type: 'text', text: `Image returned by '${call.name}' (${call.id}):` },
+      { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } },
+    ]),
+  );
+  return parts.length > 0 ? { role: 'user', content: parts } : undefined;
+}
+
+/** The loop's chat conversation: the client's messages, then each turn's assistant message and its tool messages. */
+class ChatConversation implements Conversation<ChatMessage> {
+  readonly items: ChatMessage[];
+  private readonly source: TurnSource<ChatMessage>;
+
+  constructor(
+    private readonly client: ChatMessage[],
+    fields: Record<string, unknown>,
+    private readonly setup: LoopSetup,
+  ) {
+    this.items = [...client];
+    this.source = budgeted(new TurnBody(fields), chatElision, client.length, setup);
+  }
+
+  get history(): readonly ChatMessage[] {
+    return this.client;
+  }
+
+  takenIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const message of this.items) for (const call of callsIn(message)) ids.add(call.id);
+    return ids;
+  }
+
+  addOutput(turn: TurnResult<ChatMessage>, kept: WireCall[]): void {
+    const calls = turn.output.tool_calls ?? [];
+    this.items.push({ ...turn.output, tool_calls: kept.map((call) => ({ ...calls[call.index], id: call.id })) });
+  }
+
+  addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
+    kept.forEach((call, i) => this.items.push({ role: 'tool', tool_call_id: call.id, content: toolOutcomeText(outcomes[i]) }));
+    const images = imageMessage(kept, outcomes);
+    if (images) this.items.push(images);
+  }
+
+  request(): TurnRequest {
+    return this.source.request(this.items);
+  }
+
+  handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {
+    const { continuations, req, binding, succeeded } = this.setup.handBacks;
+    const carried = continuations.carry(req, binding, calls.map(toolCallOf), this.items.slice(this.client.length), succeeded);
+    return calls.map((call, i) => ({ ...call, id: carried[i].id }));
+  }
+}
+
+/** OpenAI chat completions (`.../chat/completions`), the seed's wire. */
+export const chatWire: Wire<ChatMessage> = {
+  name: 'chat',
+  matches: (path) => path.endsWith('/chat/completions'),
+  accepts: isChatRequest,
+  upstreamHeaders: ['openai-organization', 'openai-project'],
+  restore(body, { continuations, req, binding }) {
+    const restored = continuations.restore(req, binding, (body as ChatRequest).messages);
+    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+  },
+  succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
+  approvals: {
+    settle(reader, req, binding, body) {
+      const settled = settleApprovals(reader, req, binding, (body as ChatRequest).messages);
+      return settled && { body: { ...body, messages: settled.messages }, decisions: settled.decisions };
+    },
+    withItems: (body, items) => ({ ...body, messages: [...items] }),
+  },
+  open(request, setup): WireLoop<ChatMessage> {
+    const body = request as ChatRequest;
+    const offered = new Set(setup.tools.map((tool) => tool.function.name));
+    const declared = clientFunctions(body.tools);
+    const theirs = declared.filter((tool) => !offered.has(tool.function.name) && tool.function.name !== setup.approvalTool);
+    const model = typeof body.model === 'string' ? body.model : '';
+    return {
+      conversation: new ChatConversation(body.messages, turnFields(body, [...setup.tools, ...theirs], setup.countsTokens), setup),
+      reader: chatReader,
+      clientTools: new Set(theirs.map((tool) => tool.function.name)),
+      approvalTool: declared.some((tool) => tool.function.name === setup.approvalTool) ? setup.approvalTool : undefined,
+      reply(res: Response, options: ReplyOptions): Reply {
+        const identity = { id: `chatcmpl-${setup.loopId}`, created: Math.floor(Date.now() / 1000), model };
+        if (body.stream !== true) return new JsonReply(res, identity, options.judged);
+        const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+        return new StreamReply(res, identity, { keepAliveSec: options.keepAliveSec, includeUsage, signal: options.signal });
+      },
+    };
+  },
+};

@@ -1,0 +1,90 @@
+import type { Response } from 'express';
+import { EventStream } from '../../loop/event-stream';
+import type { ChatUsage } from '../../types';
+import { chatAnswer, chatUsage, type AnswerIdentity } from './answer';
+import type { Answer, Reply } from '../../loop/reply';
+
+export interface StreamOptions {
+  keepAliveSec: number;
+  /** the client asked for `stream_options.include_usage` */
+  includeUsage: boolean;
+  /** the loop's signal: a loop that ends stops waiting for a slow client */
+  signal: AbortSignal;
+}
+
+/**
+ * A `stream: true` client: ONE OpenAI SSE stream for the whole loop (one id, one created, the requested model),
+ * text chunks as the turns produce them, then one finishing chunk, the usage chunk if asked for, and `[DONE]`.
+ * The response opens with its first byte, so a loop that fails before producing anything can still fall through.
+ */
+export class StreamReply implements Reply {
+  readonly streams = true;
+  private roleSent = false;
+  private readonly stream: EventStream;
+
+  constructor(
+    res: Response,
+    private readonly identity: AnswerIdentity,
+    private readonly options: StreamOptions,
+  ) {
+    this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n');
+  }
+
+  get committed(): boolean {
+    return this.stream.opened;
+  }
+
+  /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
+  text(delta: string): Promise<void> | void {
+    if (!this.chunk({ content: delta })) return this.stream.drained(this.options.signal);
+  }
+
+  /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
+  toolsRunning(): void {
+    this.stream.toolsRunning();
+  }
+
+  /** A tool's progress tells the client the loop is alive: a keep-alive comment, at most one a second. */
+  toolProgress(): void {
+    this.stream.toolProgress();
+  }
+
+  send(answer: Answer): void {
+    const { message, finishReason } = chatAnswer(answer);
+    (message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
+    this.finish(finishReason, answer.usage && chatUsage(answer.usage));
+  }
+
+  /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
+  dispose(): void {
+    this.stream.quiet();
+    if (this.stream.opened) this.finish('stop');
+  }
+
+  private finish(finishReason: string, usage?: ChatUsage): void {
+    if (this.stream.ended) return;
+    this.chunk({}, finishReason);
+    if (this.options.includeUsage) this.event({ ...this.envelope(), choices: [], usage: usage ?? null });
+    this.stream.write('data: [DONE]\n\n');
+    this.stream.end();
+  }
+
+  private envelope() {
+    return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
+  }
+
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): boolean {
+    const first = !this.roleSent;
+    this.roleSent = true;
+    return this.event({
+      ...this.envelope(),
+      choices: [{ index: 0, delta: first ? { role: 'assistant', ...delta } : delta, finish_reason: finishReason }],
+      ...(this.options.includeUsage ? { usage: null } : {}),
+    });
+  }
+
+  private event(data: Record<string, unknown>): boolean {
+    return this.stream.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+}

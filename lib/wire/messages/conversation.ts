@@ -1,0 +1,112 @@
+import { outcomeImages, readsAsFailure, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import { budgeted, type TurnSource } from '../../loop/context-budget';
+import { TurnBody, type TurnRequest } from '../../loop/turn-body';
+import { approvalUse } from './approval';
+import { messagesElision } from './elision';
+import { blocksOf, type MessageParam } from './request';
+import { isToolUse, type AnthropicMessage, type ContentBlock } from './types';
+import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
+
+/** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
+function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
+  const text = toolOutcomeText(outcome);
+  const images = outcomeImages(outcome);
+  if (images.length === 0) return text;
+  return [{ type: 'text', text }, ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return blocksOf(content)
+    .map((block) => (typeof block.text === 'string' ? block.text : ''))
+    .join('');
+}
+
+/** Tools that a trusted history says ran well: a tool_use answered by a tool_result that is no error and reads as none. */
+export function succeededIn(messages: readonly MessageParam[]): Set<string> {
+  const names = new Map<unknown, unknown>();
+  const succeeded = new Set<string>();
+  for (const message of messages) {
+    for (const block of blocksOf(message.content)) {
+      if (block.type === 'tool_use') names.set(block.id, block.name);
+      if (block.type !== 'tool_result' || block.is_error === true || readsAsFailure(resultText(block.content))) continue;
+      const name = names.get(block.tool_use_id);
+      if (typeof name === 'string') succeeded.add(name);
+    }
+  }
+  return succeeded;
+}
+
+/**
+ * The loop's Messages conversation: the client's messages, then each turn's assistant message (the model's blocks
+ * whole, thinking and its signature first, its tool_use blocks only those that run) and one user message with a
+ * tool_result per call, in call order (`is_error: true` for every outcome but `ok`).
+ */
+export class MessagesConversation implements Conversation<AnthropicMessage> {
+  readonly items: MessageParam[];
+  private readonly source: TurnSource<MessageParam>;
+
+  constructor(
+    private readonly client: MessageParam[],
+    fields: Record<string, unknown>,
+    private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
+    budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
+    private readonly approvalTool?: string,
+  ) {
+    this.items = [...client];
+    const body = new TurnBody(fields);
+    this.source = budget === undefined ? body : budgeted(body, messagesElision, client.length, budget);
+  }
+
+  /** the loop's own messages so far: what a hand-back carries */
+  get own(): MessageParam[] {
+    return this.items.slice(this.client.length);
+  }
+
+  get history(): readonly MessageParam[] {
+    return this.client;
+  }
+
+  takenIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const message of this.items) for (const block of blocksOf(message.content)) if (block.type === 'tool_use') ids.add(block.id as string);
+    return ids;
+  }
+
+  addOutput(turn: TurnResult<AnthropicMessage>, kept: WireCall[]): void {
+    this.items.push({ role: 'assistant', content: withCalls(turn.output, kept) });
+  }
+
+  /** A turn's results join the user message of its other results, when it is the last (an approval's decided call). */
+  addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
+    if (kept.length === 0) return;
+    const results = kept.map((call, i) => ({ type: 'tool_result', tool_use_id: call.id, content: resultContent(outcomes[i]), ...(outcomes[i].kind === 'ok' ? {} : { is_error: true }) }));
+    const last = this.items[this.items.length - 1];
+    const joins = last?.role === 'user' && Array.isArray(last.content) && last.content.length > 0 && blocksOf(last.content).every((block) => block.type === 'tool_result');
+    if (joins) this.items[this.items.length - 1] = { ...last, content: [...blocksOf(last.content), ...results] };
+    else this.items.push({ role: 'user', content: results });
+  }
+
+  request(): TurnRequest {
+    return this.source.request(this.items);
+  }
+
+  /**
+   * The client's calls, the first one's id carrying the loop's earlier work and the handed-back message as the model
+   * sent it; calls to the approval tool are the loop's own message, after the work (the turn's calls and results).
+   */
+  handBack(turn: TurnResult<AnthropicMessage>, calls: WireCall[]): WireCall[] {
+    const asks = this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
+    return this.carry(this.own, { role: 'assistant', content: asks ? calls.map(approvalUse) : withCalls(turn.output, calls) }, calls);
+  }
+}
+
+/** The model's blocks with only the `kept` tool_use blocks (by their place in the content), under the loop's ids. */
+export function withCalls(message: AnthropicMessage, kept: readonly WireCall[]): ContentBlock[] {
+  const ids = new Map(kept.map((call) => [call.index, call.id]));
+  return message.content.flatMap((block, index) => {
+    if (!isToolUse(block)) return [block];
+    const id = ids.get(index);
+    return id === undefined ? [] : [{ ...block, id }];
+  });
+}

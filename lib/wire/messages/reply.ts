@@ -1,0 +1,107 @@
+import type { Response } from 'express';
+import type { LoopStats } from '../../loop/context';
+import { setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { finalMessage } from './answer';
+import { approvalUse } from './approval';
+import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
+import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
+
+/** What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop ran. */
+export interface Shown {
+  blocks: ContentBlock[];
+  usage?: MessagesUsage;
+}
+
+const NOTE = '[agent-loop] ';
+
+/** The budget note of an answer a budget ended: the last paragraph of its text, which the loop appended. */
+function noteOf(answer: Answer): string | undefined {
+  if (answer.stop === 'final') return undefined;
+  const at = answer.text.lastIndexOf(NOTE);
+  return at < 0 ? undefined : answer.text.slice(at);
+}
+
+/** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls waiting for approval. */
+function handedBack(answer: Answer): ContentBlock[] {
+  const output = answer.last?.output as AnthropicMessage | undefined;
+  const calls = (answer.handBack ?? []).flatMap((call) => {
+    const block = output?.content[call.index];
+    return block && isToolUse(block) ? [{ ...block, id: call.id }] : [];
+  });
+  return [...calls, ...(answer.approvals ?? []).map(approvalUse)];
+}
+
+function stopReason(answer: Answer): string {
+  if (answer.handBack?.length || answer.approvals?.length) return 'tool_use';
+  if (answer.stop !== 'final' || answer.last?.stop === 'tool_use') return 'end_turn';
+  return answer.last?.stop ?? 'end_turn';
+}
+
+/** A `stream: false` client: nothing is sent until the loop ends, then ONE Message with the loop's headers. */
+export class MessagesJsonReply implements Reply {
+  readonly streams = false;
+  readonly committed = false;
+
+  constructor(
+    private readonly res: Response,
+    private readonly identity: MessagesIdentity,
+    private readonly shown: Shown,
+    private readonly judged: boolean,
+  ) {}
+
+  text(): void {}
+
+  toolsRunning(): void {}
+
+  send(answer: Answer, stats: LoopStats): void {
+    const note = noteOf(answer);
+    const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
+    setLoopHeaders(this.res, answer.stop, stats, this.judged);
+    this.res.status(200).json(finalMessage(content, stopReason(answer), this.shown.usage, answer.last?.reply as AnthropicMessage | undefined, this.identity));
+  }
+
+  dispose(): void {}
+}
+
+/**
+ * A `stream: true` client: the turns' blocks go to the writer as the reader reads them; the loop's own text (the
+ * budget note) arrives here as its own text block, the handed-back calls and the summed usage at the end.
+ */
+export class MessagesStreamReply implements Reply {
+  readonly streams = true;
+  readonly writer: MessagesStreamWriter;
+
+  constructor(
+    res: Response,
+    identity: MessagesIdentity,
+    private readonly shown: Shown,
+    options: MessagesStreamOptions,
+  ) {
+    this.writer = new MessagesStreamWriter(res, identity, options);
+  }
+
+  get committed(): boolean {
+    return this.writer.committed;
+  }
+
+  text(delta: string): void {
+    this.writer.block({ type: 'text', text: delta.replace(/^\n\n/, '') });
+  }
+
+  toolsRunning(): void {
+    this.writer.toolsRunning();
+  }
+
+  toolProgress(): void {
+    this.writer.toolProgress();
+  }
+
+  send(answer: Answer): void {
+    for (const block of handedBack(answer)) this.writer.block(block);
+    this.writer.finish(stopReason(answer), this.shown.usage);
+  }
+
+  dispose(): void {
+    this.writer.dispose();
+  }
+}

@@ -1,0 +1,48 @@
+import { isObject } from '../../loop/deltas';
+import type { ChatTool } from '../../types';
+import type { WireRequest } from '../../loop/wire';
+import type { ContentBlock } from './types';
+
+export interface MessageParam {
+  role: string;
+  /** a string, or a list of content blocks */
+  content: unknown;
+  [key: string]: unknown;
+}
+
+export interface MessagesRequest extends WireRequest {
+  messages: MessageParam[];
+  tools?: unknown;
+}
+
+/** A tool as the Messages API takes it: `{ name, description, input_schema }` (Anthropic-defined tools add a `type`). */
+export interface MessagesTool {
+  name: string;
+  description?: string;
+  input_schema?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A Messages request the loop can serve: a conversation of user and assistant messages it can carry on. */
+export function isMessagesRequest(body: unknown): body is MessagesRequest {
+  if (!isObject(body) || !Array.isArray(body.messages) || body.messages.length === 0) return false;
+  return body.messages.every((message) => isObject(message) && (message.role === 'user' || message.role === 'assistant'));
+}
+
+/** The binding's tools (MCP's definitions as chat functions) as the Messages API takes them. */
+export const messagesTool = ({ function: { name, description, parameters } }: ChatTool): MessagesTool => ({
+  name,
+  ...(description === undefined ? {} : { description }),
+  input_schema: parameters ?? { type: 'object' },
+});
+
+/** The client's own tools, every kind (custom, Anthropic-defined, server tools): they pass through to the upstream as sent. */
+export function clientTools(tools: unknown): MessagesTool[] {
+  return Array.isArray(tools) ? tools.filter((tool): tool is MessagesTool => isObject(tool) && typeof tool.name === 'string') : [];
+}
+
+/** The content blocks of a message, a string content read as one text block. */
+export function blocksOf(content: unknown): ContentBlock[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content.filter((block): block is ContentBlock => isObject(block) && typeof block.type === 'string') : [];
+}

@@ -1,0 +1,87 @@
+import { budgeted, type TurnSource } from '../../loop/context-budget';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import { TurnBody, type TurnRequest } from '../../loop/turn-body';
+import { carryOnCalls } from './continuation';
+import { responsesElision } from './elision';
+import { callsOf, keptOutput, type ResponseItem } from './items';
+import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
+
+/** How a turn tells the upstream what came before: the whole input, or the upstream's stored state plus what is new. */
+export type Chaining = 'whole' | 'previous_response_id' | 'conversation';
+
+/** A tool's outcome as `function_call_output`: its text, and its images as input parts beside it (`passImages`). */
+function answerOf(call: WireCall, outcome: ToolOutcome): ResponseItem {
+  const text = toolOutcomeText(outcome);
+  const images = outcomeImages(outcome);
+  const output = images.length === 0 ? text : [{ type: 'input_text', text }, ...images.map(({ mimeType, data }) => ({ type: 'input_image', image_url: `data:${mimeType};base64,${data}` }))];
+  return { type: 'function_call_output', call_id: call.id, output };
+}
+
+const notRun = (call: WireCall): ResponseItem => ({ type: 'function_call_output', call_id: call.id, output: toolOutcomeText({ kind: 'not_run', tool: call.name }) });
+
+/**
+ * The loop's Responses conversation: the client's input items, then each turn's output items (whole, reasoning
+ * included) and the `function_call_output` items answering its calls. Where the client chains on the upstream's
+ * stored state (`previous_response_id`, `conversation`), each later turn sends only the new items, chained on the
+ * previous turn's response; otherwise every turn carries the whole input.
+ */
+export class ResponsesConversation implements Conversation<ResponseItem[]> {
+  readonly items: ResponseItem[];
+  private readonly whole?: TurnSource<ResponseItem>;
+  private readonly head: Record<string, unknown>;
+  private pending: ResponseItem[] = [];
+  private previous?: string;
+  private turns = 0;
+
+  constructor(
+    readonly history: readonly ResponseItem[],
+    private readonly fields: Record<string, unknown>,
+    private readonly chaining: Chaining,
+    private readonly setup: LoopSetup,
+  ) {
+    this.items = [...history];
+    if (chaining === 'whole') this.whole = budgeted(new TurnBody(fields, 'input'), responsesElision, history.length, setup);
+    const { input: _new, previous_response_id: _chained, ...head } = fields;
+    this.head = head;
+  }
+
+  takenIds(): Set<string> {
+    return new Set(callsOf(this.items).map((call) => call.id));
+  }
+
+  addOutput(turn: TurnResult<ResponseItem[]>, kept: WireCall[]): void {
+    this.items.push(...keptOutput(turn.output, kept));
+    if (this.chaining === 'whole') return;
+    // The upstream stored every call of the turn: one the loop does not run still needs its answer there.
+    this.previous = turn.id;
+    const running = new Set(kept.map((call) => call.index));
+    this.pending.push(...turn.calls.filter((call) => !running.has(call.index)).map(notRun));
+  }
+
+  addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
+    const answers = kept.map((call, i) => answerOf(call, outcomes[i]));
+    this.items.push(...answers);
+    if (this.chaining !== 'whole') this.pending.push(...answers);
+  }
+
+  request(): TurnRequest {
+    this.turns++;
+    if (this.whole) return this.whole.request(this.items);
+    if (this.turns === 1) return this.first();
+    const chained = this.chaining === 'previous_response_id' ? { previous_response_id: this.previous } : {};
+    const input = this.pending;
+    this.pending = [];
+    return { json: JSON.stringify({ ...this.head, ...chained, input }), stream: this.head.stream === true };
+  }
+
+  /** The client's request, with the answers to the calls its approvals decided after its input. */
+  private first(): TurnRequest {
+    const fields = this.pending.length === 0 ? this.fields : { ...this.fields, input: [...this.history, ...this.pending] };
+    this.pending = [];
+    return { json: JSON.stringify(fields), stream: this.fields.stream === true };
+  }
+
+  handBack(_turn: TurnResult<ResponseItem[]>, calls: WireCall[]): WireCall[] {
+    return carryOnCalls(this.setup.handBacks, calls, this.items.slice(this.history.length));
+  }
+}

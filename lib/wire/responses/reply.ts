@@ -1,0 +1,141 @@
+import type { Response } from 'express';
+import { EventStream } from '../../loop/event-stream';
+import type { LoopStats } from '../../loop/context';
+import { setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
+import type { ResponseItem } from './items';
+import type { ReplyOptions } from '../../loop/wire';
+
+/** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
+export class ResponsesJsonReply implements Reply {
+  readonly streams = false;
+  readonly committed = false;
+
+  constructor(
+    private readonly res: Response,
+    private readonly identity: ResponseIdentity,
+    private readonly judged: boolean,
+  ) {}
+
+  text(): void {}
+
+  toolsRunning(): void {}
+
+  send(answer: Answer, stats: LoopStats): void {
+    setLoopHeaders(this.res, answer.stop, stats, this.judged);
+    this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, this.identity, false)));
+  }
+
+  dispose(): void {}
+}
+
+/**
+ * A `stream: true` client: ONE Responses event stream for the whole loop, `response.created` to `response.completed`,
+ * its `sequence_number` and output indexes running on across the turns. Every turn's text goes into one message
+ * item as it arrives; at the end come the last turn's other items (on a hand-back, its reasoning and the client's
+ * calls) and the Response whole. It opens with its first byte, so a loop that fails before producing anything can
+ * still fall through.
+ */
+export class ResponsesStreamReply implements Reply {
+  readonly streams = true;
+  private sequence = 0;
+  private text_ = '';
+  private messageOpen = false;
+  private readonly stream: EventStream;
+  private readonly messageId: string;
+
+  constructor(
+    res: Response,
+    private readonly identity: ResponseIdentity,
+    private readonly options: Pick<ReplyOptions, 'keepAliveSec' | 'signal'>,
+  ) {
+    this.messageId = `msg_${identity.id}`;
+    this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
+      const response = this.skeleton();
+      this.event('response.created', { response });
+      this.event('response.in_progress', { response });
+    });
+  }
+
+  get committed(): boolean {
+    return this.stream.opened;
+  }
+
+  /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
+  text(delta: string): Promise<void> | void {
+    this.openMessage();
+    this.text_ += delta;
+    const room = this.event('response.output_text.delta', { item_id: this.messageId, output_index: 0, content_index: 0, delta, logprobs: [] });
+    if (!room) return this.stream.drained(this.options.signal);
+  }
+
+  toolsRunning(): void {
+    this.stream.toolsRunning();
+  }
+
+  toolProgress(): void {
+    this.stream.toolProgress();
+  }
+
+  send(answer: Answer): void {
+    if (this.stream.ended) return;
+    const output = answerOutput(answer, this.identity, true);
+    if (!this.messageOpen && output[0]?.type === 'message') this.text(answer.text);
+    this.closeMessage();
+    output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));
+    this.finish(finalResponse(answer, this.identity, output));
+  }
+
+  /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */
+  dispose(): void {
+    this.stream.quiet();
+    if (!this.stream.opened || this.stream.ended) return;
+    this.closeMessage();
+    this.finish(finalResponse(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []));
+  }
+
+  private item(item: ResponseItem, index: number): void {
+    if (item.type !== 'function_call') {
+      this.event('response.output_item.added', { output_index: index, item });
+      this.event('response.output_item.done', { output_index: index, item });
+      return;
+    }
+    this.event('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } });
+    this.event('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments });
+    this.event('response.function_call_arguments.done', { item_id: item.id, output_index: index, arguments: item.arguments });
+    this.event('response.output_item.done', { output_index: index, item });
+  }
+
+  private openMessage(): void {
+    if (this.messageOpen) return;
+    this.messageOpen = true;
+    const item = { ...messageItem(this.messageId, '', 'in_progress'), content: [] };
+    this.event('response.output_item.added', { output_index: 0, item });
+    this.event('response.content_part.added', { item_id: this.messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+  }
+
+  private closeMessage(): void {
+    if (!this.messageOpen) return;
+    const part = { type: 'output_text', text: this.text_, annotations: [] };
+    this.event('response.output_text.done', { item_id: this.messageId, output_index: 0, content_index: 0, text: this.text_, logprobs: [] });
+    this.event('response.content_part.done', { item_id: this.messageId, output_index: 0, content_index: 0, part });
+    this.event('response.output_item.done', { output_index: 0, item: messageItem(this.messageId, this.text_) });
+  }
+
+  private finish(response: ResponseItem): void {
+    this.event('response.completed', { response });
+    this.stream.end();
+  }
+
+
+  private skeleton(): ResponseItem {
+    const { id, createdAt, model } = this.identity;
+    return { id, object: 'response', created_at: createdAt, status: 'in_progress', model, output: [], usage: null, error: null };
+  }
+
+  /** false when the client's socket is full; opened first, so that its own first events number from 0 */
+  private event(type: string, fields: Record<string, unknown>): boolean {
+    this.stream.open();
+    return this.stream.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.sequence++ })}\n\n`);
+  }
+}

@@ -1,0 +1,114 @@
+import type { Response } from 'express';
+import { decideApproval } from '../../loop/approval-decision';
+import { readsAsFailure } from '../../tool-outcome';
+import type { Reply } from '../../loop/reply';
+import type { ChatTool } from '../../types';
+import { ResponsesConversation, type Chaining } from './conversation';
+import { settleApprovalItems } from './approval';
+import { restoreItems } from './continuation';
+import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem } from './items';
+import { responsesReader } from './reader';
+import { ResponsesJsonReply, ResponsesStreamReply } from './reply';
+import type { ReplyOptions, Wire, WireLoop, WireRequest } from '../../loop/wire';
+
+export interface ResponsesRequest extends WireRequest {
+  input: string | ResponseItem[];
+  tools?: unknown;
+}
+
+/**
+ * A Responses request the loop can serve: an `input` to carry on (a string or a list of items), answered in this
+ * request (`background` runs are polled for later: the loop cannot hold them).
+ */
+function isResponsesRequest(body: unknown): body is ResponsesRequest {
+  if (!isObject(body) || body.background === true) return false;
+  const { input } = body;
+  if (typeof input === 'string') return input !== '';
+  return Array.isArray(input) && input.length > 0 && input.every(isObject);
+}
+
+const inputItems = (input: string | ResponseItem[]): ResponseItem[] => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input);
+
+/** The upstream keeps the conversation (`previous_response_id`, `conversation`): turns then send only what is new. */
+function chainingOf(body: ResponsesRequest): Chaining {
+  if (typeof body.previous_response_id === 'string') return 'previous_response_id';
+  return body.conversation !== undefined && body.conversation !== null ? 'conversation' : 'whole';
+}
+
+/**
+ * MCP's definition as a Responses function tool. Not `strict`: Responses' default, strict, refuses any schema that
+ * does not list every property as required and close `additionalProperties`, which most tools' schemas do not.
+ */
+const responsesTool = ({ function: fn }: ChatTool) => ({ type: 'function', name: fn.name, ...(fn.description === undefined ? {} : { description: fn.description }), parameters: fn.parameters, strict: false });
+
+/**
+ * The client's tools: its functions by name (the loop's own win a clash; the approval tool is the loop's channel to a
+ * person, never the model's), its built-in tools untouched.
+ */
+function clientTools(tools: unknown, withheld: ReadonlySet<string>): { passed: unknown[]; functions: string[] } {
+  const passed = (Array.isArray(tools) ? tools : []).filter((tool) => !(isObject(tool) && tool.type === 'function' && withheld.has(tool.name as string)));
+  const functions = passed.flatMap((tool) => (isObject(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : []));
+  return { passed, functions };
+}
+
+function outputTextOf(output: unknown): string {
+  if (typeof output === 'string') return output;
+  return Array.isArray(output) ? output.map((part) => (isObject(part) ? messageText({ content: [part] }) : '')).join('') : '';
+}
+
+/** Tools that a trusted history says ran successfully: each `function_call` whose `function_call_output` reads as no failure. */
+function succeededIn(items: readonly unknown[]): Set<string> {
+  const listed = items.filter(isObject);
+  const names = new Map(callsOf(listed).map((call) => [call.id, call.name]));
+  const succeeded = new Set<string>();
+  for (const item of listed) {
+    if (item.type !== 'function_call_output' || typeof item.call_id !== 'string') continue;
+    const name = names.get(item.call_id);
+    if (name && !readsAsFailure(outputTextOf(item.output))) succeeded.add(name);
+  }
+  return succeeded;
+}
+
+/** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
+export const responsesWire: Wire<ResponseItem[]> = {
+  name: 'responses',
+  matches: (path) => path.endsWith('/responses'),
+  accepts: isResponsesRequest,
+  upstreamHeaders: ['openai-organization', 'openai-project'],
+  restore(body, handBacks) {
+    const request = body as ResponsesRequest;
+    if (!Array.isArray(request.input)) return undefined;
+    const restored = restoreItems(handBacks, request.input, chainingOf(request) !== 'whole');
+    return restored && { body: { ...body, input: restored.input }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+  },
+  succeededIn,
+  approvals: {
+    settle(reader, req, binding, body) {
+      const { input } = body as ResponsesRequest;
+      const settled = Array.isArray(input) ? settleApprovalItems(input, chainingOf(body as ResponsesRequest) !== 'whole') : undefined;
+      return settled && { body: { ...body, input: settled.input }, decisions: settled.live.map((reply) => decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer)) };
+    },
+    withItems: (body, items) => ({ ...body, input: [...items] }),
+  },
+  open(request, setup): WireLoop<ResponseItem[]> {
+    const body = request as ResponsesRequest;
+    const own = setup.tools.map(responsesTool);
+    const theirs = clientTools(body.tools, new Set([...own.map((tool) => tool.name), setup.approvalTool]));
+    const tools = [...own, ...theirs.passed];
+    const chaining = chainingOf(body);
+    const history = inputItems(body.input);
+    const { tools: _replaced, ...rest } = body;
+    const fields = { ...rest, ...(chaining === 'whole' ? { input: history } : {}), ...(tools.length > 0 ? { tools } : {}), stream: body.stream === true };
+    const identity = { id: `resp_${setup.loopId}`, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding, tools: Array.isArray(body.tools) ? body.tools : [] };
+    return {
+      conversation: new ResponsesConversation(history, fields, chaining, setup),
+      reader: responsesReader,
+      clientTools: new Set([...theirs.functions, ...CLIENT_ACTION_NAMES]),
+      // every Responses client can answer an mcp_approval_request
+      approvalTool: setup.approvalTool,
+      reply(res: Response, options: ReplyOptions): Reply {
+        return body.stream === true ? new ResponsesStreamReply(res, identity, options) : new ResponsesJsonReply(res, identity, options.judged);
+      },
+    };
+  },
+};

@@ -1,0 +1,52 @@
+import example from '../../gateway.example.json';
+import type * as Gateway from '../../lib/gateway/gateway';
+import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
+import { INFERENCE_ROUTES } from '../../lib/gateway/routes';
+import type { AgentLoopMiddleware } from '../../lib/middleware';
+import { optionsSchema } from '../../lib/options';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const NOT_JSON = ['logger'];
+/**
+ * left out on purpose: a secret belongs in MCP_INTERNAL_SECRET, the default self URL is right unless TLS ends inside
+ * the app, and `metrics` needs the optional peer prom-client (the gateway turns it on by itself when installed), so
+ * the example starts after a plain `npm install`
+ */
+const LEFT_OUT = ['internalSecret', 'selfUrl', 'metrics'];
+
+describe('gateway.example.json', () => {
+  it('is a config createGateway accepts', async () => {
+    process.env[example.clientKeysEnv] = 'client-key-0123456789abcdef';
+    const app = createGateway({ ...(example as GatewayConfig), logger: quiet });
+    const loop = app.locals.agentLoop as AgentLoopMiddleware;
+    expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });
+    await loop.close();
+  });
+
+  it('starts without the optional peers (prom-client, @opentelemetry/api), as after a plain npm install', async () => {
+    let gateway: typeof Gateway | undefined;
+    jest.isolateModules(() => {
+      for (const peer of ['prom-client', '@opentelemetry/api']) {
+        jest.doMock(peer, () => {
+          throw new Error(`Cannot find module '${peer}'`);
+        });
+      }
+      gateway = jest.requireActual<typeof Gateway>('../../lib/gateway/gateway');
+    });
+    const app = gateway!.createGateway({ ...(example as GatewayConfig), logger: quiet });
+    const loop = app.locals.agentLoop as AgentLoopMiddleware;
+    expect(loop.metrics).toBeUndefined();
+    await loop.close();
+    jest.dontMock('prom-client').dontMock('@opentelemetry/api');
+  });
+
+  it('shows every JSON-serialisable option', () => {
+    const options = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys);
+    const shown = options.filter((option) => !NOT_JSON.includes(option) && !LEFT_OUT.includes(option));
+    expect(Object.keys(example)).toEqual(expect.arrayContaining(['host', 'port', 'upstream', 'bodyLimit', 'clientKeysEnv', ...shown]));
+  });
+
+  it('lists the routes the gateway forwards by default, to widen from', () => {
+    expect(example.upstream.routes).toEqual(INFERENCE_ROUTES);
+  });
+});
