@@ -1,4 +1,4 @@
-import { assistantTurns, nextId, type Body, type ScriptedWire, type ToolCallStep } from './wire';
+import { assistantTurns, nextId, usageOf, type Body, type ScriptedWire, type ToolCallStep } from './wire';
 
 /** One reply of the model on chat completions: its text, its tool calls, its usage. */
 export interface ChatReply {
@@ -72,8 +72,10 @@ export const chatWire: ScriptedWire = {
     return bad >= 0 ? `Invalid value for 'messages[${bad}]': expected a message object with a 'role'.` : undefined;
   },
   turnOf: (body) => assistantTurns(body.messages as Body[]),
-  json: ({ content, toolCalls, usage }, body) =>
-    completion({ content, toolCalls, usage: usage && { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens } }, typeof body.model === 'string' ? body.model : 'scripted'),
+  json(turn, body) {
+    const { inputTokens, outputTokens } = usageOf(turn);
+    return completion({ ...turn, usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens } }, typeof body.model === 'string' ? body.model : 'scripted');
+  },
   events(whole, body) {
     const options = body.stream_options as { include_usage?: unknown } | undefined;
     const chunks = completionChunks(whole);

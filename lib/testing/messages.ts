@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { assistantTurns, nextId, type Body, type ScriptedWire } from './wire';
+import { assistantTurns, nextId, usageOf, type Body, type ScriptedWire } from './wire';
 
 /**
  * The shapes of Anthropic's Messages API, as recordings of the real API in public SDKs' test fixtures hold them:
@@ -77,9 +77,10 @@ export const messagesWire: ScriptedWire = {
     return bad >= 0 ? `messages.${bad}.role: Input should be 'user' or 'assistant'` : undefined;
   },
   turnOf: (body) => assistantTurns(body.messages as Body[]),
-  json({ content, toolCalls, usage }, body) {
-    const blocks = [...(content === undefined ? [] : [{ type: 'text', text: content }]), ...(toolCalls ?? []).map(({ name, arguments: input }) => ({ type: 'tool_use', id: toolUseId(), name, input: input ?? {} }))];
-    return message(blocks, body.model as string, usage && { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens });
+  json(turn, body) {
+    const blocks = [...(turn.content === undefined ? [] : [{ type: 'text', text: turn.content }]), ...(turn.toolCalls ?? []).map(({ name, arguments: input }) => ({ type: 'tool_use', id: toolUseId(), name, input: input ?? {} }))];
+    const { inputTokens, outputTokens } = usageOf(turn);
+    return message(blocks, body.model as string, { input_tokens: inputTokens, output_tokens: outputTokens });
   },
   events: (whole) => messageEvents(whole).map((event) => ({ event: event.type as string, data: JSON.stringify(event) })),
   error: anthropicError,

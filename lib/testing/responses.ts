@@ -1,5 +1,5 @@
 import { openAiError } from './chat';
-import { nextId, type Body, type ScriptedWire, type ToolCallStep } from './wire';
+import { nextId, usageOf, type Body, type ScriptedWire, type ToolCallStep } from './wire';
 
 /**
  * The shapes OpenAI's Responses API records, as the AI SDK's test fixtures hold them (vercel/ai,
@@ -106,11 +106,12 @@ export function responsesWire(): ScriptedWire {
       return chained !== undefined && !turnsOf.has(chained) ? `Previous response with id '${chained}' not found.` : undefined;
     },
     turnOf: (body) => (turnsOf.get(chainedOn(body) ?? '') ?? 0) + turnsIn(inputOf(body)),
-    json({ content, toolCalls, usage }, body, turnIndex) {
-      const output = [...(content === undefined ? [] : [messageItem(content)]), ...(toolCalls ?? []).map(functionCallItem)];
+    json(turn, body, turnIndex) {
+      const output = [...(turn.content === undefined ? [] : [messageItem(turn.content)]), ...(turn.toolCalls ?? []).map(functionCallItem)];
       const id = `resp_${hexId()}`;
       turnsOf.set(id, turnIndex + 1);
-      return response(id, body, output, usage && { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens });
+      const { inputTokens, outputTokens } = usageOf(turn);
+      return response(id, body, output, { input_tokens: inputTokens, output_tokens: outputTokens });
     },
     events: (whole) => responseEvents(whole).map((event) => ({ event: event.type as string, data: JSON.stringify(event) })),
     error: openAiError,

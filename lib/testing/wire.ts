@@ -37,6 +37,9 @@ export interface ScriptedWire {
   error(status: number, message: string): Body;
 }
 
+/** What a turn reports it used: the script's `usage`, else 10 tokens in and 5 out. */
+export const usageOf = (turn: ScriptedTurn): { inputTokens: number; outputTokens: number } => turn.usage ?? { inputTokens: 10, outputTokens: 5 };
+
 let counter = 0;
 
 /** A new number for an id: ids stay unique across servers and runs of one process. */

@@ -58,11 +58,22 @@ describe('express-agent-loop/testing', () => {
   });
 
   it('resolves by its name with require and with import, and the main entry does not load it', async () => {
-    const required = "const m = require('express-agent-loop'); const before = Object.keys(require.cache).filter((file) => file.includes('/testing/')).length; const t = require('express-agent-loop/testing'); console.log(before, typeof t.scriptedModel, t.localTrellis === m.localTrellis)";
-    const imported = "import { scriptedModel, localTrellis } from 'express-agent-loop/testing'; const model = scriptedModel([{ content: 'hi' }]); await model.ready; console.log(typeof localTrellis, model.url.endsWith('/v1')); await model.close();";
-    const outputs = await Promise.all([['-e', required], ['--input-type=module', '-e', imported]].map((args) => run(process.execPath, args, { cwd: dir })));
-    expect(outputs.map(({ stdout }) => stdout.trim())).toEqual(['0 function true', 'function true']);
-   }, 120_000);
+    // one process (the main entry loads once): import as ESM does, require as CommonJS does
+    const script = [
+      "import { createRequire } from 'node:module';",
+      "const require = createRequire(`${process.cwd()}/`);",
+      "const main = require('express-agent-loop');",
+      "const loaded = Object.keys(require.cache).filter((file) => file.includes('/testing/')).length;",
+      "const required = require('express-agent-loop/testing');",
+      "const { scriptedModel, localTrellis } = await import('express-agent-loop/testing');",
+      "const model = scriptedModel([{ content: 'hi' }]);",
+      'await model.ready;',
+      "console.log(loaded, typeof required.scriptedModel, localTrellis === main.localTrellis, model.url.endsWith('/v1'));",
+      'await model.close();',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+    expect(stdout.trim()).toBe('0 function true true');
+  }, 120_000);
 
   it('runs the README example as printed, in CommonJS and in ESM, under jest', async () => {
     const config = JSON.stringify({ testEnvironment: 'node', transform: {}, testMatch: ['**/gateway.test.js'] });

@@ -28,6 +28,7 @@ describe('the scripted model on Messages', () => {
     const second = await client.messages.create({ ...ask, messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '12:00' }] }] });
     expect(second.content).toEqual([{ type: 'text', text: 'It is noon.' }]);
     expect(second.stop_reason).toBe('end_turn');
+    expect(second.usage).toMatchObject({ input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
   });
 
   it('streams the events the API sends, which the SDK joins into the same Message', async () => {

@@ -22,6 +22,7 @@ describe('the scripted model on Responses', () => {
 
     const second = await client.responses.create({ model: 'gpt-test', input: [{ role: 'user', content: 'What time is it?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '12:00' }], tools });
     expect(second.output_text).toBe('It is noon.');
+    expect(second.usage).toMatchObject({ input_tokens: 10, output_tokens: 5, total_tokens: 15 });
     expect(second.output).toEqual([{ id: expect.stringMatching(/^msg_/), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'It is noon.' }] }]);
   });
 
