@@ -1,7 +1,7 @@
 import http from 'node:http';
 import express from 'express';
 import { agentLoop, type AgentLoopOptions } from '../../lib';
-import { onLoopback, type OnLoopback } from '../../fixtures/loopback';
+import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
 import { byTurn, startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { LOGIN_HEADER, startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
 import { memoryLogger } from '../helpers/memory-logger';
