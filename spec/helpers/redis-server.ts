@@ -1,15 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-
-const CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
-
-/** Debian's redis-server, where the machine has it; else the failure says how to get it (.ci/run installs it). */
-export function redisServerPath(): string {
-  const found = CANDIDATES.find((candidate) => existsSync(candidate)) ?? spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
-  if (!found) throw new Error('redis-server is missing: apt-get install -y redis-server (.ci/run does it on a fresh machine)');
-  return found;
-}
+import { programPath } from '../system-programs';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -34,7 +25,7 @@ export interface RedisServer {
 }
 
 function launch(port: number, extra: string[]): Promise<ChildProcess> {
-  const proc = spawn(redisServerPath(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(programPath('redis-server'), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
   proc.on('exit', () => running.delete(proc));
   return new Promise((resolve, reject) => {
