@@ -187,6 +187,20 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(lastToolText(model)).toBe('noted for alice');
   });
 
+  it('stops asking for a scope the authorization server will not grant after two step-ups in a row', async () => {
+    mcp.grantOnly(['notes:read']);
+    await signIn(gateway, ALICE, 'alice');
+    model.setScript(byTurn([{ toolCalls: [{ id: 'a', name: 'admin_note' }] }, { content: 'done' }]));
+    for (let ask = 0; ask < 2; ask++) {
+      const stepUp = await chat(gateway, ALICE);
+      expect(stepUp.headers.get('x-agent-loop-stop')).toBe('authorization');
+      await consent(stepUp.headers.get('x-agent-loop-authorize')!, 'alice');
+    }
+    const refused = await chat(gateway, ALICE);
+    expect(refused.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toBe(`tool error: ${mcp.url} still refuses the call for want of scope 'notes:read notes:admin' after 2 requests for it`);
+  });
+
   describe('the callback refuses, with a 400 page and nothing stored', () => {
     const tokens = async () => ((await (await fetch(`${gateway.origin}/admin/api/oauth`)).json()) as { tokens: unknown[] }).tokens;
     const linkFor = async () => (await chat(gateway, ALICE)).headers.get('x-agent-loop-authorize')!;
