@@ -12,7 +12,8 @@ import type { ChatCompletion, SelfCallTransport } from '../types';
 import { chatReader } from '../wire/chat/reader';
 import type { TurnReader, TurnResult } from './wire';
 import type { TextSink } from './reply';
-import { errorBody, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, untilAborted } from './turn-stream';
+import { MAX_REPLY_BYTES } from './held-bytes';
+import { errorBody, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
 export interface SelfCall {
