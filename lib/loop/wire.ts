@@ -8,7 +8,7 @@ import type { Answer, Reply, TextSink } from './reply';
 import type { ToolOutcome } from '../tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { ChatTool, Logger, ToolCall } from '../types';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
+import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 
 /** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
 export type WireName = 'chat' | 'responses' | 'messages';

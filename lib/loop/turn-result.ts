@@ -1,4 +1,4 @@
-/** What a wire reads from a model reply, in no wire's shape: kept apart (no imports) as the published types reach it. */
+/** What the loop reads from a model reply, in no wire's shape: kept apart (no imports) as the published types reach it. */
 
 /** One tool call as the loop runs it, whatever the wire; `index` is its place among the calls of the model's output. */
 export interface WireCall {
