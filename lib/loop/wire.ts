@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { ApprovalDecision, ApprovalReader } from './approval-decision';
-import type { Continuations } from './continuation';
+import type { Continuations, Reopened } from './continuation';
 import type { LoopStats } from './context';
 import type { Answer, Reply, TextSink } from './reply';
 import type { ToolOutcome } from '../tool-outcome';
@@ -66,15 +66,9 @@ export interface LoopHandBacks extends HandBacks {
   succeeded: ReadonlySet<string>;
 }
 
-/** A follow-up with the loop's earlier work put back. */
-export interface Restored {
+/** A follow-up with the loop's earlier work put back: the verified tools alone (with this loop's own turns) unlock their children. */
+export interface Restored extends Reopened {
   body: WireRequest;
-  /** the tools the verified tokens say ran well: they alone (with this loop's own turns) unlock their children */
-  succeeded: string[];
-  /** tokens that did not open: their work not restored */
-  forged: number;
-  /** tokens left unopened past the bounds (repeats, later calls, the follow-up's byte bound) */
-  ignored: number;
 }
 
 /** What a wire needs to set up one loop. */

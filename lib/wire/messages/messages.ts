@@ -47,7 +47,9 @@ export const messagesWire: Wire<AnthropicMessage> = {
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);
-    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    if (!restored) return undefined;
+    const { messages, ...reopened } = restored;
+    return { body: { ...body, messages }, ...reopened };
   },
   succeededIn: (items) => succeededIn(items as MessageParam[]),
   approvals: {

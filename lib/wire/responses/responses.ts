@@ -79,7 +79,9 @@ export const responsesWire: Wire<ResponseItem[]> = {
     const request = body as ResponsesRequest;
     if (!Array.isArray(request.input)) return undefined;
     const restored = restoreItems(handBacks, request.input, chainingOf(request) !== 'whole');
-    return restored && { body: { ...body, input: restored.input }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    if (!restored) return undefined;
+    const { input, ...reopened } = restored;
+    return { body: { ...body, input }, ...reopened };
   },
   succeededIn,
   approvals: {
