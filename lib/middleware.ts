@@ -25,7 +25,7 @@ import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
 import type { Wire, WireRequest } from './loop/wire';
-import { wireFor } from './wire/wires';
+import { JUDGE_WIRE, wireFor } from './wire/wires';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   /** `source`: who changed them, for the log line (default `settings.update()`) */
@@ -66,6 +66,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       return judge.runner;
     },
     approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(config.approval.ttlSec) },
+    judgeWire: JUDGE_WIRE,
     telemetry,
     shutdown: inFlight.shutdownSignal,
   };

@@ -108,6 +108,12 @@ export interface WireApprovals {
   withItems(body: WireRequest, items: readonly unknown[]): WireRequest;
 }
 
+/** The wire the judge's model speaks: its front door beside the client's, and its replies' reader. */
+export interface JudgeWire {
+  readonly path: string;
+  readonly reader: TurnReader;
+}
+
 /** A request body this wire's loop can serve. */
 export interface WireRequest {
   model?: unknown;
@@ -121,8 +127,8 @@ export interface WireRequest {
  */
 export interface Wire<Output = unknown> {
   readonly name: WireName;
-  /** the request path (`req.path`) is this wire's front door */
-  matches(path: string): boolean;
+  /** a request path (`req.path`) that ends with this is this wire's front door */
+  readonly path: string;
   /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
   accepts(body: unknown): body is WireRequest;
   /** headers this wire's upstream needs, forwarded from the client's request onto every turn */

@@ -106,7 +106,7 @@ class ChatConversation implements Conversation<ChatMessage> {
 /** OpenAI chat completions (`.../chat/completions`), the seed's wire. */
 export const chatWire: Wire<ChatMessage> = {
   name: 'chat',
-  matches: (path) => path.endsWith('/chat/completions'),
+  path: '/chat/completions',
   accepts: isChatRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
   restore(body, handBacks) {

@@ -41,7 +41,7 @@ function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unk
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
 export const messagesWire: Wire<AnthropicMessage> = {
   name: 'messages',
-  matches: (path) => path.endsWith('/messages'),
+  path: '/messages',
   accepts: isMessagesRequest,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],
   restore(request, handBacks) {

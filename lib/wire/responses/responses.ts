@@ -72,7 +72,7 @@ function succeededIn(items: readonly unknown[]): Set<string> {
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
 export const responsesWire: Wire<ResponseItem[]> = {
   name: 'responses',
-  matches: (path) => path.endsWith('/responses'),
+  path: '/responses',
   accepts: isResponsesRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
   restore(body, handBacks) {
