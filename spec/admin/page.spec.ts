@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
+import { programPath } from '../system-programs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const KEY = 'page-admin-key-0123456789abcdef';
 process.env.TEST_PAGE_ADMIN_KEY = KEY;
 const bindings = [{ name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'fails'] }];
@@ -18,10 +18,9 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
   let profile: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it on a fresh machine)`);
     profile = mkdtempSync(path.join(os.tmpdir(), 'agent-loop-chromium-'));
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
+      executablePath: programPath('chromium'),
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
     });
@@ -70,6 +69,14 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     expect(loop.settings.get().bindings.notes.maxTurns).toBe(4);
     await page.waitForFunction("document.querySelector('#bindings .binding .muted')?.textContent.includes('maxTurns 4')");
 
+    // a value the browser refuses (maxTurns is at most 50) is never sent: the earlier "Saved" line goes
+    const rendered = await page.$('#binding-notes-maxTurns');
+    await rendered!.click({ count: 3 });
+    await rendered!.type('99');
+    await page.click('#save-settings');
+    await page.waitForFunction("document.getElementById('settings-message')?.textContent === ''");
+    expect(loop.settings.get().bindings.notes.maxTurns).toBe(4);
+
     const answer = client.chat.completions.create(ask()).withResponse();
     await page.waitForSelector('#live-loops tr[data-loop]', { timeout: 15_000 });
     const live = await page.$eval('#live-loops tr', (row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent));
@@ -91,6 +98,8 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     expect(await row!.$eval('.badge', (node) => node.textContent)).toBe('final');
 
     await page.screenshot({ path: SCREENSHOT });
+    // fits a 1366 px screen: nothing wider than the window, pseudo-elements included
+    expect(await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')).toEqual([1366, 1366]);
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);

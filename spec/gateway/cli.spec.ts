@@ -102,6 +102,11 @@ describe('agent-loop-gateway (the CLI)', () => {
       "ERR_AGENT_LOOP_INVALID_OPTION: createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }.\n",
     ],
     [
+      'an upstream.apiKeyEnv that is not set',
+      () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_CLI_UNSET_UPSTREAM_KEY' }, clientKeys: ['client-key-0123456789abcdef'] })],
+      "ERR_AGENT_LOOP_NO_UPSTREAM_KEY: createGateway: option 'upstream.apiKeyEnv' names TEST_CLI_UNSET_UPSTREAM_KEY, which is not set; set it to the upstream's API key (e.g. export TEST_CLI_UNSET_UPSTREAM_KEY=sk-...), or remove apiKeyEnv for an upstream that takes no key.\n",
+    ],
+    [
       'a port that is not a number',
       () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', 'abc'],
       'ERR_AGENT_LOOP_OUT_OF_RANGE: createGateway: option \'port\' is "abc"; it must be a port number from 0 to 65535, e.g. 3000.\n',
@@ -169,11 +174,21 @@ describe('agent-loop-gateway (the CLI)', () => {
     }
   });
 
-  it('exits 2 naming a config file that is not JSON', async () => {
-    const file = configFile('{ "upstream": ');
+  it('exits 2 on a config file that is not JSON, with the coded error naming line, column and fix', async () => {
+    const file = configFile('{\n  "upstream": { "url": "http://127.0.0.1:9/v1" },\n}\n');
     running = cli('--config', file);
     expect(await running.exited).toBe(2);
-    expect(running.stderr).toMatch(new RegExp(`^agent-loop-gateway: cannot read --config ${file}: .*JSON.*\\n$`));
+    expect(running.stderr).toBe(
+      `ERR_AGENT_LOOP_CONFIG_NOT_JSON: the config file ${file} is not JSON at line 3, column 1 (Expected double-quoted property name); ` +
+        'fix it there: JSON has its keys and strings in double quotes, no comments and no comma after the last entry, e.g. { "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }\n',
+    );
+  });
+
+  it('exits 2 naming a config file it cannot read', async () => {
+    const file = path.join(tmpdir(), 'agent-loop-no-such-config.json');
+    running = cli('--config', file);
+    expect(await running.exited).toBe(2);
+    expect(running.stderr).toBe(`agent-loop-gateway: cannot read --config ${file}: ENOENT: no such file or directory, open '${file}'\n`);
   });
 
   describe('on SIGTERM or SIGINT', () => {
