@@ -6,6 +6,8 @@ import { byTurn, startModelServer, type ModelServer } from '../../fixtures/model
 import { LOGIN_HEADER, startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
 import { memoryLogger } from '../helpers/memory-logger';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 
 interface Gateway extends OnLoopback {
   lines: Record<string, unknown>[];
@@ -118,6 +120,15 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     await signIn(gateway, ALICE, 'alice', { 'x-user-id': 'u-1' });
     const other = await chat(gateway, ALICE, ask(), { 'x-user-id': 'u-2' });
     expect(other.headers.get('x-agent-loop-stop')).toBe('authorization');
+  });
+
+  it('does not sign in to a server whose metadata names another resource: its calls fail readably', async () => {
+    mcp.setResource('http://127.0.0.1:1/elsewhere');
+    model.setScript(whoamiThenAnswer());
+    const answer = await chat(gateway, ALICE);
+    expect(answer.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toMatch(/^tool error: Trellis at .* failed: .*http:\/\/127\.0\.0\.1:1\/elsewhere/);
+    expect(mcp.authorizations).toEqual([]);
   });
 
   it('runs the loop for a request with no user, each call failing readably', async () => {
@@ -293,5 +304,15 @@ describe('the consent answer on each wire, JSON and streamed', () => {
     const text = await response.text();
     expect(text).toContain(JSON.stringify(`[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`).slice(1, -1));
     expect(model.requests).toHaveLength(0);
+  });
+
+  it('reads as a normal answer to the official clients, the link in the header beside it', async () => {
+    const openai = new OpenAI({ baseURL: `${gateway.origin}/v1`, apiKey: ALICE, maxRetries: 0 });
+    const { data, response } = await openai.chat.completions.create({ model: 'agent-1', messages: [{ role: 'user', content: 'who am I?' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe(`[agent-loop] ${mcp.url} needs your permission: open ${response.headers.get('x-agent-loop-authorize')}, then send your message again.`);
+    const anthropic = new Anthropic({ baseURL: gateway.origin, apiKey: ALICE, maxRetries: 0 });
+    const stream = anthropic.messages.stream({ model: 'agent-1', max_tokens: 100, messages: [{ role: 'user', content: 'who am I?' }] });
+    const message = await stream.finalMessage();
+    expect(message.content).toEqual([{ type: 'text', text: expect.stringMatching(/^\[agent-loop\] .* needs your permission: open http:\/\/127\.0\.0\.1:\d+\/authorize\?.*, then send your message again\.$/) }]);
   });
 });
