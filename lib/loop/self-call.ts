@@ -10,7 +10,8 @@ import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection
 import type { SelfCallTransport } from '../types';
 import type { TurnReader, TurnResult } from './wire';
 import type { TextSink } from './reply';
-import { errorBody, errorMessage, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, untilAborted } from './turn-stream';
+import { MAX_REPLY_BYTES } from './held-bytes';
+import { errorBody, errorMessage, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
 export interface SelfCall {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { onAbort, settledWithin } from '../signals';
 import { isObject } from './deltas';
+import { HeldBytes } from './held-bytes';
 import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;
@@ -33,29 +34,16 @@ async function drain(stream: Readable): Promise<void> {
   await ended.catch(ignoreText);
 }
 
-/** the default of `maxReplyBytes`: 32 MiB, far more than any model's reply */
-export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
+/** Reads one wire's SSE reply as it arrives, to its end event, keeping at most `held`; a broken stream throws. */
+export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink, held: HeldBytes) => Promise<T>;
 
-/** The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end. */
-export const replyTooLong = (maxReplyBytes: number) => new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);
-
-/** The stream's parts until `maxBytes` were read; one more byte throws, and the caller destroys the stream. */
-async function* bounded(stream: Readable, maxBytes: number): AsyncGenerator<Buffer | string> {
-  let read = 0;
-  for await (const part of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
-    read += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-    if (read > maxBytes) throw replyTooLong(maxBytes);
-    yield part;
-  }
-}
-
-/** Reads one wire's SSE reply as it arrives, to its end event; a broken stream throws. */
-export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink) => Promise<T>;
-
-/** A streamed turn read as it arrives by the wire's `read`, at most `maxBytes` of it; the stream is destroyed only when the turn fails. */
+/**
+ * A streamed turn read as it arrives by the wire's `read`, holding at most `maxBytes` (`HeldBytes`) however long it
+ * runs; the stream is destroyed only when the turn fails.
+ */
 export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T> {
   try {
-    const completion = await read(bounded(stream, maxBytes), onText);
+    const completion = await read(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>, onText, new HeldBytes(maxBytes));
     await drain(stream);
     return completion;
   } catch (error) {

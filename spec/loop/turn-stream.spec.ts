@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { errorBody, errorMessage, ignoreText, MAX_REPLY_BYTES, parsedOrUndefined, replyTooLong, streamedTurn, untilAborted } from '../../lib/loop/turn-stream';
+import { MAX_REPLY_BYTES, replyTooLong } from '../../lib/loop/held-bytes';
+import { errorBody, errorMessage, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from '../../lib/loop/turn-stream';
 import { streamedCompletion } from '../../lib/wire/chat/streamed-completion';
 
 const sse = (...events: unknown[]) => events.map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
@@ -14,12 +15,12 @@ describe('streamedTurn: one streamed turn read as it arrives, bounded', () => {
     expect(completion.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' });
   });
 
-  it('fails one byte past maxBytes, naming the bound, and destroys the stream', async () => {
-    const parts = sse(chunk({ content: 'x'.repeat(100) }), '[DONE]');
-    const exact = parts.join('').length;
-    await expect(streamedTurn(Readable.from([parts.join('')]), ignoreText, exact, streamedCompletion)).resolves.toBeDefined();
+  it('fails once the message it holds passes maxBytes, naming the bound, and destroys the stream; the framing around it is not held', async () => {
+    const parts = sse(...Array.from({ length: 10 }, () => chunk({ content: 'x'.repeat(100) })), '[DONE]');
+    expect(parts.join('').length).toBeGreaterThan(2000);
+    await expect(streamedTurn(Readable.from([parts.join('')]), ignoreText, 1000, streamedCompletion)).resolves.toBeDefined();
     const stream = Readable.from([parts.join('')]);
-    await expect(streamedTurn(stream, ignoreText, exact - 1, streamedCompletion)).rejects.toThrow(`the model's reply is longer than maxReplyBytes = ${exact - 1}`);
+    await expect(streamedTurn(stream, ignoreText, 999, streamedCompletion)).rejects.toThrow("the model's reply is longer than maxReplyBytes = 999");
     expect(stream.destroyed).toBe(true);
     expect(replyTooLong(5).message).toBe("the model's reply is longer than maxReplyBytes = 5");
   });

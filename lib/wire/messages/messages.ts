@@ -76,7 +76,7 @@ export const messagesWire: Wire<AnthropicMessage> = {
       json: (reply) => read(wellFormedMessage(reply)),
       // The blocks go to the client's stream as they arrive, so the loop's text sink is not needed.
       stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
-        read(await streamedTurn(upstream, onText, maxBytes, (events) => streamedMessage(events, (event) => stream?.writer.forward(event)))),
+        read(await streamedTurn(upstream, onText, maxBytes, (events, _onText, held) => streamedMessage(events, (event) => stream?.writer.forward(event), held))),
     };
     const identity = { id: `msg_${setup.loopId}`, model: typeof body.model === 'string' ? body.model : '' };
     return {
