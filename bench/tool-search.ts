@@ -1,19 +1,12 @@
 import os from 'node:os';
-import { asChatTools, catalogTools, type CatalogQuery } from '../fixtures/tool-catalog/catalog';
+import { asChatTools, catalogOf, catalogTools, type CatalogQuery } from '../fixtures/tool-catalog/catalog';
 import queries from '../fixtures/tool-catalog/queries.json';
 import { ToolIndex } from '../lib/tool-search/tool-index';
 import { toolSearchTool } from '../lib/tool-search/tool-search-tool';
 import type { ChatTool } from '../lib/types';
 import { percentile } from '../spec/helpers/percentile';
 
-/** The catalog's real tools, repeated under numbered names up to `count`: as many tools with real texts. */
-function toolsOf(count: number): ChatTool[] {
-  const real = asChatTools(catalogTools());
-  return Array.from({ length: count }, (_, i) => {
-    const tool = real[i % real.length];
-    return i < real.length ? tool : { ...tool, function: { ...tool.function, name: `${tool.function.name}_${Math.floor(i / real.length)}` } };
-  });
-}
+const toolsOf = (count: number): ChatTool[] => asChatTools(catalogOf(count));
 
 const median = (values: number[]) => percentile(values, 50);
 

@@ -5,11 +5,12 @@ import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
 import { defaultOf } from './option';
 import { bindingOptions, type Config } from './options';
+import { toolSearchOf } from './tool-search/options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import type { SignIns } from './trellis/oauth/sign-ins';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
-import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
+import type { BindingMatch, Logger, Trellis } from './types';
 import type { WireRequest } from './loop/wire';
 
 type Matcher = (req: Request, model: unknown) => boolean;
@@ -88,10 +89,10 @@ export class Bindings {
  * Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up;
  * not where each user lists their own.
  */
-function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false, requireApproval: RequireApproval = 'never'): ActiveBinding {
+function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, tuning: Omit<ActiveBinding, 'name' | 'trellis' | 'catalog'>): ActiveBinding {
   const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
   if (!trellis.forRequest) void catalog.tools();
-  return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval };
+  return { name, trellis, catalog, ...tuning };
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
@@ -106,11 +107,13 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
         `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
       );
     }
-    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, spec.maxTurns, spec.toolTimeoutSec, spec.resetTimeoutOnProgress, spec.requireApproval), match: spec.match };
+    const { maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval } = spec;
+    const toolSearch = toolSearchOf(valid.toolSearch, spec.toolSearch);
+    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, { maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval, toolSearch }), match: spec.match };
   });
   const search = valid.webSearch && {
     always: valid.webSearch.always === true,
-    binding: activeBinding(WEB_SEARCH_TOOL.name, new Hierarchy([WEB_SEARCH_TOOL.name]), webSearchTrellis(valid.webSearch), logger, undefined, defaultOf(bindingOptions.toolTimeoutSec)),
+    binding: activeBinding(WEB_SEARCH_TOOL.name, new Hierarchy([WEB_SEARCH_TOOL.name]), webSearchTrellis(valid.webSearch), logger, { toolTimeoutSec: defaultOf(bindingOptions.toolTimeoutSec), requireApproval: 'never', toolSearch: false }),
   };
   return new Bindings(entries, logger, search);
 }

@@ -8,6 +8,7 @@ import { loggerOption } from './logger';
 import { distance, validated } from './option-error';
 import { defaulted, hintsOf, limit, option, required, schemaOf, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from './option';
 import { metricsOption, telemetryOption } from './telemetry/options';
+import { toolSearchOption, type ToolSearchOptions } from './tool-search/options';
 import type { HierarchySource } from './trellis/catalog';
 import { listTtlSec, mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 import { webSearchOption } from './trellis/web-search';
@@ -93,6 +94,7 @@ export const bindingOptions = {
     doc: { range: 'boolean', fallback: '`false`', does: "a tool's MCP progress notification starts its `toolTimeoutSec` afresh, so a tool that keeps reporting may run up to `totalBudgetSec`; the timeout text stays `timed out after <toolTimeoutSec>s`" },
   }),
   trellis: option<TrellisOption>({ schema: trellisOption.schema }),
+  toolSearch: option<ToolSearchOptions | false>({ schema: toolSearchOption.schema }),
   /** which calls a person approves before they run, in OpenAI's words (default 'never') */
   requireApproval: defaulted<RequireApproval>({
     schema: Joi.alternatives(Joi.string().valid('always', 'never'), Joi.object({ never: Joi.object({ toolNames: Joi.array().items(Joi.string()).required() }).required() })).default('never'),
@@ -130,7 +132,7 @@ export const loopOptions = {
   bindings: defaulted<OptionsIn<typeof bindingOptions>[], OptionsOut<typeof bindingOptions>[]>({
     schema: Joi.array().items(schemaOf(bindingOptions)).unique('name').messages({ 'array.unique': 'bindings[{#dupePos}] has that name too' }).default([]),
     hint: "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]",
-    doc: { range: '`{ name, match, hierarchy, maxTurns?, toolTimeoutSec?, resetTimeoutOnProgress?, requireApproval?, trellis? }`', fallback: '`[]`', does: 'when the loop runs and with which tools' },
+    doc: { range: '`{ name, match, hierarchy, maxTurns?, toolTimeoutSec?, resetTimeoutOnProgress?, requireApproval?, toolSearch?, trellis? }`', fallback: '`[]`', does: 'when the loop runs and with which tools' },
     list: true,
     inner: bindingOptions,
   }),
@@ -204,6 +206,7 @@ export const loopOptions = {
     inner: approvalOptions,
   }),
   webSearch: webSearchOption,
+  toolSearch: toolSearchOption,
   metrics: metricsOption,
   telemetry: telemetryOption,
   logger: option<Logger>({

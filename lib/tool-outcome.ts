@@ -1,11 +1,16 @@
 import type { ToolImage } from './trellis/result';
 
-/** Why a call cannot run as the model asked: a tool outside the tree, or arguments that are no JSON object. */
+/**
+ * Why a call cannot run as the model asked: a tool outside the tree, arguments that are no JSON object, a tool held
+ * back that no `tool_search` loaded yet, a `tool_search` without a query it can search for.
+ */
 export type Invalid =
   | { why: 'unknown_tool'; valid: string[]; unlisted?: string }
   | { why: 'arguments_not_string' }
   | { why: 'arguments_not_json'; error: string }
-  | { why: 'arguments_not_object'; got: unknown };
+  | { why: 'arguments_not_object'; got: unknown }
+  | { why: 'not_loaded' }
+  | { why: 'bad_query'; problem: string };
 
 /** Why a call that needs a person's approval did not run. */
 export type Unapproved =
@@ -69,6 +74,10 @@ function invalidText(tool: string, invalid: Invalid): string {
       return toolErrorText(`arguments for '${tool}' are not valid JSON (${invalid.error})`);
     case 'arguments_not_object':
       return toolErrorText(`arguments for '${tool}' must be a JSON object, got ${Array.isArray(invalid.got) ? 'an array' : JSON.stringify(invalid.got)}`);
+    case 'not_loaded':
+      return toolErrorText(`'${tool}' is not loaded: call tool_search first`);
+    case 'bad_query':
+      return toolErrorText(`'${tool}' cannot search: ${invalid.problem}`);
   }
 }
 

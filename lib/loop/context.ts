@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import type { ConsentRequired } from '../trellis/oauth/consent';
 import type { ToolCatalog } from '../trellis/catalog';
+import type { DeferredTools } from '../tool-search/deferred-tools';
+import type { ToolSearchConfig } from '../tool-search/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
@@ -23,6 +25,8 @@ export interface ActiveBinding {
   /** a tool's progress notification starts its timeout afresh (the total budget still bounds it) */
   resetTimeoutOnProgress?: boolean;
   requireApproval: RequireApproval;
+  /** its tool search, global and own options merged; false: off */
+  toolSearch: ToolSearchConfig | false;
 }
 
 export interface LoopStats {
@@ -57,8 +61,10 @@ export interface Loop {
   wire: WireName;
   /** the client's history and the loop's turns, in the wire's shape */
   conversation: Conversation;
-  /** the tools the client declared itself: a call to one of them is handed back to it */
-  clientTools: ReadonlySet<string>;
+  /** the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to it */
+  clientTools: Set<string>;
+  /** the tools held back for `tool_search`; undefined: every tool is offered */
+  toolSearch?: DeferredTools;
   /** tools that ran successfully so far, history included: they unlock their children */
   succeeded: Set<string>;
   signal: AbortSignal;

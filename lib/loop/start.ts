@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
+import { DeferredTools, splitListing } from '../tool-search/deferred-tools';
 import type { Config, Settings } from '../options';
 import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
@@ -119,10 +120,11 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   try {
     const access = await signedIn(configured, req, signal);
     if ('binding' in access) binding = access.binding;
-    const tools = 'consent' in access ? [] : await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
+    const split = splitListing('consent' in access ? [] : await binding.catalog.tools(signal), binding.toolSearch);
+    const session = wire.open(body, { loopId: id, tools: [...split.offered], servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
+    const clientTools = new Set(session.clientTools);
     // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.
     if (config.trustClientHistory) for (const tool of wire.succeededIn(conversation.history)) succeeded.add(tool);
     const loop: Loop = {
@@ -136,7 +138,8 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       deadline,
       wire: wire.name,
       conversation,
-      clientTools: session.clientTools,
+      clientTools,
+      toolSearch: DeferredTools.open(split.held, session.clientSearch, binding.toolSearch, [], conversation, clientTools),
       succeeded,
       signal,
       logger,

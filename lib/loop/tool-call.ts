@@ -1,6 +1,7 @@
 import type { JudgeDecision } from '../judge/runner';
 import { redacted } from '../redact';
 import { TimedOut, withinTimeout } from '../signals';
+import { TOOL_SEARCH } from '../tool-search/tool-search-tool';
 import type { ToolOutcome } from '../tool-outcome';
 import { resultImages, resultText } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
@@ -50,9 +51,14 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
-  if (!hierarchy.has(tool)) return catalog.unknownTool(tool);
+  const search = loop.toolSearch;
+  // a tool held back runs nothing until a search loaded it; tool_search itself is the loop's to answer
+  if (search?.holds(tool)) return { kind: 'invalid', tool, why: 'not_loaded' };
+  const searches = search !== undefined && tool === TOOL_SEARCH;
+  if (!searches && !hierarchy.has(tool)) return catalog.unknownTool(tool);
   const parsed = parseArguments(tool, call.arguments);
   if ('invalid' in parsed) return parsed.invalid;
+  if (searches) return search.search(parsed.arguments);
   const refusal = hierarchy.gate(tool, loop.succeeded);
   if (refusal) return refusal;
   const repeated = loop.repeats.refusal(tool, parsed.arguments);

@@ -43,6 +43,13 @@ export class TurnBody {
     return { json: `${this.head}"${this.key}":[${this.messages}]}`, stream: this.stream };
   }
 
+  /** Appends to a list of the request (`tools`: the tools a search loaded), after what it held: serialised again once. */
+  appendTo(key: string, items: readonly unknown[]): void {
+    const list = this.rest[key];
+    this.rest[key] = [...(Array.isArray(list) ? list : []), ...items];
+    this.head = undefined;
+  }
+
   /** Forgets the messages from `index` on, so that the next request serialises them again. */
   rewind(index: number): void {
     if (index >= this.serialised) return;

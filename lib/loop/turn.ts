@@ -72,6 +72,7 @@ export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number):
     }
   });
   loop.conversation.addOutcomes(answered, results);
+  loop.toolSearch?.offerFound(loop.conversation, loop.clientTools);
   loop.stats.toolCalls += kept.length - pending.length;
   return pending;
 }

@@ -8,6 +8,7 @@ import type { LoopStats } from './context';
 import type { Answer, Reply, TextSink } from './reply';
 import type { ToolOutcome } from '../tool-outcome';
 import type { TurnRequest } from './turn-body';
+import type { SearchKind } from '../tool-search/tool-search-tool';
 import type { ChatTool, Logger, ToolCall } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 
@@ -45,6 +46,11 @@ export interface Conversation<Output = unknown> {
   request(): TurnRequest;
   /** the client's own calls as handed back, carrying the loop's earlier work (continuation) */
   handBack(turn: TurnResult<Output>, calls: WireCall[]): WireCall[];
+  /**
+   * These tools join the request's tools from the next turn on, after every tool offered already, in the wire's shape
+   * (a client's own tool held back as the client defined it, without `defer_loading`)
+   */
+  offer(tools: readonly ChatTool[]): void;
 }
 
 export interface ReplyOptions {
@@ -94,6 +100,8 @@ export interface LoopSetup {
   answerIds: AnswerIds;
   /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
   approvalTool: string;
+  /** the loop serves a client's own tool search (its deferred tools found by the loop); false: it goes upstream as sent */
+  servesClientSearch: boolean;
 }
 
 /** One loop's wire: its conversation, its reply reader and where its answer goes. */
@@ -106,6 +114,14 @@ export interface WireLoop<Output = unknown> {
   reply(res: Response, options: ReplyOptions): Reply;
   /** set when the client declared the approval tool (and the wire can hand calls to it): calls needing a person wait for it */
   approvalTool?: string;
+  /** the client's own tool search, when the loop serves it: its tools held back (as chat functions) and how it searches */
+  clientSearch?: ClientSearch;
+}
+
+/** A client's own tool search, taken out of its request: the upstream sees neither the search tool nor `defer_loading`. */
+export interface ClientSearch {
+  held: ChatTool[];
+  kind: SearchKind;
 }
 
 /** A wire whose clients can approve calls: the approval exchanges of a follow-up read back, in the wire's shape. */

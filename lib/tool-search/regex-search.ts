@@ -19,7 +19,8 @@ export function regexSearch(tools: readonly ChatTool[], pattern: string, max: nu
   try {
     compiled = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
   } catch (error) {
-    throw new BadPattern((error as Error).message.replace(/^error parsing regexp: /, ''));
+    // the message quotes the pattern as compiled, with the case flag it was given
+    throw new BadPattern((error as Error).message.replace(/^error parsing regexp: /, '').replace('`(?i)', '`'));
   }
   const byName = tools.filter((tool) => compiled.matcher(tool.function.name).find());
   const named = new Set(byName);

@@ -17,6 +17,7 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
     handBacks: { continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires')), req: { headers: {} } as IncomingMessage, binding: 'notes', succeeded: new Set() },
     answerIds: new AnswerIds(),
     approvalTool: 'approve_tool_call',
+    servesClientSearch: true,
     ...overrides,
   };
 }

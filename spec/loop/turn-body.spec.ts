@@ -26,6 +26,17 @@ describe('TurnBody', () => {
     expect(turns.map((turn) => turn.stream)).toEqual([false, false]);
   });
 
+  it('appends to a list of the request, the earlier request byte for byte a prefix up to the new items', () => {
+    const body = new TurnBody({ model: 'demo', tools: [{ name: 'a' }], stream: false, messages: [] });
+    const before = body.request([]).json;
+    body.appendTo('tools', [{ name: 'b' }]);
+    const after = body.request([]).json;
+    expect(JSON.parse(after).tools).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(after.startsWith(before.slice(0, before.indexOf(']')))).toBe(true);
+    body.appendTo('extra', [1]);
+    expect(JSON.parse(body.request([]).json).extra).toEqual([1]);
+  });
+
   it('serialises the request once per loop and each message once, however many turns', () => {
     tool.serialisations = 0;
     const body = new TurnBody(request);

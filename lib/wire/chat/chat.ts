@@ -62,6 +62,7 @@ function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage |
 /** The loop's chat conversation: the client's messages, then each turn's assistant message and its tool messages. */
 class ChatConversation implements Conversation<ChatMessage> {
   readonly items: ChatMessage[];
+  private readonly body: TurnBody;
   private readonly source: TurnSource<ChatMessage>;
 
   constructor(
@@ -70,7 +71,8 @@ class ChatConversation implements Conversation<ChatMessage> {
     private readonly setup: LoopSetup,
   ) {
     this.items = [...client];
-    this.source = budgeted(new TurnBody(fields), chatElision, client.length, setup);
+    this.body = new TurnBody(fields);
+    this.source = budgeted(this.body, chatElision, client.length, setup);
   }
 
   get history(): readonly ChatMessage[] {
@@ -96,6 +98,10 @@ class ChatConversation implements Conversation<ChatMessage> {
 
   request(): TurnRequest {
     return this.source.request(this.items);
+  }
+
+  offer(tools: readonly ChatTool[]): void {
+    this.body.appendTo('tools', tools);
   }
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {

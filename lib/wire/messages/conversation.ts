@@ -3,9 +3,10 @@ import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
 import { messagesElision } from './elision';
-import { blocksOf, type MessageParam } from './request';
+import { blocksOf, messagesTool, type MessageParam } from './request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
+import type { ChatTool } from '../../types';
 
 /** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
 function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
@@ -44,6 +45,7 @@ export function succeededIn(messages: readonly MessageParam[]): Set<string> {
  */
 export class MessagesConversation implements Conversation<AnthropicMessage> {
   readonly items: MessageParam[];
+  private readonly body: TurnBody;
   private readonly source: TurnSource<MessageParam>;
 
   constructor(
@@ -52,10 +54,11 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
     budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
     private readonly approvalTool?: string,
+    private readonly shape: (tool: ChatTool) => unknown = messagesTool,
   ) {
     this.items = [...client];
-    const body = new TurnBody(fields);
-    this.source = budget === undefined ? body : budgeted(body, messagesElision, client.length, budget);
+    this.body = new TurnBody(fields);
+    this.source = budget === undefined ? this.body : budgeted(this.body, messagesElision, client.length, budget);
   }
 
   /** the loop's own messages so far: what a hand-back carries */
@@ -89,6 +92,10 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
 
   request(): TurnRequest {
     return this.source.request(this.items);
+  }
+
+  offer(tools: readonly ChatTool[]): void {
+    this.body.appendTo('tools', tools.map(this.shape));
   }
 
   /**

@@ -7,7 +7,9 @@ import { carryOnMessages, restoreMessages } from './continuation';
 import { MessagesConversation, succeededIn } from './conversation';
 import { wellFormedMessage } from './model-reply';
 import { MessagesJsonReply, MessagesStreamReply, type Shown } from './reply';
-import { clientTools, isMessagesRequest, messagesTool, type MessageParam, type MessagesRequest } from './request';
+import { clientTools, customAsChat, isMessagesRequest, messagesTool, searchKindOf, type MessageParam, type MessagesRequest } from './request';
+import { clientToolSearch } from '../../tool-search/client-search';
+import type { ChatTool } from '../../types';
 import { streamedMessage } from './stream-reader';
 import { isToolUse, type AnthropicMessage } from './types';
 import { addMessagesUsage, totalTokens } from './usage';
@@ -64,7 +66,9 @@ export const messagesWire: Wire<AnthropicMessage> = {
     const own = setup.tools.map(messagesTool);
     const offered = new Set(own.map((tool) => tool.name));
     const declared = clientTools(body.tools);
-    const theirs = declared.filter((tool) => !offered.has(tool.name) && tool.name !== setup.approvalTool);
+    const search = setup.servesClientSearch ? clientToolSearch(declared, searchKindOf, customAsChat) : undefined;
+    const theirs = (search?.passed ?? declared).filter((tool) => !offered.has(tool.name) && tool.name !== setup.approvalTool);
+    const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? messagesTool(tool);
     const shown: Shown = { blocks: [] };
     let stream: MessagesStreamReply | undefined;
     const read = (message: AnthropicMessage) => {
@@ -80,10 +84,11 @@ export const messagesWire: Wire<AnthropicMessage> = {
     };
     const identity = { id: `msg_${setup.loopId}`, model: typeof body.model === 'string' ? body.model : '' };
     return {
-      conversation: new MessagesConversation(body.messages, turnFields(body, [...own, ...theirs]), (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls), setup, setup.approvalTool),
+      conversation: new MessagesConversation(body.messages, turnFields(body, [...own, ...theirs]), (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls), setup, setup.approvalTool, shape),
       reader,
       clientTools: new Set(theirs.map((tool) => tool.name)),
       approvalTool: declared.some((tool) => tool.name === setup.approvalTool) ? setup.approvalTool : undefined,
+      ...(search ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } } : {}),
       reply(res: Response, options: ReplyOptions) {
         if (body.stream !== true) return new MessagesJsonReply(res, identity, shown, options.judged);
         stream = new MessagesStreamReply(res, identity, shown, { keepAliveSec: options.keepAliveSec, signal: options.signal });

@@ -1,4 +1,5 @@
 import { isObject } from '../../loop/deltas';
+import type { SearchKind } from '../../tool-search/tool-search-tool';
 import type { ChatTool } from '../../types';
 import type { WireRequest } from '../../loop/wire';
 import type { ContentBlock } from './types';
@@ -40,6 +41,17 @@ export const messagesTool = ({ function: { name, description, parameters } }: Ch
 export function clientTools(tools: unknown): MessagesTool[] {
   return Array.isArray(tools) ? tools.filter((tool): tool is MessagesTool => isObject(tool) && typeof tool.name === 'string') : [];
 }
+
+/** Anthropic's tool search tools (`tool_search_tool_bm25_20251119`, `tool_search_tool_regex_20251119`): how each searches. */
+export function searchKindOf(tool: MessagesTool): SearchKind | undefined {
+  if (typeof tool.type !== 'string') return undefined;
+  if (tool.type.startsWith('tool_search_tool_bm25_')) return 'bm25';
+  return tool.type.startsWith('tool_search_tool_regex_') ? 'regex' : undefined;
+}
+
+/** A custom tool held back (`defer_loading`) as the search reads it; an Anthropic-defined tool is none. */
+export const customAsChat = ({ type, name, description, input_schema: parameters }: MessagesTool): ChatTool | undefined =>
+  type === undefined || type === 'custom' ? { type: 'function', function: { name, ...(typeof description === 'string' ? { description } : {}), parameters: parameters ?? { type: 'object' } } } : undefined;
 
 /** The content blocks of a message, a string content read as one text block. */
 export function blocksOf(content: unknown): ContentBlock[] {

@@ -5,6 +5,7 @@ import { carryOnCalls } from './continuation';
 import { responsesElision } from './elision';
 import { callsOf, keptOutput, type ResponseItem } from './items';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
+import type { ChatTool } from '../../types';
 
 /** How a turn tells the upstream what came before: the whole input, or the upstream's stored state plus what is new. */
 export type Chaining = 'whole' | 'previous_response_id' | 'conversation';
@@ -27,20 +28,25 @@ const notRun = (call: WireCall): ResponseItem => ({ type: 'function_call_output'
  */
 export class ResponsesConversation implements Conversation<ResponseItem[]> {
   readonly items: ResponseItem[];
+  private readonly body?: TurnBody;
   private readonly whole?: TurnSource<ResponseItem>;
-  private readonly head: Record<string, unknown>;
+  private head: Record<string, unknown>;
   private pending: ResponseItem[] = [];
   private previous?: string;
   private turns = 0;
 
   constructor(
     readonly history: readonly ResponseItem[],
-    private readonly fields: Record<string, unknown>,
+    private fields: Record<string, unknown>,
     private readonly chaining: Chaining,
     private readonly setup: LoopSetup,
+    private readonly shape: (tool: ChatTool) => unknown,
   ) {
     this.items = [...history];
-    if (chaining === 'whole') this.whole = budgeted(new TurnBody(fields, 'input'), responsesElision, history.length, setup);
+    if (chaining === 'whole') {
+      this.body = new TurnBody(fields, 'input');
+      this.whole = budgeted(this.body, responsesElision, history.length, setup);
+    }
     const { input: _new, previous_response_id: _chained, ...head } = fields;
     this.head = head;
   }
@@ -79,6 +85,14 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     const fields = this.pending.length === 0 ? this.fields : { ...this.fields, input: [...this.history, ...this.pending] };
     this.pending = [];
     return { json: JSON.stringify(fields), stream: this.fields.stream === true };
+  }
+
+  offer(tools: readonly ChatTool[]): void {
+    const shaped = tools.map(this.shape);
+    const more = (fields: Record<string, unknown>) => ({ ...fields, tools: [...(Array.isArray(fields.tools) ? fields.tools : []), ...shaped] });
+    this.fields = more(this.fields);
+    this.head = more(this.head);
+    this.body?.appendTo('tools', shaped);
   }
 
   handBack(_turn: TurnResult<ResponseItem[]>, calls: WireCall[]): WireCall[] {

@@ -3,6 +3,8 @@ import type { AnswerIds } from '../../loop/answer-ids';
 import { decideApproval } from '../../loop/approval-decision';
 import { readsAsFailure } from '../../tool-outcome';
 import type { Reply } from '../../loop/reply';
+import { clientToolSearch } from '../../tool-search/client-search';
+import type { SearchKind } from '../../tool-search/tool-search-tool';
 import type { ChatTool } from '../../types';
 import { ResponsesConversation, type Chaining } from './conversation';
 import { settleApprovalItems } from './approval';
@@ -49,6 +51,15 @@ function chainedOnUpstream(body: ResponsesRequest, answerIds: AnswerIds): Respon
  * does not list every property as required and close `additionalProperties`, which most tools' schemas do not.
  */
 const responsesTool = ({ function: fn }: ChatTool) => ({ type: 'function', name: fn.name, ...(fn.description === undefined ? {} : { description: fn.description }), parameters: fn.parameters, strict: false });
+
+/** Responses' own tool search, `{ "type": "tool_search" }` (what Codex sends): words, as the loop's BM25 reads them. */
+const searchKindOf = (tool: Record<string, unknown>): SearchKind | undefined => (tool.type === 'tool_search' ? 'bm25' : undefined);
+
+/** A function tool held back (`defer_loading`) as the search reads it; any other kind of tool is none. */
+const functionAsChat = ({ type, name, description, parameters }: Record<string, unknown>): ChatTool | undefined =>
+  type === 'function' && typeof name === 'string'
+    ? { type: 'function', function: { name, ...(typeof description === 'string' ? { description } : {}), parameters: (isObject(parameters) ? parameters : { type: 'object' }) } }
+    : undefined;
 
 /**
  * The client's tools: its functions by name (the loop's own win a clash; the approval tool is the loop's channel to a
@@ -105,7 +116,9 @@ export const responsesWire: Wire<ResponseItem[]> = {
   open(request, setup): WireLoop<ResponseItem[]> {
     const body = request as ResponsesRequest;
     const own = setup.tools.map(responsesTool);
-    const theirs = clientTools(body.tools, new Set([...own.map((tool) => tool.name), setup.approvalTool]));
+    const search = setup.servesClientSearch && Array.isArray(body.tools) ? clientToolSearch(body.tools.filter(isObject), searchKindOf, functionAsChat) : undefined;
+    const theirs = clientTools(search?.passed ?? body.tools, new Set([...own.map((tool) => tool.name), setup.approvalTool]));
+    const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? responsesTool(tool);
     const tools = [...own, ...theirs.passed];
     const chaining = chainingOf(body);
     const history = inputItems(body.input);
@@ -115,11 +128,12 @@ export const responsesWire: Wire<ResponseItem[]> = {
     const identity = { id, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding, tools: Array.isArray(body.tools) ? body.tools : [] };
     const answered = (upstreamId: string) => setup.answerIds.remember(id, upstreamId);
     return {
-      conversation: new ResponsesConversation(history, fields, chaining, setup),
+      conversation: new ResponsesConversation(history, fields, chaining, setup, shape),
       reader: responsesReader,
       clientTools: new Set([...theirs.functions, ...CLIENT_ACTION_NAMES]),
       // every Responses client can answer an mcp_approval_request
       approvalTool: setup.approvalTool,
+      ...(search ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } } : {}),
       reply(res: Response, options: ReplyOptions): Reply {
         return body.stream === true ? new ResponsesStreamReply(res, identity, options, answered) : new ResponsesJsonReply(res, identity, options.judged, answered);
       },

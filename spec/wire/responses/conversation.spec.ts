@@ -1,6 +1,7 @@
 import { ResponsesConversation } from '../../../lib/wire/responses/conversation';
 import type { ResponseItem } from '../../../lib/wire/responses/items';
 import type { TurnResult, WireCall } from '../../../lib/loop/wire';
+import type { ChatTool } from '../../../lib/types';
 import { chatTool, loopSetup } from '../../helpers/loop-setup';
 
 const question = { type: 'message', role: 'user', content: 'read a and b' };
@@ -16,10 +17,11 @@ const turn = (output: ResponseItem[]): TurnResult<ResponseItem[]> => ({
   reply: {},
 });
 const body = (conversation: ResponsesConversation) => JSON.parse(conversation.request().json);
+const responsesShape = (tool: ChatTool) => ({ type: 'function', name: tool.function.name });
 
 describe("the loop's Responses conversation", () => {
   it("carries the whole input on every turn: the output whole (reasoning too), only the calls that run, their answers with images", () => {
-    const conversation = new ResponsesConversation([question], { model: 'm', input: [question] }, 'whole', loopSetup([chatTool('repo_read')]));
+    const conversation = new ResponsesConversation([question], { model: 'm', input: [question] }, 'whole', loopSetup([chatTool('repo_read')]), responsesShape);
     expect(body(conversation)).toEqual({ model: 'm', input: [question] });
     const reply = turn([reasoning, fc('call_a'), fc('call_b')]);
     const kept: WireCall[] = [reply.calls[0]];
@@ -35,7 +37,7 @@ describe("the loop's Responses conversation", () => {
   });
 
   it('chained on previous_response_id, sends each later turn only the new items, and answers the calls it did not run', () => {
-    const conversation = new ResponsesConversation([question], { model: 'm', input: [question], previous_response_id: 'resp_0' }, 'previous_response_id', loopSetup([chatTool('repo_read')]));
+    const conversation = new ResponsesConversation([question], { model: 'm', input: [question], previous_response_id: 'resp_0' }, 'previous_response_id', loopSetup([chatTool('repo_read')]), responsesShape);
     expect(body(conversation)).toEqual({ model: 'm', input: [question], previous_response_id: 'resp_0' });
     const reply = turn([fc('call_a'), fc('call_b')]);
     conversation.addOutput(reply, [reply.calls[0]]);
@@ -52,7 +54,7 @@ describe("the loop's Responses conversation", () => {
   });
 
   it('chained on a conversation, names no previous response', () => {
-    const conversation = new ResponsesConversation([question], { model: 'm', input: [question], conversation: 'conv_1' }, 'conversation', loopSetup([]));
+    const conversation = new ResponsesConversation([question], { model: 'm', input: [question], conversation: 'conv_1' }, 'conversation', loopSetup([]), responsesShape);
     conversation.request();
     const reply = turn([fc('call_a')]);
     conversation.addOutput(reply, reply.calls);

@@ -1,0 +1,126 @@
+import type { ToolOutcome } from '../tool-outcome';
+import type { ChatTool } from '../types';
+import type { ClientSearch, Conversation } from '../loop/wire';
+import { MAX_RESULTS, type ToolSearchConfig } from './options';
+import { BadPattern, regexSearch } from './regex-search';
+import { ToolIndex, type FoundTool } from './tool-index';
+import { toolSearchTool, TOOL_SEARCH, type SearchKind } from './tool-search-tool';
+
+/** A binding's listing split: the tools turn 1 offers, and those held back for `tool_search` to find. */
+export interface Split {
+  offered: readonly ChatTool[];
+  held: readonly ChatTool[];
+}
+
+const splits = new WeakMap<readonly ChatTool[], WeakMap<ToolSearchConfig, Split>>();
+
+/** Past `above` tools, only `keep` is offered and the rest held back; once per listing (the catalog keeps its array). */
+export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfig | false): Split {
+  if (!config || tools.length <= config.above) return { offered: tools, held: [] };
+  let byConfig = splits.get(tools);
+  if (!byConfig) splits.set(tools, (byConfig = new WeakMap()));
+  let split = byConfig.get(config);
+  if (!split) {
+    const keep = new Set(config.keep);
+    byConfig.set(config, (split = { offered: tools.filter((tool) => keep.has(tool.function.name)), held: tools.filter((tool) => !keep.has(tool.function.name)) }));
+  }
+  return split;
+}
+
+const MAX_CLIENT_INDEXES = 32;
+/** Clients send the same deferred tools with every request: their index is kept, by the listing's JSON, for the next. */
+const clientIndexes = new Map<string, { held: readonly ChatTool[]; index: ToolIndex }>();
+
+function indexOver(held: readonly ChatTool[], client: readonly ChatTool[]): ToolIndex {
+  if (client.length === 0) return ToolIndex.of(held);
+  const key = JSON.stringify(client);
+  const kept = clientIndexes.get(key);
+  clientIndexes.delete(key);
+  const entry = kept?.held === held ? kept : { held, index: ToolIndex.of([...held, ...client]) };
+  clientIndexes.set(key, entry);
+  if (clientIndexes.size > MAX_CLIENT_INDEXES) clientIndexes.delete(clientIndexes.keys().next().value!);
+  return entry.index;
+}
+
+/**
+ * One loop's tools held back, the binding's and the client's own: `tool_search` finds them, and each one found is
+ * loaded, offered from the next turn on (after the tools offered already) to the loop's end and across a hand-back.
+ */
+export class DeferredTools {
+  readonly tool: ChatTool;
+  private readonly byName: Map<string, ChatTool>;
+  private readonly fromClient: Set<string>;
+  private readonly loadedNames: string[] = [];
+  private readonly loaded = new Set<string>();
+  private fresh: ChatTool[] = [];
+
+  constructor(
+    private readonly held: readonly ChatTool[],
+    private readonly client: readonly ChatTool[],
+    private readonly kind: SearchKind,
+    private readonly maxResults: number,
+  ) {
+    this.tool = toolSearchTool(kind, maxResults);
+    this.byName = new Map([...held, ...client].map((tool) => [tool.function.name, tool]));
+    this.fromClient = new Set(client.map((tool) => tool.function.name));
+  }
+
+  /**
+   * A loop's tool search, when it holds tools back (the binding's past `above`, or a client's own search): `tool_search`
+   * and what a continuation loaded join the conversation before turn 1; a client's tools among those are handed back.
+   */
+  static open(held: readonly ChatTool[], client: ClientSearch | undefined, config: ToolSearchConfig | false, loaded: readonly string[], conversation: Conversation, clientTools: Set<string>): DeferredTools | undefined {
+    if (held.length === 0 && client === undefined) return undefined;
+    const deferred = new DeferredTools(held, client?.held ?? [], client?.kind ?? 'bm25', config ? config.maxResults : MAX_RESULTS);
+    deferred.load(loaded);
+    deferred.offerFound(conversation, clientTools, [deferred.tool]);
+    return deferred;
+  }
+
+  /** The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when called. */
+  offerFound(conversation: Conversation, clientTools: Set<string>, first: ChatTool[] = []): void {
+    const found = this.fresh;
+    this.fresh = [];
+    if (first.length + found.length === 0) return;
+    for (const tool of found) if (this.fromClient.has(tool.function.name)) clientTools.add(tool.function.name);
+    conversation.offer([...first, ...found]);
+  }
+
+  /** a tool held back and not loaded yet: a call to it runs nothing */
+  holds(name: string): boolean {
+    return this.byName.has(name) && !this.loaded.has(name);
+  }
+
+  /** the tools loaded so far, in the order they were, for a hand-back to carry */
+  get names(): readonly string[] {
+    return this.loadedNames;
+  }
+
+  /** Loads these (a continuation's), as a search would have; names this loop holds no tool of are passed over. */
+  load(names: readonly string[]): void {
+    for (const name of names) this.add(name);
+  }
+
+  /** The loop's answer to a `tool_search` call: the tools found as JSON, each of them loaded. */
+  search(args: Record<string, unknown>): ToolOutcome {
+    const { query } = args;
+    if (typeof query !== 'string' || query.trim() === '') return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: `it needs a query, e.g. {"query":"${this.kind === 'regex' ? 'pull_request|merge' : 'create a pull request'}"}` };
+    let found: FoundTool[];
+    try {
+      found = this.kind === 'regex' ? regexSearch([...this.held, ...this.client], query, this.maxResults) : indexOver(this.held, this.client).search(query, this.maxResults);
+    } catch (error) {
+      if (!(error instanceof BadPattern)) throw error;
+      return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: `the pattern does not compile under RE2: ${error.message}` };
+    }
+    for (const { name } of found) this.add(name);
+    return { kind: 'ok', text: JSON.stringify(found) };
+  }
+
+  private add(name: string): void {
+    const tool = this.byName.get(name);
+    if (!tool || this.loaded.has(name)) return;
+    this.loaded.add(name);
+    this.loadedNames.push(name);
+    this.fresh.push(tool);
+  }
+}
