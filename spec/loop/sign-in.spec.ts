@@ -11,7 +11,7 @@ import { memoryLogger } from '../helpers/memory-logger';
 const consent = new ConsentRequired('notes', 'https://auth.example.com/authorize?state=s');
 
 function bindingOn(trellis: Trellis): ActiveBinding {
-  return { name: 'notes', trellis, catalog: new ToolCatalog(trellis, new Hierarchy(['whoami']), 'notes', memoryLogger().logger), toolTimeoutSec: 30, requireApproval: 'never' };
+  return { name: 'notes', trellis, catalog: new ToolCatalog(trellis, new Hierarchy(['whoami']), 'notes', memoryLogger().logger), toolTimeoutSec: 30, requireApproval: 'never', toolSearch: false };
 }
 
 const tools = async () => [{ name: 'whoami', inputSchema: { type: 'object' as const } }];
