@@ -11,6 +11,7 @@ import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../../types';
 import { chatElision } from './elision';
 import { chatReader } from './reader';
+import { TakenIds } from '../../loop/call-id';
 import { toolCallOf, type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from '../../loop/wire';
 
 export interface ChatRequest extends WireRequest {
@@ -62,6 +63,7 @@ function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage |
 class ChatConversation implements Conversation<ChatMessage> {
   readonly items: ChatMessage[];
   private readonly source: TurnSource<ChatMessage>;
+  private readonly taken = new TakenIds((message: ChatMessage) => callsIn(message).map((call) => call.id));
 
   constructor(
     private readonly client: ChatMessage[],
@@ -77,9 +79,7 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   takenIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const message of this.items) for (const call of callsIn(message)) ids.add(call.id);
-    return ids;
+    return this.taken.of(this.items);
   }
 
   addOutput(turn: TurnResult<ChatMessage>, kept: WireCall[]): void {

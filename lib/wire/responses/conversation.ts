@@ -1,6 +1,7 @@
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
+import { TakenIds } from '../../loop/call-id';
 import { carryOnCalls } from './continuation';
 import { responsesElision } from './elision';
 import { callsOf, keptOutput, type ResponseItem } from './items';
@@ -29,6 +30,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   readonly items: ResponseItem[];
   private readonly whole?: TurnSource<ResponseItem>;
   private readonly head: Record<string, unknown>;
+  private readonly taken = new TakenIds((item: ResponseItem) => callsOf([item]).map((call) => call.id));
   private pending: ResponseItem[] = [];
   private previous?: string;
   private turns = 0;
@@ -46,7 +48,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   }
 
   takenIds(): Set<string> {
-    return new Set(callsOf(this.items).map((call) => call.id));
+    return this.taken.of(this.items);
   }
 
   addOutput(turn: TurnResult<ResponseItem[]>, kept: WireCall[]): void {
