@@ -18,6 +18,9 @@ function answerOf(call: WireCall, outcome: ToolOutcome): ResponseItem {
   return { type: 'function_call_output', call_id: call.id, output };
 }
 
+/** `{"a":1}` as `{"a":1,`, `{}` as `{`: the start of an object more fields follow */
+const openObject = (json: string) => (json === '{}' ? '{' : `${json.slice(0, -1)},`);
+
 const notRun = (call: WireCall): ResponseItem => ({ type: 'function_call_output', call_id: call.id, output: toolOutcomeText({ kind: 'not_run', tool: call.name }) });
 
 /**
@@ -30,6 +33,8 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   readonly items: ResponseItem[];
   private readonly whole?: TurnSource<ResponseItem>;
   private readonly head: Record<string, unknown>;
+  /** the head serialised once, on the second turn, open for a chained turn's fields: `{...head,` */
+  private headJson?: string;
   private readonly taken = new TakenIds((item: ResponseItem) => callsOf([item]).map((call) => call.id));
   private pending: ResponseItem[] = [];
   private previous?: string;
@@ -70,10 +75,11 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     this.turns++;
     if (this.whole) return this.whole.request(this.items);
     if (this.turns === 1) return this.first();
-    const chained = this.chaining === 'previous_response_id' ? { previous_response_id: this.previous } : {};
+    const chained = this.chaining === 'previous_response_id' && this.previous !== undefined ? `"previous_response_id":${JSON.stringify(this.previous)},` : '';
     const input = this.pending;
     this.pending = [];
-    return { json: JSON.stringify({ ...this.head, ...chained, input }), stream: this.head.stream === true };
+    this.headJson ??= openObject(JSON.stringify(this.head));
+    return { json: `${this.headJson}${chained}"input":${JSON.stringify(input)}}`, stream: this.head.stream === true };
   }
 
   /** The client's request, with the answers to the calls its approvals decided after its input. */
