@@ -37,10 +37,17 @@ function remember(marker: string, expiresAt: number, secret: Buffer): void {
   verified.set(marker, { expiresAt, secret });
 }
 
+function accepts(accepted: Iterable<Buffer>, secret: Buffer): boolean {
+  for (const candidate of accepted) if (candidate.equals(secret)) return true;
+  return false;
+}
+
 function verifies(value: unknown, accepted: Iterable<Buffer>): boolean {
   if (typeof value !== 'string' || value.length > MAX_MARKER_CHARS) return false;
   const known = verified.get(value);
-  if (known !== undefined && [...accepted].some((secret) => secret.equals(known.secret))) return known.expiresAt > Date.now();
+  // A marker that verified under one secret verifies under no other (that would take an HMAC collision): one of
+  // another agentLoop's turns is not checked again under each key on every turn.
+  if (known !== undefined) return accepts(accepted, known.secret) && known.expiresAt > Date.now();
   for (const secret of accepted) {
     const checked = verify(secret, MARKER, value);
     if ('failed' in checked) continue;
