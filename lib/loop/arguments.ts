@@ -19,6 +19,15 @@ function withoutProto(value: unknown): unknown {
   return value;
 }
 
+/** A fresh copy of `value` (parsed JSON) as serialising and parsing it again gives: no `__proto__` keys, no -0. */
+function copied(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return Object.is(value, -0) ? 0 : value;
+  if (Array.isArray(value)) return value.map(copied);
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) if (key !== PROTO) copy[key] = copied(entry);
+  return copy;
+}
+
 function asObject(tool: string, parsed: unknown): ParsedArguments {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { invalid: { kind: 'invalid', tool, why: 'arguments_not_object', got: parsed } };
   return { arguments: parsed as Record<string, unknown> };
@@ -35,4 +44,18 @@ export function parseArguments(tool: string, raw: unknown): ParsedArguments {
     return { invalid: { kind: 'invalid', tool, why: 'arguments_not_json', error: (error as Error).message } };
   }
   return asObject(tool, parsed);
+}
+
+const inputs = new WeakMap<object, unknown>();
+
+/** `call`, its `arguments` serialised from `input` (Messages' parsed `input` object), which `callArguments` copies. */
+export function withInput<Call extends object>(call: Call, input: unknown): Call {
+  inputs.set(call, input);
+  return call;
+}
+
+/** A call's arguments as `parseArguments` reads them; from the wire's parsed `input` when it has one, not parsed again. */
+export function callArguments(tool: string, call: { arguments: unknown }): ParsedArguments {
+  const input = inputs.get(call);
+  return input === undefined ? parseArguments(tool, call.arguments) : asObject(tool, copied(input));
 }
