@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { knownSecrets, sign, verify, type Purpose } from './signed-token';
+import { sign, verify, type Purpose } from './signed-token';
 
 export const INTERNAL_HEADER = 'x-mcp-internal';
 
@@ -12,7 +12,7 @@ const MAX_MARKER_CHARS = 200;
 /** The marker as the request brought it (it stays when the header is removed), and the verdict under each key asked. */
 interface Memo {
   value: unknown;
-  verdicts: Map<Buffer | undefined, MarkerVerdict>;
+  verdicts: Map<Buffer, MarkerVerdict>;
 }
 type Marked = IncomingMessage & { [VERDICT]?: Memo };
 export type MarkerVerdict = 'internal' | 'external' | 'forged';
@@ -37,24 +37,16 @@ function remember(marker: string, expiresAt: number, secret: Buffer): void {
   verified.set(marker, { expiresAt, secret });
 }
 
-function accepts(accepted: Iterable<Buffer>, secret: Buffer): boolean {
-  for (const candidate of accepted) if (candidate.equals(secret)) return true;
-  return false;
-}
-
-function verifies(value: unknown, accepted: Iterable<Buffer>): boolean {
+function verifies(value: unknown, secret: Buffer): boolean {
   if (typeof value !== 'string' || value.length > MAX_MARKER_CHARS) return false;
   const known = verified.get(value);
   // A marker that verified under one secret verifies under no other (that would take an HMAC collision): one of
-  // another agentLoop's turns is not checked again under each key on every turn.
-  if (known !== undefined) return accepts(accepted, known.secret) && known.expiresAt > Date.now();
-  for (const secret of accepted) {
-    const checked = verify(secret, MARKER, value);
-    if ('failed' in checked) continue;
-    remember(value, checked.expiresAt, secret);
-    return true;
-  }
-  return false;
+  // another agentLoop's turns is not checked again under this one's key on every turn.
+  if (known !== undefined) return known.secret.equals(secret) && known.expiresAt > Date.now();
+  const checked = verify(secret, MARKER, value);
+  if ('failed' in checked) return false;
+  remember(value, checked.expiresAt, secret);
+  return true;
 }
 
 function memoOf(req: IncomingMessage): Memo {
@@ -63,17 +55,62 @@ function memoOf(req: IncomingMessage): Memo {
 }
 
 /**
- * Whether `req` is a self-call signed under `key` (one agentLoop's), or with no key under any agentLoop's of this
- * process. Verifies the marker once per key and memoises the verdict on the request; the request is left as it is.
+ * Whether `req` is a self-call signed under `key` (one agentLoop's). Verifies the marker once per key and memoises
+ * the verdict on the request; the request is left as it is.
  */
-export function markerVerdict(req: IncomingMessage, key?: Buffer): MarkerVerdict {
+export function markerVerdict(req: IncomingMessage, key: Buffer): MarkerVerdict {
   const memo = memoOf(req);
   let verdict = memo.verdicts.get(key);
   if (verdict === undefined) {
-    verdict = memo.value === undefined ? 'external' : verifies(memo.value, key ? [key] : knownSecrets()) ? 'internal' : 'forged';
+    verdict = memo.value === undefined ? 'external' : verifies(memo.value, key) ? 'internal' : 'forged';
     memo.verdicts.set(key, verdict);
   }
   return verdict;
+}
+
+/** An Express app as far as it is read here: the app it is mounted in, if any. */
+interface MountedApp {
+  parent?: MountedApp;
+}
+
+// Each top-level Express app keeps the secrets of the agentLoops that serve it or a sub-app mounted in it: a marker is
+// proof only to the injectors of the same app, not to another app of the process that has its own internalSecret.
+// An agentLoop that has served no request yet signed no marker in this process; a turn under its secret can only come
+// from another process sharing it (a cluster worker's first turns), so it is trusted in any app until it serves one.
+const servingSecrets = new WeakMap<MountedApp, Set<Buffer>>();
+const unservedSecrets = new Map<Buffer, number>();
+
+function topAppOf(req: IncomingMessage): MountedApp | undefined {
+  let app = (req as { app?: MountedApp }).app;
+  while (app?.parent) app = app.parent;
+  return app;
+}
+
+/** For an agentLoop signing under `key`: call the function it returns on every request the agentLoop sees, binding its markers to that app. */
+export function markerTrust(key: Buffer): (req: IncomingMessage) => void {
+  let served = false;
+  unservedSecrets.set(key, (unservedSecrets.get(key) ?? 0) + 1);
+  return function servesApp(req) {
+    const app = topAppOf(req);
+    if (!app) return;
+    if (!served) {
+      served = true;
+      const unserved = unservedSecrets.get(key)! - 1;
+      if (unserved === 0) unservedSecrets.delete(key);
+      else unservedSecrets.set(key, unserved);
+    }
+    const secrets = servingSecrets.get(app);
+    if (secrets) secrets.add(key);
+    else servingSecrets.set(app, new Set([key]));
+  };
+}
+
+/** Whether `req` is a turn of an agentLoop serving the same Express app (a sub-app's counts): injectors skip those. Only a question. */
+export function isInternalRequest(req: IncomingMessage): boolean {
+  if (memoOf(req).value === undefined) return false;
+  const app = topAppOf(req);
+  const secrets = [...((app && servingSecrets.get(app)) ?? []), ...unservedSecrets.keys()];
+  return secrets.some((key) => markerVerdict(req, key) === 'internal');
 }
 
 /**
@@ -86,11 +123,6 @@ export function removeMarker(req: IncomingMessage): void {
   delete req.headers[INTERNAL_HEADER];
   const raw = req.rawHeaders;
   for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === INTERNAL_HEADER) raw.splice(i, 2);
-}
-
-/** Whether `req` is a turn of any agentLoop in this process: injectors skip every loop's turns. Only a question. */
-export function isInternalRequest(req: IncomingMessage): boolean {
-  return markerVerdict(req) === 'internal';
 }
 
 /**

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
-import { markerVerdict, removeMarker } from './marker';
+import { isInternalRequest, markerTrust, markerVerdict, removeMarker } from './marker';
 import { tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
@@ -50,6 +50,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const bindings = activateBindings(config, logger, owned);
   const telemetry = Telemetry.create(config);
   const key = tokenSecret(config.internalSecret);
+  const servesApp = markerTrust(key);
   const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
   const inFlight = new InFlightLoops();
   const settings = new LiveSettings({ totalBudgetSec: config.totalBudgetSec, defaultMaxTurns: config.defaultMaxTurns, maxToolCallsPerTurn: config.maxToolCallsPerTurn, maxTokensPerLoop: config.maxTokensPerLoop }, bindings, logger);
@@ -106,6 +107,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   }
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
+    servesApp(req);
     const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
     const verdict = wire && markerVerdict(req, key);
     removeMarker(req);
@@ -114,8 +116,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     // A marker that does not verify is never trusted, and never starts a loop either: it may be one of our own turns
     // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.
     if (verdict === 'forged') {
-      // another agentLoop's turn in this process (its own secret) is no forgery: it is just not ours to loop
-      if (markerVerdict(req) === 'internal') logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
+      // another agentLoop's turn in this app (its own secret) is no forgery: it is just not ours to loop
+      if (isInternalRequest(req)) logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
       else logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
       return next();
     }

@@ -30,7 +30,6 @@ const TAG_BYTES = 16;
 export const hasSharedSecret = process.env.MCP_INTERNAL_SECRET !== undefined;
 const processSecret = Buffer.from(process.env.MCP_INTERNAL_SECRET ?? randomBytes(32).toString('hex'));
 const given = new Map<string, Buffer>();
-const known = new Set<Buffer>([processSecret]);
 
 /** An agentLoop's secret: its `internalSecret`, else the process's (env MCP_INTERNAL_SECRET, else 32 random bytes). */
 export function tokenSecret(secret?: string): Buffer {
@@ -39,13 +38,9 @@ export function tokenSecret(secret?: string): Buffer {
   if (!key) {
     key = Buffer.from(secret);
     given.set(secret, key);
-    known.add(key);
   }
   return key;
 }
-
-/** Every agentLoop's secret in this process. */
-export const knownSecrets = (): ReadonlySet<Buffer> => known;
 
 const derived = new WeakMap<Buffer, Map<TokenKind, Buffer>>();
 

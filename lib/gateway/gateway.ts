@@ -13,7 +13,7 @@ import { agentLoop, type AgentLoopMiddleware } from '../middleware';
 import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from '../option';
 import { optionsSchema, type AgentLoopOptions } from '../options';
 import { optionalPeer } from '../telemetry/optional-peer';
-import { setUpstreamKey } from './upstream-key';
+import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
 /** what express.json() takes as its `limit` */
 const isSize = (value: unknown) => (Number.isInteger(value) && (value as number) > 0) || (typeof value === 'string' && /^\d+(\.\d+)? ?(b|kb|mb|gb)$/i.test(value));
@@ -101,8 +101,8 @@ export function createGateway(config: GatewayConfig): Express {
   const adminKey = adminKeyOf(admin);
   const keys = clientKeysOf(config);
   const clientKey = keys && requireClientKey(keys);
+  const apiKey = upstreamKeyOf(upstream.apiKeyEnv);
   const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
-  const apiKey = upstream.apiKeyEnv ? process.env[upstream.apiKeyEnv] : undefined;
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
   const app = express();
   app.disable('x-powered-by');
@@ -133,7 +133,8 @@ export function createGateway(config: GatewayConfig): Express {
       agent: upstream.url.startsWith('https:') ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true }),
       on: {
         proxyReq(proxyReq, req, res) {
-          if (apiKey) setUpstreamKey(proxyReq, req, apiKey);
+          // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead
+          if (apiKey !== undefined || clientKey) setUpstreamKey(proxyReq, req, apiKey);
           fixRequestBody(proxyReq, req);
           // http-proxy cancels only on 'aborted', which Node does not emit once the body was read: without this, a
           // client that went away (or a cancelled loop turn) would leave the upstream generating.

@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
+import { programPath } from '../system-programs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const KEY = 'page-admin-key-0123456789abcdef';
 process.env.TEST_PAGE_ADMIN_KEY = KEY;
 const bindings = [{ name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'fails'] }];
@@ -18,10 +18,9 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
   let profile: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it on a fresh machine)`);
     profile = mkdtempSync(path.join(os.tmpdir(), 'agent-loop-chromium-'));
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
+      executablePath: programPath('chromium'),
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
     });

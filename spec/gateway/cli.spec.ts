@@ -102,6 +102,11 @@ describe('agent-loop-gateway (the CLI)', () => {
       "ERR_AGENT_LOOP_INVALID_OPTION: createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }.\n",
     ],
     [
+      'an upstream.apiKeyEnv that is not set',
+      () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_CLI_UNSET_UPSTREAM_KEY' }, clientKeys: ['client-key-0123456789abcdef'] })],
+      "ERR_AGENT_LOOP_NO_UPSTREAM_KEY: createGateway: option 'upstream.apiKeyEnv' names TEST_CLI_UNSET_UPSTREAM_KEY, which is not set; set it to the upstream's API key (e.g. export TEST_CLI_UNSET_UPSTREAM_KEY=sk-...), or remove apiKeyEnv for an upstream that takes no key.\n",
+    ],
+    [
       'a port that is not a number',
       () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', 'abc'],
       'ERR_AGENT_LOOP_OUT_OF_RANGE: createGateway: option \'port\' is "abc"; it must be a port number from 0 to 65535, e.g. 3000.\n',

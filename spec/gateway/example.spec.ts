@@ -15,8 +15,12 @@ const NOT_JSON = ['logger'];
 const LEFT_OUT = ['internalSecret', 'selfUrl', 'metrics'];
 
 describe('gateway.example.json', () => {
-  it('is a config createGateway accepts', async () => {
+  beforeAll(() => {
     process.env[example.clientKeysEnv] = 'client-key-0123456789abcdef';
+    process.env[example.upstream.apiKeyEnv] = 'sk-the-operators-key';
+  });
+
+  it('is a config createGateway accepts', async () => {
     const app = createGateway({ ...(example as GatewayConfig), logger: quiet });
     const loop = app.locals.agentLoop as AgentLoopMiddleware;
     expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });

@@ -1,10 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { startMessagesServer, type MessagesServer } from '../../fixtures/messages-server';
-import { startModelServer } from '../../fixtures/model-server';
+import { startModelServer, type ModelServer } from '../../fixtures/model-server';
+import { createGateway } from '../../lib/gateway/gateway';
 import { localTrellis } from '../../lib/trellis/local';
-import { serveGateway } from '../helpers/upstream';
+import { recordingUpstream, serveGateway } from '../helpers/upstream';
 
 const CLIENT_KEY = 'client-key-0123456789abcdef';
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '08:00' }]);
 const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
 
@@ -64,5 +67,68 @@ describe("the ready gateway keeps the client's own key from the upstream", () =>
       await gateway.close();
       await model.close();
     }
+  });
+});
+
+describe('upstream.apiKeyEnv naming a variable that holds no key', () => {
+  it.each([
+    ['unset', undefined, 'not set'],
+    ['empty', '', 'empty'],
+  ])('refuses to start when the variable is %s, naming the fix', (_case, value, state) => {
+    if (value === undefined) delete process.env.TEST_ABSENT_UPSTREAM_KEY;
+    else process.env.TEST_ABSENT_UPSTREAM_KEY = value;
+    expect(() => createGateway({ upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_ABSENT_UPSTREAM_KEY' }, clientKeys: [CLIENT_KEY], logger: quiet })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_NO_UPSTREAM_KEY',
+        message: `createGateway: option 'upstream.apiKeyEnv' names TEST_ABSENT_UPSTREAM_KEY, which is ${state}; set it to the upstream's API key (e.g. export TEST_ABSENT_UPSTREAM_KEY=sk-...), or remove apiKeyEnv for an upstream that takes no key.`,
+      }),
+    );
+    delete process.env.TEST_ABSENT_UPSTREAM_KEY;
+  });
+});
+
+describe('a key the gateway checked never travels upstream, with no upstream key to send instead', () => {
+  let model: ModelServer;
+  let gateway: Awaited<ReturnType<typeof serveGateway>>;
+  beforeEach(async () => {
+    model = await startModelServer((body) => (body.messages.some((message) => message.role === 'tool') ? { content: 'It is 08:00.' } : { toolCalls: [{ name: 'clock_now' }] }));
+  });
+  afterEach(async () => {
+    await gateway.close();
+    await model.close();
+  });
+
+  const post = (path: string, headers: Record<string, string>, body: unknown) =>
+    fetch(`http://127.0.0.1:${gateway.port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const chat = (model: string) => ({ model, messages: [{ role: 'user' as const, content: 'time?' }] });
+
+  it('takes the client key off every request and every turn, as a bearer or as x-api-key', async () => {
+    gateway = await serveGateway({ upstream: { url: model.url }, clientKeys: [CLIENT_KEY], trellis, bindings, metrics: false });
+    const client = new OpenAI({ baseURL: `http://127.0.0.1:${gateway.port}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+    expect((await client.chat.completions.create(chat('agent'))).choices[0].message.content).toBe('It is 08:00.');
+    expect((await post('/v1/chat/completions', { 'x-api-key': CLIENT_KEY }, chat('plain'))).status).toBe(200);
+    expect(model.requests.map(({ headers }) => [headers.authorization, headers['x-api-key']])).toEqual(Array(3).fill([undefined, undefined]));
+  });
+
+  it('takes it off Responses and Messages requests too', async () => {
+    const upstream = await recordingUpstream();
+    gateway = await serveGateway({ upstream: { url: upstream.url }, clientKeys: [CLIENT_KEY], metrics: false });
+    try {
+      const both = { authorization: `Bearer ${CLIENT_KEY}`, 'x-api-key': CLIENT_KEY };
+      expect((await post('/v1/responses', both, { model: 'plain', input: 'hi' })).status).toBe(200);
+      expect((await post('/v1/messages', { ...both, 'anthropic-version': '2023-06-01' }, { model: 'plain', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+      expect(upstream.seen).toEqual([
+        { method: 'POST', url: '/v1/responses', authorization: undefined, apiKey: undefined },
+        { method: 'POST', url: '/v1/messages', authorization: undefined, apiKey: undefined },
+      ]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("forwards the client's own key on an open gateway (no clientKeys): it was never the gateway's to check", async () => {
+    gateway = await serveGateway({ upstream: { url: model.url }, metrics: false });
+    expect((await post('/v1/chat/completions', { authorization: 'Bearer sk-the-clients-own' }, chat('plain'))).status).toBe(200);
+    expect(model.requests.map(({ headers }) => headers.authorization)).toEqual(['Bearer sk-the-clients-own']);
   });
 });

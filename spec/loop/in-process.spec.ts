@@ -160,15 +160,17 @@ describe('the in-process transport', () => {
   }
 
   it('streams a reply part by part, a character split across parts included', async () => {
+    const reply = Buffer.from('data: Grüße\n\n');
+    let rest!: () => void;
     const door = await frontDoor((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const reply = Buffer.from('data: Grüße\n\n');
       res.write(reply.subarray(0, 9)); // cuts "ü" in two
-      setTimeout(() => res.end(reply.subarray(9)), 20);
+      rest = () => res.end(reply.subarray(9));
     });
     const response = await client.post<Readable>(door.url, '{}', { httpAgent: door.agent, responseType: 'stream' });
     const parts: Buffer[] = [];
-    for await (const part of response.data) parts.push(part as Buffer);
+    // the rest is written only once the first part was read: two parts on a loaded machine too
+    for await (const part of response.data) if (parts.push(part as Buffer) === 1) rest();
     await door.close();
     expect(parts.length).toBeGreaterThan(1);
     expect(Buffer.concat(parts).toString('utf8')).toBe('data: Grüße\n\n');
