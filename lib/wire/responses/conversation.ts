@@ -1,6 +1,6 @@
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
-import { TurnBody, type TurnRequest } from '../../loop/turn-body';
+import { TurnBody, openObject, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
 import { carryOnCalls } from './continuation';
 import { responsesElision } from './elision';
@@ -17,9 +17,6 @@ function answerOf(call: WireCall, outcome: ToolOutcome): ResponseItem {
   const output = images.length === 0 ? text : [{ type: 'input_text', text }, ...images.map(({ mimeType, data }) => ({ type: 'input_image', image_url: `data:${mimeType};base64,${data}` }))];
   return { type: 'function_call_output', call_id: call.id, output };
 }
-
-/** `{"a":1}` as `{"a":1,`, `{}` as `{`: the start of an object more fields follow */
-const openObject = (json: string) => (json === '{}' ? '{' : `${json.slice(0, -1)},`);
 
 const notRun = (call: WireCall): ResponseItem => ({ type: 'function_call_output', call_id: call.id, output: toolOutcomeText({ kind: 'not_run', tool: call.name }) });
 
