@@ -308,6 +308,8 @@ document.addEventListener('DOMContentLoaded', () => {
     showLogin();
   });
   $('settings-form').addEventListener('submit', saveSettings);
+  // the browser refused a value and sent nothing: an earlier "Saved" line would read as this attempt's
+  $('settings-form').addEventListener('invalid', () => say('settings-message', '', true), true);
   $('reset-settings').addEventListener('click', () => void loadSettings().then(() => say('settings-message', 'Reloaded.', true)));
   $('save-rules').addEventListener('click', () => void saveRules());
   $('reset-rules').addEventListener('click', () => void loadRules().then(() => say('rules-message', 'Reloaded.', true)));

@@ -12,6 +12,7 @@ import { refuseClusterWithoutSecret } from './cluster';
 import { ApprovalLedger } from './loop/approval-ledger';
 import { ApprovalTokens } from './loop/approval-token';
 import { isAmbiguousPath } from './routed-path';
+import { AnswerIds } from './loop/answer-ids';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -26,6 +27,7 @@ import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
 import type { Wire, WireRequest } from './loop/wire';
 import { wireFor } from './wire/wires';
+import { SignIns } from './trellis/oauth/sign-ins';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   /** `source`: who changed them, for the log line (default `settings.update()`) */
@@ -37,6 +39,11 @@ export interface AgentLoopMiddleware extends RequestHandler {
   close(): Promise<void>;
   /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
+  /**
+   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path) alone, for an app that guards its routes
+   * before agentLoop: mount it ahead of the guard, since the person's browser brings no client key
+   */
+  oauthCallbacks: RequestHandler;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
   metrics?: MetricsEndpoint;
 }
@@ -47,9 +54,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   refuseClusterWithoutSecret(config.internalSecret);
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
-  const bindings = activateBindings(config, logger, owned);
-  const telemetry = Telemetry.create(config);
   const key = tokenSecret(config.internalSecret);
+  const signIns = new SignIns(key, logger);
+  const bindings = activateBindings(config, logger, owned, signIns);
+  const telemetry = Telemetry.create(config);
   const servesApp = markerTrust(key);
   const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
   const inFlight = new InFlightLoops();
@@ -57,10 +65,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   let records: LoopRecorder | undefined;
   const judge = new LiveJudge(config.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
   const continuations = new Continuations(key, config.continuationTtlSec);
+  const answerIds = new AnswerIds();
   const services: LoopServices = {
     config,
     caller,
     continuations,
+    answerIds,
     logger,
     settings: () => settings.current,
     get judge() {
@@ -93,7 +103,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
   function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; succeeded: string[] } {
-    const restored = wire.restore(body, { continuations, req, binding: binding.name });
+    const restored = wire.restore(body, { continuations, answerIds, req, binding: binding.name });
     if (!restored) return { request: body, succeeded: [] };
     if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
     if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });
@@ -108,6 +118,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     servesApp(req);
+    if (signIns.serve(req, res)) return;
     const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
     const verdict = wire && markerVerdict(req, key);
     removeMarker(req);
@@ -147,15 +158,20 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
   middleware.admin = function admin(adminOptions) {
     records ??= new LoopRecorder(config.telemetry?.captureContent === true);
-    const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true }, adminOptions, logger);
+    const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true, tokens: signIns.vault }, adminOptions, logger);
     services.telemetry = Telemetry.recording(telemetry, records);
     return router;
+  };
+  middleware.oauthCallbacks = function oauthCallbacks(req, res, next) {
+    if (!signIns.serve(req, res)) next();
   };
   middleware.metrics = telemetry?.metrics?.registry;
   middleware.ready = async function ready(signal) {
     const down: Record<string, string> = inFlight.closing ? { 'agent-loop': 'shutting down' } : {};
     await Promise.all(
-      bindings.all.map(async function listedOnce({ name, catalog }) {
+      bindings.all.map(async function listedOnce({ name, catalog, trellis }) {
+        // each user lists their own tools: there is no listing of the binding's to wait for
+        if (trellis.forRequest) return;
         if (catalog.unlisted !== undefined) await catalog.tools(signal);
         if (catalog.unlisted !== undefined) down[`trellis ${name}`] = catalog.unlisted;
       }),

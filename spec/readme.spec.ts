@@ -56,8 +56,12 @@ describe('the README and docs/, as a new user pastes them', () => {
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('has the "Use it" program and the metrics one', () => {
-    expect(programs()).toEqual([expect.stringContaining("import { agentLoop, skipWhenInternal } from 'express-agent-loop';"), expect.stringContaining("app.get('/metrics'")]);
+  it('has the "Use it" program, the test kit\'s typed script and the metrics program', () => {
+    expect(programs()).toEqual([
+      expect.stringContaining("import { agentLoop, skipWhenInternal } from 'express-agent-loop';"),
+      expect.stringContaining("import { scriptedModel, type ScriptedModel, type ScriptedRequest } from 'express-agent-loop/testing';"),
+      expect.stringContaining("app.get('/metrics'"),
+    ]);
   });
 
   it('every program typechecks against the published declarations, strict, without skipLibCheck or the optional peers', () => {

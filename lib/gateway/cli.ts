@@ -5,13 +5,13 @@ import net, { type AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { reloadConfig } from './reload';
 import { AgentLoopError } from '../errors';
+import { CONFIG_EXAMPLE, parseConfig } from './config-file';
 import { createGateway, gatewayOptions, type GatewayConfig } from './gateway';
 import type { AgentLoopMiddleware } from '../middleware';
 import { defaultOf } from '../option';
 import { loopOptions } from '../options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
-const EXAMPLE = '{ "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }';
 
 function fail(message: string): never {
   console.error(message);
@@ -19,14 +19,20 @@ function fail(message: string): never {
 }
 
 function readConfig(file: string): GatewayConfig {
-  let config: unknown;
+  let text: string;
   try {
-    config = JSON.parse(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
   } catch (error) {
     return fail(`agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}`);
   }
+  let config: unknown;
+  try {
+    config = parseConfig(text, file);
+  } catch (error) {
+    return fail(`${(error as AgentLoopError).code}: ${(error as Error).message}`);
+  }
   if (typeof config === 'object' && config !== null && !Array.isArray(config)) return config as GatewayConfig;
-  return fail(`agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${EXAMPLE}`);
+  return fail(`agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${CONFIG_EXAMPLE}`);
 }
 
 /** What to do about a port the gateway cannot listen on. */

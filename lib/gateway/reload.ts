@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseConfig } from './config-file';
 import { validateGatewayConfig } from './gateway';
 import { defaultLogger } from '../logger';
 import type { AgentLoopMiddleware } from '../middleware';
@@ -17,7 +18,7 @@ const without = (value: unknown, keys: string[]) => (typeof value === 'object' &
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function readJson(file: string): Config {
-  const config: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const config = parseConfig(readFileSync(file, 'utf8'), file);
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new Error(`${file} holds ${JSON.stringify(config)}; it must hold a JSON object`);
   return config as Config;
 }

@@ -12,12 +12,15 @@ import { answerApprovals } from '../wire/chat/approval';
 import type { ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
+import type { AnswerIds } from './answer-ids';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import type { Continuations } from './continuation';
 import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
+import { consentHeaders, signedIn } from './sign-in';
+import { consentNote } from '../trellis/oauth/consent';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
 export interface LoopServices {
@@ -25,6 +28,7 @@ export interface LoopServices {
   caller: SelfCaller;
   /** seals the record of a loop's work that a hand-back carries */
   continuations: Continuations;
+  answerIds: AnswerIds;
   logger: Logger;
   /** the run-time settings in force now: a loop takes them as it starts */
   settings: () => Settings;
@@ -75,9 +79,9 @@ function chatUrlOf(url: string, wire: Wire): string {
  * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
+export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, configured: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
   const { approvals } = wire;
-  const settled = approvals?.settle(services.approvals, req, binding.name, request);
+  const settled = approvals?.settle(services.approvals, req, configured.name, request);
   const body = settled?.body ?? request;
   const url = services.caller.urlFor(req);
   const agent = services.caller.agentFor(req);
@@ -106,13 +110,16 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   // Last before the `try`: whatever starts a loop's record is sure to reach the `finally` that ends it.
-  const telemetry = services.telemetry?.loop(req, binding.name, model, id, wire.name);
+  const telemetry = services.telemetry?.loop(req, configured.name, model, id, wire.name);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
   const succeeded = new Set(restored);
+  let binding = configured;
   try {
-    const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, approvalTool: services.approvals.tool });
+    const access = await signedIn(configured, req, signal);
+    if ('binding' in access) binding = access.binding;
+    const tools = 'consent' in access ? [] : await binding.catalog.tools(signal);
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
     // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.
@@ -120,6 +127,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
     const loop: Loop = {
       id,
       req,
+      res,
       config,
       settings,
       binding,
@@ -146,6 +154,11 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       judgeCompletion: (turn, turnSignal) => services.caller.complete(req, turn, { url: chatUrlOf(url, wire), agent, marker, signal: turnSignal }),
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
     };
+    if ('consent' in access) {
+      await answer.text(consentHeaders(res, access.consent));
+      result = { kind: 'answer', answer: { stop: 'authorization', text: consentNote(access.consent) } };
+      return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
+    }
     if (settled && approvals) {
       await answerApprovals(loop, settled.decisions);
       // a follow-up that falls through hands the normal handler the conversation with every call answered

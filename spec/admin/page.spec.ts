@@ -69,6 +69,14 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     expect(loop.settings.get().bindings.notes.maxTurns).toBe(4);
     await page.waitForFunction("document.querySelector('#bindings .binding .muted')?.textContent.includes('maxTurns 4')");
 
+    // a value the browser refuses (maxTurns is at most 50) is never sent: the earlier "Saved" line goes
+    const rendered = await page.$('#binding-notes-maxTurns');
+    await rendered!.click({ count: 3 });
+    await rendered!.type('99');
+    await page.click('#save-settings');
+    await page.waitForFunction("document.getElementById('settings-message')?.textContent === ''");
+    expect(loop.settings.get().bindings.notes.maxTurns).toBe(4);
+
     const answer = client.chat.completions.create(ask()).withResponse();
     await page.waitForSelector('#live-loops tr[data-loop]', { timeout: 15_000 });
     const live = await page.$eval('#live-loops tr', (row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent));
@@ -90,6 +98,8 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     expect(await row!.$eval('.badge', (node) => node.textContent)).toBe('final');
 
     await page.screenshot({ path: SCREENSHOT });
+    // fits a 1366 px screen: nothing wider than the window, pseudo-elements included
+    expect(await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')).toEqual([1366, 1366]);
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);

@@ -174,11 +174,21 @@ describe('agent-loop-gateway (the CLI)', () => {
     }
   });
 
-  it('exits 2 naming a config file that is not JSON', async () => {
-    const file = configFile('{ "upstream": ');
+  it('exits 2 on a config file that is not JSON, with the coded error naming line, column and fix', async () => {
+    const file = configFile('{\n  "upstream": { "url": "http://127.0.0.1:9/v1" },\n}\n');
     running = cli('--config', file);
     expect(await running.exited).toBe(2);
-    expect(running.stderr).toMatch(new RegExp(`^agent-loop-gateway: cannot read --config ${file}: .*JSON.*\\n$`));
+    expect(running.stderr).toBe(
+      `ERR_AGENT_LOOP_CONFIG_NOT_JSON: the config file ${file} is not JSON at line 3, column 1 (Expected double-quoted property name); ` +
+        'fix it there: JSON has its keys and strings in double quotes, no comments and no comma after the last entry, e.g. { "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }\n',
+    );
+  });
+
+  it('exits 2 naming a config file it cannot read', async () => {
+    const file = path.join(tmpdir(), 'agent-loop-no-such-config.json');
+    running = cli('--config', file);
+    expect(await running.exited).toBe(2);
+    expect(running.stderr).toBe(`agent-loop-gateway: cannot read --config ${file}: ENOENT: no such file or directory, open '${file}'\n`);
   });
 
   describe('on SIGTERM or SIGINT', () => {

@@ -1,4 +1,5 @@
-import { eventsOf, messageOf, Signer } from '../../../fixtures/messages-server';
+import { messageOf, Signer } from '../../../fixtures/messages-server';
+import { messageEvents } from '../../../lib/testing/messages';
 import { streamedMessage } from '../../../lib/wire/messages/stream-reader';
 import type { BlockEvent } from '../../../lib/wire/messages/types';
 
@@ -18,14 +19,14 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
   ])('%s: every block whole, as the API answers the same reply in JSON', async (_name, step) => {
     const message = messageOf(step, 'claude-sonnet-4-6', signer);
     // a few bytes at a time: events split across reads, as on a real socket
-    const read = await streamedMessage(inParts(sse(eventsOf(message)), 7), () => undefined);
+    const read = await streamedMessage(inParts(sse(messageEvents(message)), 7), () => undefined);
     expect(read).toEqual(message);
   });
 
   it("hands the client's blocks to the sink as they arrive, and holds the model's tool_use blocks back", async () => {
     const message = messageOf({ thinking: 'hmm', text: 'ok', toolUses: [{ id: 'toolu_01C', name: 'search', input: { q: 'x' } }] }, 'm', signer);
     const seen: BlockEvent[] = [];
-    await streamedMessage(inParts(sse(eventsOf(message)), 64), (event) => void seen.push(event));
+    await streamedMessage(inParts(sse(messageEvents(message)), 64), (event) => void seen.push(event));
     expect(seen.map((event) => [event.type, event.index])).toEqual([
       ['content_block_start', 0],
       ['content_block_delta', 0],
@@ -42,7 +43,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
     const message = messageOf({ text: 'one two three four' }, 'm', signer);
     const order: string[] = [];
     async function* source() {
-      for (const event of eventsOf(message)) {
+      for (const event of messageEvents(message)) {
         order.push(`read ${String(event.type)}`);
         yield sse([event]);
       }

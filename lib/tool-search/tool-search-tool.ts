@@ -1,0 +1,27 @@
+import type { ChatTool } from '../types';
+
+/** The function tool the loop offers in place of the tools it holds back, and answers itself. */
+export const TOOL_SEARCH = 'tool_search';
+
+/** How a search reads its query: words ranked by BM25, or (Anthropic's regex variant) a regular expression. */
+export type SearchKind = 'bm25' | 'regex';
+
+const QUERY: Record<SearchKind, string> = {
+  bm25: 'What the tool should do, in a few words (e.g. "create a pull request", "post to a slack channel")',
+  regex: 'A regular expression (RE2 syntax, case-insensitive) matched against tool names, descriptions and parameters, e.g. "pull_request|merge"',
+};
+
+/**
+ * `tool_search` as a chat function; each wire offers it in its own tool shape. One definition per kind and result
+ * count, the same object every turn: the request's tool list stays byte for byte what it was.
+ */
+export function toolSearchTool(kind: SearchKind, maxResults: number): ChatTool {
+  return {
+    type: 'function',
+    function: {
+      name: TOOL_SEARCH,
+      description: `Finds tools that are available but not loaded yet. Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; the tools found can be called from your next turn on. Call it when none of your tools fits the task.`,
+      parameters: { type: 'object', properties: { query: { type: 'string', description: QUERY[kind] } }, required: ['query'], additionalProperties: false },
+    },
+  };
+}

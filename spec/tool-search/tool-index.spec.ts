@@ -1,0 +1,58 @@
+import { asChatTools, catalogTools, type CatalogQuery } from '../../fixtures/tool-catalog/catalog';
+import queries from '../../fixtures/tool-catalog/queries.json';
+import { MAX_FOUND_DESCRIPTION, ToolIndex } from '../../lib/tool-search/tool-index';
+import type { ChatTool } from '../../lib/types';
+
+const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): ChatTool => ({ type: 'function', function: { name, description, parameters } });
+
+describe('ToolIndex', () => {
+  const tools = [
+    tool('slack_post_message', 'Post a new message to a Slack channel', { properties: { channel_id: { type: 'string', description: 'The ID of the channel' } } }),
+    tool('create_pull_request', 'Create a new pull request in a GitHub repository'),
+    tool('merge_pull_request', 'Merge a pull request'),
+    tool('maps_geocode', 'Convert an address into geographic coordinates', { properties: { address: { type: 'string' } } }),
+    tool('read_file', 'Read the complete contents of a file from the file system', { properties: { path: { type: 'string' } } }),
+  ];
+
+  it('ranks by the words of the name first, best first', () => {
+    expect(ToolIndex.of(tools).search('merge pull request', 5).map((found) => found.name)).toEqual(['merge_pull_request', 'create_pull_request']);
+  });
+
+  it("finds a tool by its description's and its parameters' words", () => {
+    expect(ToolIndex.of(tools).search('geographic coordinates', 5)[0].name).toBe('maps_geocode');
+    expect(ToolIndex.of(tools).search('channel id', 5)[0].name).toBe('slack_post_message');
+  });
+
+  it('answers { name, description } and at most max tools', () => {
+    expect(ToolIndex.of(tools).search('new pull request', 1)).toEqual([{ name: 'create_pull_request', description: 'Create a new pull request in a GitHub repository' }]);
+  });
+
+  it('cuts long descriptions', () => {
+    const [found] = ToolIndex.of([tool('long_tool', `long ${'x'.repeat(1000)}`)]).search('long', 5);
+    expect(found.description).toHaveLength(MAX_FOUND_DESCRIPTION);
+    expect(found.description.endsWith('…')).toBe(true);
+  });
+
+  it('answers nothing for a query without a known word', () => {
+    expect(ToolIndex.of(tools).search('weather tomorrow', 5)).toEqual([]);
+    expect(ToolIndex.of(tools).search('', 5)).toEqual([]);
+  });
+
+  it('builds the index once per listing', () => {
+    expect(ToolIndex.of(tools)).toBe(ToolIndex.of(tools));
+    expect(ToolIndex.of([...tools])).not.toBe(ToolIndex.of(tools));
+  });
+
+  it('finds the tool users ask for in the top 5 at least 9 times in 10, over a catalog of real MCP servers', () => {
+    const catalog = asChatTools(catalogTools());
+    const index = ToolIndex.of(catalog);
+    const asked = queries as CatalogQuery[];
+    const missed = asked.filter(({ query, expect: wanted }) => !index.search(query, 5).some((found) => wanted.includes(found.name)));
+    const recall = (asked.length - missed.length) / asked.length;
+    process.stdout.write(`tool search recall@5: ${recall.toFixed(3)} (${asked.length - missed.length} of ${asked.length} queries, ${catalog.length} tools); missed: ${missed.map((q) => JSON.stringify(q.query)).join(', ')}\n`);
+    expect(catalog.length).toBeGreaterThanOrEqual(200);
+    expect(new Set(catalog.map((t) => t.function.name)).size).toBe(catalog.length);
+    expect(asked.length).toBeGreaterThanOrEqual(50);
+    expect(recall).toBeGreaterThanOrEqual(0.9);
+  });
+});
