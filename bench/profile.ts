@@ -29,6 +29,7 @@ export interface Window {
 }
 
 const IDLE = new Set(['(idle)', '(program)']);
+const PACKAGE = 'this package (lib/)';
 
 /** Where a frame's code lives: the package's own files, one node_modules package, Node's internals, or V8. */
 export function placeOf(url: string): string {
@@ -37,10 +38,10 @@ export function placeOf(url: string): string {
   const modules = url.lastIndexOf('node_modules/');
   if (modules >= 0) {
     const [scope, name] = url.slice(modules + 'node_modules/'.length).split('/');
-    if (scope === '.cache') return url.includes('/lib/') ? 'this package (lib/)' : 'bench and fixtures';
+    if (scope === '.cache') return url.includes('/lib/') ? PACKAGE : 'bench and fixtures';
     return scope.startsWith('@') ? `${scope}/${name}` : scope;
   }
-  return url.includes('/lib/') ? 'this package (lib/)' : 'other';
+  return url.includes('/lib/') ? PACKAGE : 'other';
 }
 
 /** Each node's self time in µs, over the samples of the window. */
@@ -68,6 +69,7 @@ export function summarise(profile: CpuProfile, window: Window): string[] {
   const callers = new Map<string, number>();
   const functions = new Map<string, number>();
   const places = new Map<string, number>();
+  const own = new Map<string, number>();
   let busy = 0;
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = (byId.get(id) as ProfileNode).callFrame;
@@ -80,13 +82,14 @@ export function summarise(profile: CpuProfile, window: Window): string[] {
       const chain: string[] = [];
       for (let at = parents.get(id); at !== undefined && chain.length < 4; at = parents.get(at)) {
         const frame = (byId.get(at) as ProfileNode).callFrame;
-        if (placeOf(frame.url).startsWith('this package')) chain.push(frame.functionName || '(anonymous)');
+        if (placeOf(frame.url) === PACKAGE) chain.push(frame.functionName || '(anonymous)');
       }
       const name = chain.join(' < ') || '?';
       callers.set(name, (callers.get(name) ?? 0) + us);
     }
     const place = functionName === '(garbage collector)' ? 'GC' : placeOf(url);
     places.set(place, (places.get(place) ?? 0) + us);
+    if (place === PACKAGE) own.set(key, (own.get(key) ?? 0) + us);
   }
   const share = (us: number) => `${((100 * us) / busy).toFixed(1)}%`;
   const rows = (map: Map<string, number>, count: number) =>
@@ -104,6 +107,10 @@ export function summarise(profile: CpuProfile, window: Window): string[] {
     '| function | self |',
     '| --- | --- |',
     ...rows(functions, window.top),
+    '',
+    `| function of ${PACKAGE} | self |`,
+    '| --- | --- |',
+    ...rows(own, window.top),
     ...(window.callers ? ['', `| callers of ${window.callers} | self |`, '| --- | --- |', ...rows(callers, 20)] : []),
   ];
 }
