@@ -1,4 +1,4 @@
-import type { TurnResult, WireCall } from '../loop/wire';
+import type { TurnResult, WireCall } from '../loop/turn-result';
 
 type Part =
   | { type: 'text'; content: string }

@@ -1,7 +1,6 @@
 import type { ChatUsage } from '../types';
-import { chatUsage } from '../wire/chat/answer';
+import { chatUsage, type TokenUsage, type TurnResult, type WireCall } from '../loop/turn-result';
 import { argumentsText } from './content';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
 
 /** how many finished loops are kept */
 export const RECENT_LOOPS = 100;

@@ -65,6 +65,9 @@ function callOn(client: Client, name: string, args: Record<string, unknown>, { s
 export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis {
   const options = validOptions(given);
   const oauth = 'url' in options ? options.oauth : undefined;
+  if (oauth && 'url' in options && options.forwardHeaders) {
+    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.");
+  }
   if (oauth && !signIns) {
     throw new AgentLoopError('ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP', "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.");
   }

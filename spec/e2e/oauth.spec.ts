@@ -6,6 +6,10 @@ import { byTurn, startModelServer, type ModelServer } from '../../fixtures/model
 import { LOGIN_HEADER, startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
 import { memoryLogger } from '../helpers/memory-logger';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 interface Gateway extends OnLoopback {
   lines: Record<string, unknown>[];
@@ -120,6 +124,15 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(other.headers.get('x-agent-loop-stop')).toBe('authorization');
   });
 
+  it('does not sign in to a server whose metadata names another resource: its calls fail readably', async () => {
+    mcp.setResource('http://127.0.0.1:1/elsewhere');
+    model.setScript(whoamiThenAnswer());
+    const answer = await chat(gateway, ALICE);
+    expect(answer.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toMatch(/^tool error: Trellis at .* failed: .*http:\/\/127\.0\.0\.1:1\/elsewhere/);
+    expect(mcp.authorizations).toEqual([]);
+  });
+
   it('runs the loop for a request with no user, each call failing readably', async () => {
     model.setScript(whoamiThenAnswer());
     const response = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask()) });
@@ -174,6 +187,20 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     await consent(url, 'alice');
     await chat(gateway, ALICE);
     expect(lastToolText(model)).toBe('noted for alice');
+  });
+
+  it('stops asking for a scope the authorization server will not grant after two step-ups in a row', async () => {
+    mcp.grantOnly(['notes:read']);
+    await signIn(gateway, ALICE, 'alice');
+    model.setScript(byTurn([{ toolCalls: [{ id: 'a', name: 'admin_note' }] }, { content: 'done' }]));
+    for (let ask = 0; ask < 2; ask++) {
+      const stepUp = await chat(gateway, ALICE);
+      expect(stepUp.headers.get('x-agent-loop-stop')).toBe('authorization');
+      await consent(stepUp.headers.get('x-agent-loop-authorize')!, 'alice');
+    }
+    const refused = await chat(gateway, ALICE);
+    expect(refused.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toBe(`tool error: ${mcp.url} still refuses the call for want of scope 'notes:read notes:admin' after 2 requests for it`);
   });
 
   describe('the callback refuses, with a 400 page and nothing stored', () => {
@@ -237,9 +264,12 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect((await chat(gateway, ALICE)).headers.get('x-agent-loop-stop')).toBe('authorization');
   });
 
-  it('shows no token, code or verifier in any answer, page, log line, metric or admin answer', async () => {
+  it('shows no token, code or verifier in any answer, page, log line, span, metric or admin answer', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.setGlobalTracerProvider(provider);
     await gateway.close();
-    gateway = await startGateway(model, mcp, {}, { metrics: {} });
+    gateway = await startGateway(model, mcp, {}, { metrics: {}, telemetry: { captureContent: true } });
     const outputs: string[] = [];
     const first = await chat(gateway, ALICE);
     outputs.push(JSON.stringify(first.body), JSON.stringify([...first.headers]));
@@ -251,6 +281,11 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     outputs.push(await (await fetch(`${gateway.origin}/admin/api/oauth`)).text());
     outputs.push(await (await fetch(`${gateway.origin}/admin/api/loops`)).text());
     outputs.push(JSON.stringify(gateway.lines), await gateway.loop.metrics!.metrics());
+    const spans = exporter.getFinishedSpans();
+    trace.disable();
+    await provider.shutdown();
+    expect(spans.length).toBeGreaterThan(0);
+    outputs.push(JSON.stringify(spans.map(({ name, attributes, events, status }) => ({ name, attributes, events, status }))));
     expect(mcp.secrets.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const secret of mcp.secrets) expect(all).not.toContain(secret);
@@ -293,5 +328,15 @@ describe('the consent answer on each wire, JSON and streamed', () => {
     const text = await response.text();
     expect(text).toContain(JSON.stringify(`[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`).slice(1, -1));
     expect(model.requests).toHaveLength(0);
+  });
+
+  it('reads as a normal answer to the official clients, the link in the header beside it', async () => {
+    const openai = new OpenAI({ baseURL: `${gateway.origin}/v1`, apiKey: ALICE, maxRetries: 0 });
+    const { data, response } = await openai.chat.completions.create({ model: 'agent-1', messages: [{ role: 'user', content: 'who am I?' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe(`[agent-loop] ${mcp.url} needs your permission: open ${response.headers.get('x-agent-loop-authorize')}, then send your message again.`);
+    const anthropic = new Anthropic({ baseURL: gateway.origin, apiKey: ALICE, maxRetries: 0 });
+    const stream = anthropic.messages.stream({ model: 'agent-1', max_tokens: 100, messages: [{ role: 'user', content: 'who am I?' }] });
+    const message = await stream.finalMessage();
+    expect(message.content).toEqual([{ type: 'text', text: expect.stringMatching(/^\[agent-loop\] .* needs your permission: open http:\/\/127\.0\.0\.1:\d+\/authorize\?.*, then send your message again\.$/) }]);
   });
 });

@@ -33,6 +33,12 @@ describe('trellis.mcp.oauth', () => {
     }
   });
 
+  it('takes no forwardHeaders beside it: the client’s headers never reach a server users sign in to', () => {
+    expect(() => agentLoop({ trellis: { mcp: { url, forwardHeaders: ['authorization'], oauth: { redirectUrl } } }, logger: memoryLogger().logger })).toThrow(
+      "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.",
+    );
+  });
+
   it('needs agentLoop, which serves the callback: mcpTrellis alone refuses it', () => {
     expect(() => mcpTrellis({ url, oauth: { redirectUrl } })).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP' }));
   });
