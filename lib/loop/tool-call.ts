@@ -7,7 +7,7 @@ import { resultImages, resultText } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
 import type { WireCall } from './wire';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
-import { parseArguments } from './arguments';
+import { callArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
@@ -56,7 +56,7 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
   if (search?.holds(tool)) return { kind: 'invalid', tool, why: 'not_loaded' };
   const searches = search !== undefined && tool === TOOL_SEARCH;
   if (!searches && !hierarchy.has(tool)) return catalog.unknownTool(tool);
-  const parsed = parseArguments(tool, call.arguments);
+  const parsed = callArguments(tool, call);
   if ('invalid' in parsed) return parsed.invalid;
   if (searches) return search.search(parsed.arguments);
   const refusal = hierarchy.gate(tool, loop.succeeded);
