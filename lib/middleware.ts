@@ -12,6 +12,7 @@ import { refuseClusterWithoutSecret } from './cluster';
 import { ApprovalLedger } from './loop/approval-ledger';
 import { ApprovalTokens } from './loop/approval-token';
 import { isAmbiguousPath } from './routed-path';
+import { AnswerIds } from './loop/answer-ids';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
@@ -57,10 +58,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   let records: LoopRecorder | undefined;
   const judge = new LiveJudge(config.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
   const continuations = new Continuations(key, config.continuationTtlSec);
+  const answerIds = new AnswerIds();
   const services: LoopServices = {
     config,
     caller,
     continuations,
+    answerIds,
     logger,
     settings: () => settings.current,
     get judge() {
@@ -93,7 +96,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
   function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; succeeded: string[] } {
-    const restored = wire.restore(body, { continuations, req, binding: binding.name });
+    const restored = wire.restore(body, { continuations, answerIds, req, binding: binding.name });
     if (!restored) return { request: body, succeeded: [] };
     if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
     if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });

@@ -12,6 +12,7 @@ import { answerApprovals } from '../wire/chat/approval';
 import type { ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
+import type { AnswerIds } from './answer-ids';
 import type { ActiveBinding, Loop, LoopStats } from './context';
 import type { Continuations } from './continuation';
 import { RepeatedCalls } from './repeats';
@@ -25,6 +26,7 @@ export interface LoopServices {
   caller: SelfCaller;
   /** seals the record of a loop's work that a hand-back carries */
   continuations: Continuations;
+  answerIds: AnswerIds;
   logger: Logger;
   /** the run-time settings in force now: a loop takes them as it starts */
   settings: () => Settings;
@@ -112,7 +114,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   const succeeded = new Set(restored);
   try {
     const tools = await binding.catalog.tools(signal);
-    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, approvalTool: services.approvals.tool });
+    const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
     // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.

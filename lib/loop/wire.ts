@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
+import type { AnswerIds } from './answer-ids';
 import type { ApprovalDecision, ApprovalReader } from './approval-decision';
 import type { Continuations } from './continuation';
 import type { LoopStats } from './context';
@@ -61,6 +62,11 @@ export interface HandBacks {
   binding: string;
 }
 
+/** What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands for. */
+export interface FollowUp extends HandBacks {
+  answerIds: AnswerIds;
+}
+
 /** One loop's hand-backs: its token carries the tools that ran well so far, with the work. */
 export interface LoopHandBacks extends HandBacks {
   succeeded: ReadonlySet<string>;
@@ -90,6 +96,8 @@ export interface LoopSetup {
   logger: Logger;
   /** seals what a hand-back carries */
   handBacks: LoopHandBacks;
+  /** where the loop's answer id is told the upstream's id of its last reply */
+  answerIds: AnswerIds;
   /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
   approvalTool: string;
 }
@@ -135,9 +143,10 @@ export interface Wire<Output = unknown> {
   readonly upstreamHeaders: readonly string[];
   /**
    * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too) and every
-   * call id the model's own again; undefined when the body carries no token (the common case).
+   * call id the model's own again, chained on the upstream's reply where it chains on a loop's answer; undefined
+   * when the body carries no token and chains on no answer of the loop (the common case).
    */
-  restore(body: WireRequest, handBacks: HandBacks): Restored | undefined;
+  restore(body: WireRequest, followUp: FollowUp): Restored | undefined;
   /** tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it has */
   succeededIn(items: readonly unknown[]): Set<string>;
   /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { AnswerIds } from '../../lib/loop/answer-ids';
 import { Continuations } from '../../lib/loop/continuation';
 import { tokenSecret } from '../../lib/signed-token';
 import type { ChatTool } from '../../lib/types';
@@ -14,6 +15,7 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
     stats: { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 },
     logger: memoryLogger('error').logger,
     handBacks: { continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires')), req: { headers: {} } as IncomingMessage, binding: 'notes', succeeded: new Set() },
+    answerIds: new AnswerIds(),
     approvalTool: 'approve_tool_call',
     ...overrides,
   };

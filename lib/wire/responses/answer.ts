@@ -3,7 +3,7 @@ import { approvalRequestItem, approvalRequestOf } from './approval';
 import { isCallItem, isObject, messageText, type ResponseItem } from './items';
 import type { TokenUsage } from '../../loop/wire';
 
-/** The id, creation time and model of the client's Response when no model reply lends its own. */
+/** The client's Response's id (the loop's, on every event of a stream), and its creation time and model when no model reply lends its own. */
 export interface ResponseIdentity {
   id: string;
   createdAt: number;
@@ -48,16 +48,17 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
 }
 
 /**
- * The client's Response: shaped like the last reply (its id, so a client can chain on it), with usage summed. The
- * reply's `object`, id, creation time, model and usage pass on only of their type (an upstream's `object: null` or
- * numeric id is never the client's), else the loop's own. Its `tools` are the client's: the binding's stay inside.
+ * The client's Response: shaped like the last reply, with the loop's id (the one a stream names from its first event,
+ * before the last reply has one) and usage summed. The reply's `object`, creation time, model and usage pass on only
+ * of their type (an upstream's `object: null` is never the client's), else the loop's own. Its `tools` are the
+ * client's: the binding's stay inside.
  */
 export function finalResponse(answer: Answer | undefined, identity: ResponseIdentity, output: ResponseItem[]): ResponseItem {
   const last = answer?.last?.reply;
   const shape: ResponseItem = isObject(last) ? last : { id: identity.id, object: 'response', created_at: identity.createdAt, model: identity.model };
   const status = answer?.stop === 'final' && typeof shape.status === 'string' ? shape.status : 'completed';
   const own = {
-    id: typeof shape.id === 'string' ? shape.id : identity.id,
+    id: identity.id,
     object: 'response',
     ...(shape.created_at === undefined || typeof shape.created_at === 'number' ? {} : { created_at: identity.createdAt }),
     model: typeof shape.model === 'string' ? shape.model : identity.model,

@@ -6,6 +6,9 @@ import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from 
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
 
+/** The answer went out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
+export type Answered = (upstreamId: string) => void;
+
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
 export class ResponsesJsonReply implements Reply {
   readonly streams = false;
@@ -15,6 +18,7 @@ export class ResponsesJsonReply implements Reply {
     private readonly res: Response,
     private readonly identity: ResponseIdentity,
     private readonly judged: boolean,
+    private readonly answered: Answered,
   ) {}
 
   text(): void {}
@@ -24,6 +28,7 @@ export class ResponsesJsonReply implements Reply {
   send(answer: Answer, stats: LoopStats): void {
     setLoopHeaders(this.res, answer.stop, stats, this.judged);
     this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, this.identity, false)));
+    this.answered(answer.last?.id ?? '');
   }
 
   dispose(): void {}
@@ -48,6 +53,7 @@ export class ResponsesStreamReply implements Reply {
     res: Response,
     private readonly identity: ResponseIdentity,
     private readonly options: Pick<ReplyOptions, 'keepAliveSec' | 'signal'>,
+    private readonly answered: Answered,
   ) {
     this.messageId = `msg_${identity.id}`;
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
@@ -84,6 +90,7 @@ export class ResponsesStreamReply implements Reply {
     this.closeMessage();
     output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));
     this.finish(finalResponse(answer, this.identity, output));
+    this.answered(answer.last?.id ?? '');
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { AnswerIds } from '../../loop/answer-ids';
 import { decideApproval } from '../../loop/approval-decision';
 import { readsAsFailure } from '../../tool-outcome';
 import type { Reply } from '../../loop/reply';
@@ -33,6 +34,14 @@ const inputItems = (input: string | ResponseItem[]): ResponseItem[] => (typeof i
 function chainingOf(body: ResponsesRequest): Chaining {
   if (typeof body.previous_response_id === 'string') return 'previous_response_id';
   return body.conversation !== undefined && body.conversation !== null ? 'conversation' : 'whole';
+}
+
+/** A follow-up chained on a loop's answer is chained on the upstream's last reply of that loop: the upstream knows only its own ids. */
+function chainedOnUpstream(body: ResponsesRequest, answerIds: AnswerIds): ResponsesRequest {
+  const chainedOn = body.previous_response_id;
+  if (typeof chainedOn !== 'string') return body;
+  const upstream = answerIds.upstreamOf(chainedOn);
+  return upstream === chainedOn ? body : { ...body, previous_response_id: upstream };
 }
 
 /**
@@ -75,11 +84,11 @@ export const responsesWire: Wire<ResponseItem[]> = {
   matches: (path) => path.endsWith('/responses'),
   accepts: isResponsesRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
-  restore(body, handBacks) {
-    const request = body as ResponsesRequest;
-    if (!Array.isArray(request.input)) return undefined;
-    const restored = restoreItems(handBacks, request.input, chainingOf(request) !== 'whole');
-    return restored && { body: { ...body, input: restored.input }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+  restore(body, followUp) {
+    const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
+    const restored = Array.isArray(request.input) ? restoreItems(followUp, request.input, chainingOf(request) !== 'whole') : undefined;
+    if (restored) return { body: { ...request, input: restored.input }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    return request === body ? undefined : { body: request, succeeded: [], forged: 0, ignored: 0 };
   },
   succeededIn,
   approvals: {
@@ -99,7 +108,9 @@ export const responsesWire: Wire<ResponseItem[]> = {
     const history = inputItems(body.input);
     const { tools: _replaced, ...rest } = body;
     const fields = { ...rest, ...(chaining === 'whole' ? { input: history } : {}), ...(tools.length > 0 ? { tools } : {}), stream: body.stream === true };
-    const identity = { id: `resp_${setup.loopId}`, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding, tools: Array.isArray(body.tools) ? body.tools : [] };
+    const id = `resp_${setup.loopId}`;
+    const identity = { id, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding, tools: Array.isArray(body.tools) ? body.tools : [] };
+    const answered = (upstreamId: string) => setup.answerIds.remember(id, upstreamId);
     return {
       conversation: new ResponsesConversation(history, fields, chaining, setup),
       reader: responsesReader,
@@ -107,7 +118,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
       // every Responses client can answer an mcp_approval_request
       approvalTool: setup.approvalTool,
       reply(res: Response, options: ReplyOptions): Reply {
-        return body.stream === true ? new ResponsesStreamReply(res, identity, options) : new ResponsesJsonReply(res, identity, options.judged);
+        return body.stream === true ? new ResponsesStreamReply(res, identity, options, answered) : new ResponsesJsonReply(res, identity, options.judged, answered);
       },
     };
   },

@@ -31,9 +31,9 @@ describe('the client’s Response', () => {
     expect(answerOutput(answer, identity, false)).toEqual([reasoning, { ...theirs, call_id: 'call_loc.al1.t' }]);
   });
 
-  it('is shaped like the last reply (its id, for chaining), usage summed; the loop’s identity when none lends its own', () => {
+  it('is shaped like the last reply with the loop’s id (the one its stream names from the first event), usage summed; the loop’s identity when none lends its own', () => {
     const answer: Answer = { stop: 'final', text: 'Done.', last: last([own]), usage: { input: 4, output: 2, total: 6 } };
-    expect(finalResponse(answer, identity, [own])).toEqual({ id: 'resp_up', object: 'response', status: 'completed', model: 'up', error: null, output: [own], usage: responseUsage({ input: 4, output: 2, total: 6 }) });
+    expect(finalResponse(answer, identity, [own])).toEqual({ id: 'resp_loop', object: 'response', status: 'completed', model: 'up', error: null, output: [own], usage: responseUsage({ input: 4, output: 2, total: 6 }) });
     expect(finalResponse(undefined, identity, [])).toEqual({ id: 'resp_loop', object: 'response', created_at: 1700000000, model: 'agent', status: 'completed', error: null, output: [], usage: null });
     expect(responseUsage({ input: 4, output: 2, total: 6 })).toEqual({ input_tokens: 4, output_tokens: 2, total_tokens: 6 });
   });
@@ -45,7 +45,7 @@ describe('the client’s Response', () => {
     expect(finalResponse(answer, { ...identity, tools: [theirs] }, []).tools).toEqual([theirs]);
   });
 
-  it("takes the loop's object, id, created_at, model and usage where the last reply's are missing or of another type", () => {
+  it("takes the loop's object, created_at, model and usage where the last reply's are missing or of another type", () => {
     const reply = { object: null, id: 5, created_at: 'now', model: null, status: 'completed', output: [], usage: 'lots' };
     const answer: Answer = { stop: 'final', text: '', last: { text: '', calls: [], output: [], stop: 'completed', id: '', model: '', reply } };
     expect(finalResponse(answer, identity, [])).toEqual({ id: 'resp_loop', object: 'response', created_at: 1700000000, model: 'agent', status: 'completed', error: null, output: [], usage: null });

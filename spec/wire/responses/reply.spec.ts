@@ -3,6 +3,7 @@ import { ResponsesJsonReply, ResponsesStreamReply } from '../../../lib/wire/resp
 import { servedReply } from '../../helpers/served-reply';
 
 const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes', tools: [] };
+const ignore = (): void => undefined;
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
 const events = (text: string) =>
   text
@@ -13,7 +14,7 @@ const events = (text: string) =>
 describe('the Responses answer to the client', () => {
   it('a stream: false client gets one Response with the loop headers at the end', async () => {
     const res = await servedReply(
-      (r) => new ResponsesJsonReply(r, identity, false),
+      (r) => new ResponsesJsonReply(r, identity, false, ignore),
       (reply) => reply.send({ stop: 'final', text: 'Done.' }, stats),
     );
     expect(JSON.parse(res.body as string)).toEqual({
@@ -32,7 +33,7 @@ describe('the Responses answer to the client', () => {
   it('a streaming client gets ONE lifecycle: created, the text as it arrives, one message, completed; sequence numbers running on', async () => {
     const answer: Answer = { stop: 'final', text: 'Hello' };
     const res = await servedReply(
-      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }),
+      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, ignore),
       (reply) => {
         expect(reply.committed).toBe(false);
         void reply.text('Hel');
@@ -61,21 +62,24 @@ describe('the Responses answer to the client', () => {
     expect((got[9].response as { output: unknown[] }).output).toEqual([{ id: 'msg_resp_loop', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [] }] }]);
   });
 
-  it("streams a hand-back's call as its own item, its arguments, then completed", async () => {
+  it("streams a hand-back's call as its own item, its arguments, then completed, every Response the loop's id; the upstream's id told apart", async () => {
     const call = { type: 'function_call', id: 'fc_1', call_id: 'call_loc', name: 'get_location', arguments: '{}' };
     const answer: Answer = { stop: 'final', text: '', last: { text: '', calls: [], output: [call], stop: 'completed', id: 'resp_up', model: 'up', reply: { id: 'resp_up', status: 'completed' } }, handBack: [{ id: 'call_loc.al1.t', name: 'get_location', arguments: '{}', index: 0 }] };
+    const answered: string[] = [];
     const res = await servedReply(
-      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }),
+      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) => answered.push(id)),
       (reply) => reply.send(answer, stats),
     );
     const got = events(res.body as string);
     expect(got.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
     expect(got[5].item).toEqual({ ...call, call_id: 'call_loc.al1.t' });
+    expect(got.flatMap((event) => (event.response ? [(event.response as { id: string }).id] : []))).toEqual(['resp_loop', 'resp_loop', 'resp_loop']);
+    expect(answered).toEqual(['resp_up']);
   });
 
   it('a stream that opened ends well-formed, with the text so far, when the loop broke off', async () => {
     const res = await servedReply(
-      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }),
+      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, ignore),
       (reply) => {
         void reply.text('Partial');
         reply.dispose();

@@ -1,8 +1,10 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
+import express from 'express';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { startResponsesServer, type ResponsesServer } from '../../../fixtures/responses-server';
+import { startResponsesServer, type ResponsesServer, type ResponsesStep } from '../../../fixtures/responses-server';
+import { skipWhenInternal } from '../../../lib/marker';
 import { localTrellis } from '../../../lib/trellis/local';
 import type { JudgeInput } from '../../../lib/types';
 import { buildGateway } from '../../helpers/gateway';
@@ -17,6 +19,7 @@ const notes = localTrellis([
 const binding = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'broken', 'stuck'], toolTimeoutSec: 1 };
 
 type Item = Record<string, unknown>;
+const weatherTool = { type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false };
 const inputOf = (model: ResponsesServer, i: number) => model.requests[i].body.input as Item[];
 const outputsOf = (model: ResponsesServer, i: number) => inputOf(model, i).filter((item) => item.type === 'function_call_output').map((item) => item.output);
 
@@ -54,8 +57,8 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     // the upstream echoed the binding's tools: the client's Response echoes only its own (none)
     expect(data.tools).toEqual([]);
     expect(data.usage).toEqual({ input_tokens: 100, output_tokens: 10, total_tokens: 110 });
-    // the last reply's id: a client can chain on it
-    expect(data.id).toBe(model.replies[3].id);
+    // the loop's id, the one its stream would name from the first event: a client chains on it all the same
+    expect(data.id).toBe(`resp_${response.headers.get('x-agent-loop-id')}`);
     expect(response.headers.get('x-agent-loop-turns')).toBe('4');
     expect(response.headers.get('x-agent-loop-tool-calls')).toBe('3');
     expect(response.headers.get('x-agent-loop-stop')).toBe('final');
@@ -194,13 +197,14 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(model.requests[1].body.previous_response_id).toBe(earlier.id);
     expect(model.requests[2].body.previous_response_id).toBe(model.replies[1].id);
     expect(model.requests[2].body.input).toEqual([{ type: 'function_call_output', call_id: 'n1', output: 'notes: a, b' }]);
-    expect(data.id).toBe(model.replies[2].id);
+    expect(data.id).not.toBe(model.replies[2].id);
     const call = data.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
     expect(call.call_id.startsWith('wx.al1.')).toBe(true);
 
     const followUp = await client.responses.create({ model: 'agent-1', previous_response_id: data.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'snow' }], tools: [weather] });
 
     expect(followUp.output_text).toBe('Snow in Oslo.');
+    expect(model.requests[3].body.previous_response_id).toBe(model.replies[2].id);
     expect(model.requests[3].body.input).toEqual([{ type: 'function_call_output', call_id: 'wx', output: 'snow' }]);
   });
 
@@ -247,6 +251,61 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(inputs).toHaveLength(1);
     expect(inputs[0]).toMatchObject({ surface: 'tool_call', wire: 'responses', tool: 'notes_open' });
     expect((inputs[0].messages as Item[]).map((item) => item.type)).toEqual(['message', 'function_call']);
+  });
+
+  const judge = { evaluate: async (input: JudgeInput) => ({ action: input.tool === 'broken' ? ('block' as const) : ('allow' as const), reason: 'no' }) };
+  const loops: [string, ResponsesStep[], Record<string, unknown>, Partial<OpenAI.Responses.ResponseCreateParamsNonStreaming>][] = [
+    ['the gate refusing, the model self-correcting', WALK, {}, {}],
+    ['parallel calls, one failing', [{ text: 'Looking.', calls: [{ callId: 'p1', name: 'notes_open' }, { callId: 'p2', name: 'broken' }] }, { text: 'a and b.' }], {}, {}],
+    ['a later turn breaking off', [{ text: 'First.', calls: [{ callId: 'r1', name: 'notes_open' }] }, { status: 500 }], {}, {}],
+    ['maxTurns running out', [{ text: 'Opening.', calls: [{ name: 'notes_open' }] }], { bindings: [{ ...binding, maxTurns: 2 }] }, {}],
+    ["a hand-back to the client's tool", [{ text: 'Checking.', calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Rome' } }] }], {}, { tools: [weatherTool] }],
+    ['the judge blocking a call', [{ calls: [{ callId: 'j1', name: 'broken' }] }, { text: 'Blocked.' }], { judge: { judge } }, {}],
+    ['text only in the first turn, none after', [{ text: 'Hi.', calls: [{ callId: 'q1', name: 'notes_open' }] }, {}], {}, {}],
+  ];
+
+  /** The loop's id (`x-agent-loop-id`) and the Response ids its stream names, event by event, with an injector in front of the gateway. */
+  async function streamedIds(body: OpenAI.Responses.ResponseCreateParamsStreaming) {
+    const { data, response } = await client.responses.create(body).withResponse();
+    const ids: string[] = [];
+    const items: string[] = [];
+    for await (const event of data) {
+      if ('response' in event) ids.push(`${event.type} ${event.response.id}`);
+      if ('item_id' in event && event.type.startsWith('response.output_text')) items.push(event.item_id);
+    }
+    return { loopId: response.headers.get('x-agent-loop-id'), ids, items };
+  }
+
+  it.each(loops)('a streamed loop names ONE Response id on every event, the JSON answer\'s: %s', async (_name, script, options, request) => {
+    // a return-path injector in front, as a gateway has one: it skips the loop's own turns
+    const outer = express();
+    outer.use(express.json(), skipWhenInternal((req, _res, next) => ((req.body.instructions = 'Be brief.'), next())), buildGateway(model.url, { trellis: notes, bindings: [binding], ...options }).app);
+    await gateway.close();
+    gateway = await listen(outer);
+    client = gateway.client;
+    model.setScript(script);
+    const body = { model: 'agent-1', input: 'go', ...request };
+    const streamed = await streamedIds({ ...body, stream: true });
+    const upstreamIds = model.replies.map((reply) => reply.id);
+    const { data, response } = await client.responses.create(body).withResponse();
+
+    const id = `resp_${streamed.loopId}`;
+    expect(streamed.ids).toEqual([`response.created ${id}`, `response.in_progress ${id}`, `response.completed ${id}`]);
+    expect(new Set(streamed.items)).toEqual(new Set(streamed.items.length > 0 ? [`msg_${id}`] : []));
+    expect(data.id).toBe(`resp_${response.headers.get('x-agent-loop-id')}`);
+    expect(upstreamIds).not.toContain(id);
+    expect(model.requests.every((sent) => sent.body.instructions === 'Be brief.')).toBe(true);
+  });
+
+  it("a follow-up chaining on the streamed loop's id chains on the upstream's last reply", async () => {
+    model.setScript([{ text: 'Opening.', calls: [{ callId: 'o1', name: 'notes_open' }] }, { text: 'Notes a and b.' }, { text: 'You asked about notes.' }]);
+    const stream = client.responses.stream({ model: 'agent-1', input: 'my notes?' });
+    let first = '';
+    for await (const event of stream) if (event.type === 'response.created') first = event.response.id;
+    const followUp = await client.responses.create({ model: 'agent-1', previous_response_id: first, input: 'what did I ask?' });
+
+    expect(followUp.output_text).toBe('You asked about notes.');
+    expect(model.requests[2].body.previous_response_id).toBe(model.replies[1].id);
   });
 
   it('ends a stream whose later turn breaks with the note, in the same lifecycle', async () => {
