@@ -7,6 +7,7 @@ import { defaultOf } from './option';
 import { bindingOptions, type Config } from './options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
+import type { SignIns } from './trellis/oauth/sign-ins';
 import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
 import type { BindingMatch, Logger, RequireApproval, Trellis } from './types';
 import type { WireRequest } from './loop/wire';
@@ -83,16 +84,19 @@ export class Bindings {
   }
 }
 
-/** Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up. */
+/**
+ * Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up;
+ * not where each user lists their own.
+ */
 function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, maxTurns: number | undefined, toolTimeoutSec: number, resetTimeoutOnProgress = false, requireApproval: RequireApproval = 'never'): ActiveBinding {
   const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
-  void catalog.tools();
+  if (!trellis.forRequest) void catalog.tools();
   return { name, trellis, catalog, maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval };
 }
 
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
-export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]): Bindings {
-  const trellisOf = trellisResolver(logger, owned);
+export function activateBindings(valid: Config, logger: Logger, owned: Trellis[], signIns?: SignIns): Bindings {
+  const trellisOf = trellisResolver(logger, owned, signIns);
   const shared = valid.trellis && trellisOf(valid.trellis);
   const entries = valid.bindings.map((spec, i) => {
     const trellis = spec.trellis ? trellisOf(spec.trellis) : shared;

@@ -26,7 +26,8 @@ import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
 import type { Wire, WireRequest } from './loop/wire';
-import { wireFor } from './wire/wires';
+import { JUDGE_WIRE, wireFor } from './wire/wires';
+import { SignIns } from './trellis/oauth/sign-ins';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   /** `source`: who changed them, for the log line (default `settings.update()`) */
@@ -38,6 +39,11 @@ export interface AgentLoopMiddleware extends RequestHandler {
   close(): Promise<void>;
   /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
+  /**
+   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path) alone, for an app that guards its routes
+   * before agentLoop: mount it ahead of the guard, since the person's browser brings no client key
+   */
+  oauthCallbacks: RequestHandler;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
   metrics?: MetricsEndpoint;
 }
@@ -48,9 +54,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   refuseClusterWithoutSecret(config.internalSecret);
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
-  const bindings = activateBindings(config, logger, owned);
-  const telemetry = Telemetry.create(config);
   const key = tokenSecret(config.internalSecret);
+  const signIns = new SignIns(key, logger);
+  const bindings = activateBindings(config, logger, owned, signIns);
+  const telemetry = Telemetry.create(config);
   const servesApp = markerTrust(key);
   const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
   const inFlight = new InFlightLoops();
@@ -70,6 +77,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       return judge.runner;
     },
     approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(config.approval.ttlSec) },
+    judgeWire: JUDGE_WIRE,
     telemetry,
     shutdown: inFlight.shutdownSignal,
   };
@@ -111,6 +119,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
 
   const middleware = function agentLoopMiddleware(req: Request, res: Response, next: NextFunction): void {
     servesApp(req);
+    if (signIns.serve(req, res)) return;
     const wire = req.method === 'POST' ? wireFor(req.path) : undefined;
     const verdict = wire && markerVerdict(req, key);
     removeMarker(req);
@@ -150,15 +159,20 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
   middleware.admin = function admin(adminOptions) {
     records ??= new LoopRecorder(config.telemetry?.captureContent === true);
-    const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true }, adminOptions, logger);
+    const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true, tokens: signIns.vault }, adminOptions, logger);
     services.telemetry = Telemetry.recording(telemetry, records);
     return router;
+  };
+  middleware.oauthCallbacks = function oauthCallbacks(req, res, next) {
+    if (!signIns.serve(req, res)) next();
   };
   middleware.metrics = telemetry?.metrics?.registry;
   middleware.ready = async function ready(signal) {
     const down: Record<string, string> = inFlight.closing ? { 'agent-loop': 'shutting down' } : {};
     await Promise.all(
-      bindings.all.map(async function listedOnce({ name, catalog }) {
+      bindings.all.map(async function listedOnce({ name, catalog, trellis }) {
+        // each user lists their own tools: there is no listing of the binding's to wait for
+        if (trellis.forRequest) return;
         if (catalog.unlisted !== undefined) await catalog.tools(signal);
         if (catalog.unlisted !== undefined) down[`trellis ${name}`] = catalog.unlisted;
       }),

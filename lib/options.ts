@@ -3,7 +3,7 @@ import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from './hierarchy'
 import { judgeOption } from './judge/options';
 import { APPROVAL_TOOL, APPROVAL_TTL_SEC } from './loop/approval';
 import { CONTINUATION_TTL_SEC } from './loop/continuation';
-import { MAX_REPLY_BYTES } from './loop/turn-stream';
+import { MAX_REPLY_BYTES } from './loop/held-bytes';
 import { loggerOption } from './logger';
 import { distance, validated } from './option-error';
 import { defaulted, hintsOf, limit, option, required, schemaOf, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from './option';
@@ -190,7 +190,7 @@ export const loopOptions = {
   /** what one turn may read of the model's reply (JSON body or whole stream); past it the turn fails */
   maxReplyBytes: wholeNumber(1024, MAX_REPLY_BYTES_CEILING, MAX_REPLY_BYTES, {
     fallback: `${MAX_REPLY_BYTES} (${MAX_REPLY_BYTES / 1024 / 1024} MiB)`,
-    does: "what one turn may read of the model's reply: a JSON body, or a whole stream (however its lines run); past it the turn stops reading, cuts the upstream off and fails like any bad model reply (`the model's reply is longer than maxReplyBytes = N`; a first turn falls through to the normal handler). Also bounds the judge's LLM calls",
+    does: "what one turn may hold of the model's reply: a JSON body; of a stream, the message it assembles (text, calls, other fields) and any one line or event, not the framing and envelopes that pass through to the client, so a stream may run far longer; past it the turn stops reading, cuts the upstream off and fails like any bad model reply (`the model's reply is longer than maxReplyBytes = N`; a first turn falls through to the normal handler). Also bounds the judge's LLM calls",
   }),
   judge: judgeOption,
   approval: defaulted<Partial<OptionsOut<typeof approvalOptions>>, OptionsOut<typeof approvalOptions>>({

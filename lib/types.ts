@@ -1,5 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request } from 'express';
+import type { AuthProvider } from '@modelcontextprotocol/client';
 import type { OptionsIn } from './option';
 import type { bindingOptions } from './options';
 import type { mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
@@ -62,6 +63,11 @@ export interface Trellis {
   close?(): Promise<void>;
   /** present on an MCP Trellis: the session id once known (Streamable HTTP), for the `mcp.session.id` span attribute */
   mcpSession?(): string | undefined;
+  /**
+   * present on a Trellis whose users sign in (`oauth`): the Trellis of the request's user, on a connection of their
+   * own; this one itself (whose calls fail) when the request names no user
+   */
+  forRequest?(req: IncomingMessage): Trellis;
 }
 
 export type HierarchyNode = string | { tool: string; children?: HierarchyNode[] };
@@ -82,7 +88,7 @@ export type SelfCallTransport = 'in-process' | 'socket';
 
 /** An MCP server: Streamable HTTP at `url`, or a stdio child started with `command`. */
 export type McpServerAddress =
-  | { url: string; headers?: Record<string, string> }
+  | { url: string; headers?: Record<string, string>; authProvider?: AuthProvider }
   | { command: string; args?: string[]; env?: Record<string, string> };
 
 export type TrellisOption = Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };

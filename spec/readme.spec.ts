@@ -70,9 +70,10 @@ describe('the README and docs/, as a new user pastes them', () => {
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('has the "Use it" program, the three approval clients and the metrics one', () => {
+  it('has the "Use it" program, the test kit\'s typed script, the three approval clients and the metrics program', () => {
     expect(programs()).toEqual([
       expect.stringContaining("import { agentLoop, skipWhenInternal } from 'express-agent-loop';"),
+      expect.stringContaining("import { scriptedModel, type ScriptedModel, type ScriptedRequest } from 'express-agent-loop/testing';"),
       expect.stringContaining("if (call?.type === 'function' && call.function.name === 'approve_tool_call') {"),
       expect.stringContaining("type: 'mcp_approval_response'"),
       expect.stringContaining("import Anthropic from '@anthropic-ai/sdk';"),

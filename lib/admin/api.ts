@@ -6,6 +6,7 @@ import type { ActiveBinding } from '../loop/context';
 import type { LiveSettings } from '../settings';
 import type { LoopRecorder } from '../telemetry/loop-records';
 import { apiError } from './auth';
+import type { TokenVault } from '../trellis/oauth/vault';
 
 /** What the admin API reads and changes: one agentLoop's run-time state. */
 export interface AdminSubject {
@@ -14,6 +15,8 @@ export interface AdminSubject {
   judge: LiveJudge;
   records: LoopRecorder;
   captureContent: boolean;
+  /** the users' OAuth tokens (what they are for, never the tokens) */
+  tokens: TokenVault;
 }
 
 const LISTING_TIMEOUT_MS = 5000;
@@ -81,8 +84,18 @@ export function adminApi(subject: AdminSubject): Router {
   api.get('/judge/rules', answering(() => subject.judge.view()));
   api.put('/judge/rules', answering((req) => subject.judge.replaceRules(jsonObject(req).rules, sourceOf(req))));
   api.get('/loops', answering(() => ({ captureContent: subject.captureContent, ...subject.records.snapshot() })));
+  api.get('/oauth', answering(async () => ({ tokens: await subject.tokens.list() })));
+  api.delete('/oauth/:server/:user', async function forgetTokens(req, res, next) {
+    const { server, user } = req.params as { server: string; user: string };
+    try {
+      if (await subject.tokens.forget(server, user)) return void res.json({ forgotten: { server, user } });
+      apiError(res, 404, `admin API: no OAuth tokens of user '${user}' for server '${server}'; GET oauth lists them`, 'not_found');
+    } catch (error) {
+      next(error);
+    }
+  });
   api.use(function unknownRoute(req, res) {
-    apiError(res, 404, `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops`, 'not_found');
+    apiError(res, 404, `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops, GET oauth, DELETE oauth/<server>/<user>`, 'not_found');
   });
   return api;
 }

@@ -109,6 +109,7 @@ export function createGateway(config: GatewayConfig): Express {
   app.locals.agentLoop = loop;
   healthRoutes(app, loop, health);
   if (adminKey) app.use('/admin', loop.admin({ key: adminKey }));
+  app.use(loop.oauthCallbacks);
   const registry = loop.metrics;
   if (registry) {
     app.get('/metrics', ...(clientKey ? [clientKey] : []), function metricsEndpoint(_req, res, next) {

@@ -1,4 +1,5 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import type { ConsentRequired } from '../trellis/oauth/consent';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
@@ -41,6 +42,9 @@ export interface LoopStats {
 export interface Loop {
   id: string;
   req: Request;
+  res: Response;
+  /** a tool's server asked the user to consent (again): the loop ends with the link once the turn's calls are in */
+  consent?: ConsentRequired;
   /** the options, validated and frozen at start-up */
   config: Config;
   /** the run-time settings as the loop started: it keeps them to its end */

@@ -50,6 +50,18 @@ function fresh(value: unknown, key: string): unknown {
 }
 
 /**
+ * What one streamed delta adds to the message it merges into: its strings' bytes, any other value's text; naming
+ * fields (set once, however many deltas repeat them) and the keys are not counted.
+ */
+export function deltaBytes(delta: unknown, key = ''): number {
+  if (NAMING.has(key)) return 0;
+  if (typeof delta === 'string') return Buffer.byteLength(delta);
+  if (Array.isArray(delta)) return delta.reduce((sum: number, entry) => sum + deltaBytes(entry, key), 0);
+  if (isObject(delta)) return Object.entries(delta).reduce((sum, [name, value]) => sum + deltaBytes(value, name), 0);
+  return delta === undefined || delta === null ? 0 : String(delta).length;
+}
+
+/**
  * Adds one streamed delta's fields to what came before, by OpenAI's delta convention: strings are concatenated,
  * objects merged, lists of objects merged by their own `index` (others appended); other values replace. Naming
  * fields are set once; a `null` adds nothing to a value; `__proto__` is never set.

@@ -3,6 +3,7 @@ import type { TokenUsage, TurnResult, WireCall } from './wire';
 import { budgetNote, type StopReason } from './budget';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
+import { consentHeaders } from './sign-in';
 import { runToolCalls } from './turn';
 
 export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
@@ -22,7 +23,7 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
   const produced = () => last !== undefined || loop.reply.committed;
 
   const answer = (stop: StopReason, handBack?: WireCall[]): LoopResult => ({ kind: 'answer', answer: { stop, text: text.value, last, usage, ...(handBack ? { handBack } : {}) } });
-  const stopWith = (stop: Exclude<StopReason, 'final'>, reason?: string): LoopResult => {
+  const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization'>, reason?: string): LoopResult => {
     text.newParagraph();
     text.append(budgetNote(stop, { maxTurns, totalBudgetSec: deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: maxTokens, tokens: usage?.total }));
     return answer(stop);
@@ -67,6 +68,11 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     if (turn === maxTurns) break;
     loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);
+    if (loop.consent) {
+      text.newParagraph();
+      await text.append(consentHeaders(loop.res, loop.consent));
+      return answer('authorization');
+    }
     if (pending.length > 0) return { kind: 'answer', answer: { stop: 'final', text: text.value, last, usage, approvals: loop.conversation.handBack(reply, loop.askApproval(pending)) } };
   }
   return stopWith('max_turns');

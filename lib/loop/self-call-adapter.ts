@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { AxiosError } from 'axios';
 import { onAbort } from '../signals';
-import { replyTooLong } from './turn-stream';
+import { replyTooLong } from './held-bytes';
 
 export interface Agents {
   http: http.Agent;

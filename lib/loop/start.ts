@@ -4,12 +4,11 @@ import type { Request, Response } from 'express';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import type { Config, Settings } from '../options';
-import type { Logger } from '../types';
+import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
-import { wireCallOf, type Wire, type WireRequest } from './wire';
-import { answerApprovals } from '../wire/chat/approval';
-import type { ApprovalReader } from './approval-decision';
+import { wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
+import { answerApprovals, type ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
 import type { AnswerIds } from './answer-ids';
@@ -19,6 +18,8 @@ import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
+import { consentHeaders, signedIn } from './sign-in';
+import { consentNote } from '../trellis/oauth/consent';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
 export interface LoopServices {
@@ -31,6 +32,8 @@ export interface LoopServices {
   /** the run-time settings in force now: a loop takes them as it starts */
   settings: () => Settings;
   judge?: JudgeRunner;
+  /** the wire the judge's model speaks */
+  judgeWire: JudgeWire;
   /** reads the client's approval answers and seals the calls handed to it for approval */
   approvals: ApprovalReader;
   telemetry?: Telemetry;
@@ -63,11 +66,11 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
   return result;
 }
 
-/** The judge's model speaks chat completions: its calls go to the chat completions path beside the client's. */
-function chatUrlOf(url: string, wire: Wire): string {
-  if (wire.name === 'chat') return url;
+/** The judge's calls go to its wire's path beside the client's. */
+function judgeUrlOf(url: string, wire: Wire, judgeWire: JudgeWire): string {
+  if (wire.path === judgeWire.path) return url;
   const parsed = new URL(url);
-  parsed.pathname = parsed.pathname.replace(/\/[^/]+$/, '/chat/completions');
+  parsed.pathname = parsed.pathname.slice(0, parsed.pathname.length - wire.path.length) + judgeWire.path;
   return parsed.toString();
 }
 
@@ -77,9 +80,9 @@ function chatUrlOf(url: string, wire: Wire): string {
  * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, binding: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
+export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, configured: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
   const { approvals } = wire;
-  const settled = approvals?.settle(services.approvals, req, binding.name, request);
+  const settled = approvals?.settle(services.approvals, req, configured.name, request);
   const body = settled?.body ?? request;
   const url = services.caller.urlFor(req);
   const agent = services.caller.agentFor(req);
@@ -108,12 +111,15 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   // Last before the `try`: whatever starts a loop's record is sure to reach the `finally` that ends it.
-  const telemetry = services.telemetry?.loop(req, binding.name, model, id, wire.name);
+  const telemetry = services.telemetry?.loop(req, configured.name, model, id, wire.name);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
   const succeeded = new Set(restored);
+  let binding = configured;
   try {
-    const tools = await binding.catalog.tools(signal);
+    const access = await signedIn(configured, req, signal);
+    if ('binding' in access) binding = access.binding;
+    const tools = 'consent' in access ? [] : await binding.catalog.tools(signal);
     const session = wire.open(body, { loopId: id, tools, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
@@ -122,6 +128,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
     const loop: Loop = {
       id,
       req,
+      res,
       config,
       settings,
       binding,
@@ -145,9 +152,17 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
         const call = () => services.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
         return watch ? watch.within(call) : call();
       },
-      judgeCompletion: (turn, turnSignal) => services.caller.complete(req, turn, { url: chatUrlOf(url, wire), agent, marker, signal: turnSignal }),
+      judgeCompletion: async (turn, turnSignal) => {
+        const { reply } = await services.caller.turn(req, { ...turn, stream: false }, { url: judgeUrlOf(url, wire, services.judgeWire), agent, marker, signal: turnSignal }, services.judgeWire.reader);
+        return reply as ChatCompletion;
+      },
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
     };
+    if ('consent' in access) {
+      await answer.text(consentHeaders(res, access.consent));
+      result = { kind: 'answer', answer: { stop: 'authorization', text: consentNote(access.consent) } };
+      return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
+    }
     if (settled && approvals) {
       await answerApprovals(loop, settled.decisions);
       // a follow-up that falls through hands the normal handler the conversation with every call answered

@@ -10,6 +10,7 @@ import { parseArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
+import { ConsentRequired } from '../trellis/oauth/consent';
 
 async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, approved: boolean, result?: string): Promise<JudgeDecision> {
   if (!loop.judge) return { blocked: false };
@@ -82,6 +83,7 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
     result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', tool, seconds: toolTimeoutSec };
+    if (error instanceof ConsentRequired) loop.consent ??= error;
     return { kind: 'transport', reason: redacted((error as Error)?.message ?? String(error)) };
   }
   const text = resultText(result, loop.config.maxToolResultBytes, loop.config.passImages);

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { onAbort, settledWithin } from '../signals';
-import type { ChatCompletion } from '../types';
-import { streamedCompletion } from '../wire/chat/streamed-completion';
+import { isObject } from './deltas';
+import { HeldBytes } from './held-bytes';
 import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;
@@ -34,34 +34,16 @@ async function drain(stream: Readable): Promise<void> {
   await ended.catch(ignoreText);
 }
 
-/** the default of `maxReplyBytes`: 32 MiB, far more than any model's reply */
-export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
-
-/** The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end. */
-export const replyTooLong = (maxReplyBytes: number) => new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);
-
-/** The stream's parts until `maxBytes` were read; one more byte throws, and the caller destroys the stream. */
-async function* bounded(stream: Readable, maxBytes: number): AsyncGenerator<Buffer | string> {
-  let read = 0;
-  for await (const part of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
-    read += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-    if (read > maxBytes) throw replyTooLong(maxBytes);
-    yield part;
-  }
-}
-
-/** Reads one wire's SSE reply as it arrives, to its end event; a broken stream throws. */
-export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink) => Promise<T>;
+/** Reads one wire's SSE reply as it arrives, to its end event, keeping at most `held`; a broken stream throws. */
+export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink, held: HeldBytes) => Promise<T>;
 
 /**
- * A streamed turn read as it arrives (a chat completion unless another wire's reader is given), at most `maxBytes`
- * of it; the stream is destroyed only when the turn fails.
+ * A streamed turn read as it arrives by the wire's `read`, holding at most `maxBytes` (`HeldBytes`) however long it
+ * runs; the stream is destroyed only when the turn fails.
  */
-export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number): Promise<ChatCompletion>;
-export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T>;
-export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<unknown> = streamedCompletion): Promise<unknown> {
+export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T> {
   try {
-    const completion = await read(bounded(stream, maxBytes), onText);
+    const completion = await read(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>, onText, new HeldBytes(maxBytes));
     await drain(stream);
     return completion;
   } catch (error) {
@@ -84,4 +66,17 @@ export async function errorBody(stream: Readable): Promise<unknown> {
     return undefined;
   }
   return parsedOrUndefined(text);
+}
+
+/**
+ * The message of an error body: OpenAI's `{ error: { message } }`, also as the first entry of a list (Gemini's),
+ * `{ error: "..." }` (Ollama's) or `{ object: "error", message }` (Mistral's).
+ */
+export function errorMessage(body: unknown): string | undefined {
+  const first = Array.isArray(body) ? body[0] : body;
+  if (!isObject(first)) return undefined;
+  const { error } = first;
+  if (typeof error === 'string') return error;
+  if (isObject(error)) return typeof error.message === 'string' ? error.message : undefined;
+  return typeof first.message === 'string' ? first.message : undefined;
 }

@@ -28,6 +28,7 @@ export class ToolCatalog {
   private failure?: string;
   private offered: { hierarchy: Hierarchy; tools: ChatTool[] };
   private warned = '[]';
+  private readonly users = new WeakMap<Trellis, ToolCatalog>();
 
   constructor(
     private readonly trellis: Trellis,
@@ -37,6 +38,13 @@ export class ToolCatalog {
   ) {
     const hierarchy = source === FROM_TRELLIS ? new Hierarchy([]) : source;
     this.offered = { hierarchy, tools: hierarchy.tools.map((name) => ({ type: 'function', function: { name, parameters: OPEN_SCHEMA } })) };
+  }
+
+  /** The same binding's catalog on another Trellis (a signed-in user's): its own listing, kept while that Trellis lives. */
+  forTrellis(trellis: Trellis): ToolCatalog {
+    let catalog = this.users.get(trellis);
+    if (!catalog) this.users.set(trellis, (catalog = new ToolCatalog(trellis, this.source, this.binding, this.logger)));
+    return catalog;
   }
 
   /** The tree in force: the unknown-tool check and the gate use it. */

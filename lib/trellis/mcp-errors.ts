@@ -1,5 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { redacted } from '../redact';
+import { ConsentRequired } from './oauth/consent';
 
 const MAX_DETAIL = 160;
 
@@ -42,6 +43,7 @@ function httpDetail(error: SdkHttpError): string {
 
 /** A short, readable Error for anything the SDK or the network threw; the original stays as `cause`. */
 export function trellisError(error: unknown, target: string): Error {
+  if (error instanceof ConsentRequired) return error;
   const readable = (message: string) => new Error(message, { cause: error });
   if (error instanceof SdkHttpError) {
     const detail = httpDetail(error);

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { option, required, schemasOf, wholeNumber, type OptionsIn } from '../option';
 import { loggerOption } from '../logger';
+import { oauthOption } from './oauth/options';
 
 /** a header name, as RFC 9110 spells a token */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -33,6 +34,7 @@ export const mcpUrlOptions = {
       does: "the client request's headers sent on that server's `tools/call` requests; calls carrying them run on a connection of that user's own ([per-user credentials](mcp.md#per-user-credentials))",
     },
   }),
+  oauth: oauthOption,
   /** how long `tools/list` is cached, and how long a changed tool definition waits before it is adopted */
   listTtlSec,
 };

@@ -20,6 +20,8 @@ export interface Lease {
 
 export interface ConnectionPool {
   acquire(headers: IncomingHttpHeaders | undefined): Lease;
+  /** the connection kept under `key` (a signed-in user's), opened with `open` the first time */
+  acquireKeyed(key: string, open: () => McpConnection): Lease;
   close(): Promise<void>;
 }
 
@@ -75,20 +77,24 @@ export function connectionPool({ forwardHeaders, shared, open, maxConnections = 
     };
   }
 
+  function acquireKeyed(key: string, opened: () => McpConnection): Lease {
+    let entry = entries.get(key);
+    if (entry) entries.delete(key);
+    else {
+      makeRoom();
+      entry = { connection: opened(), busy: 0 };
+    }
+    entries.set(key, entry);
+    return lease(key, entry);
+  }
+
   return {
     acquire(headers) {
       const values = forwarded(forwardHeaders, headers);
       if (!values) return { connection: shared, release: NO_RELEASE };
-      const key = JSON.stringify(forwardHeaders.map((name) => values[name] ?? null));
-      let entry = entries.get(key);
-      if (entry) entries.delete(key);
-      else {
-        makeRoom();
-        entry = { connection: open(values), busy: 0 };
-      }
-      entries.set(key, entry);
-      return lease(key, entry);
+      return acquireKeyed(JSON.stringify(forwardHeaders.map((name) => values[name] ?? null)), () => open(values));
     },
+    acquireKeyed,
     async close() {
       const live = [...entries];
       entries.clear();

@@ -10,6 +10,10 @@ import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool } from './mcp-pool';
 import { mcpTrellisOptions, mcpTrellisSchema, type McpTrellisOptions } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
+import { AgentLoopError } from '../errors';
+import { needsUser } from './oauth/consent';
+import type { SignIns } from './oauth/sign-ins';
+import { userTrellises } from './oauth/user-trellis';
 
 export type { McpTrellisOptions } from './mcp-options';
 
@@ -54,9 +58,19 @@ function callOn(client: Client, name: string, args: Record<string, unknown>, { s
   return client.callTool(params, { signal, timeout: CALL_TIMEOUT_MS, ...(onprogress ? { onprogress } : {}) }) as Promise<CallToolResult>;
 }
 
-/** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
-export function mcpTrellis(given: McpTrellisOptions): Trellis {
+/**
+ * A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client.
+ * `signIns`: agentLoop's OAuth, for a server whose users sign in (`oauth`).
+ */
+export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis {
   const options = validOptions(given);
+  const oauth = 'url' in options ? options.oauth : undefined;
+  if (oauth && 'url' in options && options.forwardHeaders) {
+    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.");
+  }
+  if (oauth && !signIns) {
+    throw new AgentLoopError('ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP', "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.");
+  }
   const target = placeOf(options);
   const trellis = options.name ?? target;
   const logger = options.logger ?? defaultLogger();
@@ -110,9 +124,26 @@ export function mcpTrellis(given: McpTrellisOptions): Trellis {
     }
   }
 
-  return {
+  const forUser =
+    oauth &&
+    'url' in options &&
+    userTrellises({
+      signIn: signIns!.add(trellis, options.url, oauth),
+      user: oauth.user,
+      pool,
+      connect: (authProvider) => connectionTo({ ...options, authProvider }),
+      withClient,
+      readable,
+      listAll,
+      callOn,
+      listTtlMs: ttlMs,
+    });
+
+  const self: Trellis = {
+    ...(forUser ? { forRequest: (req) => forUser(req) ?? self } : {}),
     async listTools(signal) {
       signal?.throwIfAborted();
+      if (forUser) throw needsUser('tools/list');
       if (cache && Date.now() < cache.expiresAt) return cache.tools;
       listing ??= refresh().finally(() => (listing = undefined));
       return readable(listing, signal);
@@ -120,6 +151,7 @@ export function mcpTrellis(given: McpTrellisOptions): Trellis {
     async callTool(name, args, callOptions) {
       const { signal } = callOptions;
       signal.throwIfAborted();
+      if (forUser) throw needsUser(name);
       const lease = pool.acquire(callOptions.headers);
       try {
         return await readable(withClient((client) => callOn(client, name, args, callOptions), signal, lease.connection), signal);
@@ -132,4 +164,5 @@ export function mcpTrellis(given: McpTrellisOptions): Trellis {
       await Promise.all([shared.close(), pool.close()]);
     },
   };
+  return self;
 }

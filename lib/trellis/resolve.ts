@@ -1,19 +1,20 @@
 import type { Logger, Trellis, TrellisOption } from '../types';
 import { mcpTrellis } from './mcp';
 import { canonicalJson } from '../canonical-json';
+import type { SignIns } from './oauth/sign-ins';
 
 /**
  * Turns `trellis` options into Trellis instances, one per distinct MCP server: bindings whose `mcp` options are
  * equal share one instance, so one connection (one stdio child). Instances made here go to `owned` to be closed.
  */
-export function trellisResolver(logger: Logger, owned: Trellis[]): (option: TrellisOption) => Trellis {
+export function trellisResolver(logger: Logger, owned: Trellis[], signIns?: SignIns): (option: TrellisOption) => Trellis {
   const byAddress = new Map<string, Trellis>();
   return function resolveTrellis(option) {
     if ('callTool' in option) return option;
     const key = canonicalJson(option.mcp);
     let trellis = byAddress.get(key);
     if (!trellis) {
-      trellis = mcpTrellis({ ...option.mcp, logger });
+      trellis = mcpTrellis({ ...option.mcp, logger }, signIns);
       byAddress.set(key, trellis);
       owned.push(trellis);
     }

@@ -46,6 +46,20 @@ describe('createGateway', () => {
     expect(model.requests[2].body.tools).toBeUndefined();
   });
 
+  it('serves the OAuth callback before the client-key guard: the person’s browser brings no key', async () => {
+    const app = createGateway({
+      upstream: { url: model.url },
+      clientKeys: ['client-key-0123456789'],
+      trellis: { mcp: { url: 'http://127.0.0.1:9/mcp', oauth: { redirectUrl: 'https://gateway.example.com/oauth/callback' } } },
+      bindings: [{ name: 'notes', match: { model: 'agent' }, hierarchy: 'whoami' }],
+      logger: quiet,
+    });
+    const { text } = await request(app).get('/oauth/callback?code=c&state=forged').expect(400);
+    expect(text).toContain('the state is invalid');
+    await request(app).get('/v1/models').expect(401);
+    await app.locals.agentLoop.close();
+  });
+
   it.each([false, true])("reuses its upstream connections: a loop's turns do not pay a connect each (stream: %s)", async (stream) => {
     const client = await listen({ upstream: { url: model.url }, trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], logger: quiet });
     const answer = await client.chat.completions.create({ model: 'agent', stream, messages: [{ role: 'user', content: 'time?' }] });

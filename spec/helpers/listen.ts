@@ -1,6 +1,6 @@
 import http from 'node:http';
 import OpenAI from 'openai';
-import { onLoopback } from '../../fixtures/loopback';
+import { onLoopback } from '../../lib/testing/loopback';
 
 export interface Listening {
   url: string;

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { onLoopback } from '../../fixtures/loopback';
+import { onLoopback } from '../../lib/testing/loopback';
 import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };

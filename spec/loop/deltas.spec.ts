@@ -1,4 +1,4 @@
-import { entryIndex, excerpt, isObject, MAX_STREAMED_ENTRIES, mergeDelta, type Fields } from '../../lib/loop/deltas';
+import { deltaBytes, entryIndex, excerpt, isObject, MAX_STREAMED_ENTRIES, mergeDelta, type Fields } from '../../lib/loop/deltas';
 
 describe('mergeDelta: a streamed delta added to what came before, by the delta convention', () => {
   it('joins strings, merges objects and lists by their index, sets naming fields once, and a null adds nothing', () => {
@@ -46,5 +46,12 @@ describe('the helpers of streamed replies', () => {
     expect(excerpt('x'.repeat(80))).toBe('x'.repeat(80));
     expect(excerpt('x'.repeat(81))).toBe(`${'x'.repeat(77)}...`);
     expect([isObject({}), isObject([]), isObject(null), isObject('a')]).toEqual([true, false, false, false]);
+  });
+});
+
+describe('deltaBytes: what a delta adds to the message it merges into', () => {
+  it('counts strings as UTF-8 and other values as text, neither keys nor naming fields', () => {
+    expect(deltaBytes({ content: 'é!', index: 3, id: 'call_1', type: 'function', function: { name: 'open', arguments: '{}' }, done: true, score: 0.5 })).toBe(3 + 2 + 4 + 3);
+    expect(deltaBytes([{ text: 'ab' }, 'cd', null])).toBe(4);
   });
 });

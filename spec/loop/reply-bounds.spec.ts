@@ -20,7 +20,6 @@ async function answer(client: OpenAI, stream: boolean): Promise<string> {
 const WITHOUT_END: [string, boolean, ScriptStep][] = [
   ['a JSON body without end', false, { endless: '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' }],
   ['one SSE line without end', true, { endless: 'data: {"choices":[{"index":0,"delta":{"content":"' }],
-  ['SSE frames that never stop', true, { content: 'x', stream: { drop: 'trickle', everyMs: 1 } }],
 ];
 
 describe.each(['in-process', 'socket'] as const)('maxReplyBytes, selfCall %s', (selfCall) => {
@@ -43,6 +42,13 @@ describe.each(['in-process', 'socket'] as const)('maxReplyBytes, selfCall %s', (
     const turn2 = model.requests[seen + 1];
     for (let i = 0; i < 100 && turn2.abortedAt === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(turn2.abortedAt).toBeDefined();
+  });
+
+  it('a streamed message of maxReplyBytes in 8-byte deltas (16 times as much SSE) is read whole; one byte more fails the turn', async () => {
+    model.setScript([{ toolCalls: [{ name: 'lookup' }] }, { content: 'z'.repeat(MAX_REPLY_BYTES) }]);
+    expect(await answer(gateway.client, true)).toBe('z'.repeat(MAX_REPLY_BYTES));
+    model.setScript([{ toolCalls: [{ name: 'lookup' }] }, { content: 'z'.repeat(MAX_REPLY_BYTES + 1) }]);
+    expect((await answer(gateway.client, true)).endsWith(NOTE)).toBe(true);
   });
 
   it('a reply of exactly maxReplyBytes is read whole', async () => {

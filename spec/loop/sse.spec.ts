@@ -25,6 +25,18 @@ describe('sseData', () => {
     expect(out.map((data) => data.length)).toEqual([16 * 1024 * 1024]);
   });
 
+  it('throws on a line, or an event of many data lines, longer than maxBytes; many events past it in all are no matter', async () => {
+    const read = async (parts: string[], maxBytes: number) => {
+      const out: string[] = [];
+      for await (const data of sseData(Readable.from(parts), maxBytes)) out.push(data);
+      return out;
+    };
+    await expect(read(Array.from({ length: 100 }, () => `data: ${'e'.repeat(100)}\n\n`), 100)).resolves.toHaveLength(100);
+    await expect(read([`data: ${'e'.repeat(101)}\n\n`], 100)).rejects.toThrow('longer than maxReplyBytes = 100');
+    await expect(read([`: ${'c'.repeat(60)}`, 'c'.repeat(60)], 100)).rejects.toThrow('longer than maxReplyBytes = 100');
+    await expect(read([`data: ${'e'.repeat(60)}\ndata: ${'e'.repeat(60)}\n\n`], 100)).rejects.toThrow('longer than maxReplyBytes = 100');
+  });
+
   it('skips comments and other fields, keeps data without a space, drops an event cut off at the end', async () => {
     expect(await events([': keep-alive\n\nevent: x\nid: 7\nretry: 5\ndata:tight\n\ndata\n\ndata: cut off'])).toEqual(['tight', '']);
   });

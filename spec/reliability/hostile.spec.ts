@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { completion, startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
+import { completion } from '../../lib/testing/chat';
+import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
 import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, figure, megabytes, post, sized, type Exchange } from './harness';
 
 const RUNS = sized(250, 2_000);

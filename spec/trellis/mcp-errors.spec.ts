@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { onLoopback, type OnLoopback } from '../../fixtures/loopback';
+import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
 import { isSessionLost, trellisError } from '../../lib/trellis/mcp-errors';
 
 const TARGET = 'http://tools.internal/mcp';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { onLoopback } from '../../fixtures/loopback';
+import { onLoopback } from '../../lib/testing/loopback';
 import { reconnections, transportFor } from '../../lib/trellis/mcp-transport';
 import { memoryLogger } from '../helpers/memory-logger';
 import { eventually } from './helpers';

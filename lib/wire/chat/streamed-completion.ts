@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatUsage, ToolCall } from '../../types';
-import { entryIndex, excerpt, isObject, MAX_STREAMED_ENTRIES, mergeDelta, type Fields } from '../../loop/deltas';
+import { deltaBytes, entryIndex, excerpt, isObject, MAX_STREAMED_ENTRIES, mergeDelta, type Fields } from '../../loop/deltas';
+import { HeldBytes } from '../../loop/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { sseData, sseJson } from '../../loop/sse';
 
@@ -69,8 +70,8 @@ class StreamedReply {
   private usage?: ChatUsage;
   private sawChoice = false;
 
-  /** a promise when `onText` asks to wait before the next chunk is read */
-  add(chunk: Chunk, onText: TextSink): Promise<void> | void {
+  /** a promise when `onText` asks to wait before the next chunk is read; `held` counts what the message keeps of it */
+  add(chunk: Chunk, onText: TextSink, held: HeldBytes): Promise<void> | void {
     if (typeof chunk.id === 'string') this.id ||= chunk.id;
     if (typeof chunk.created === 'number') this.created ||= chunk.created;
     if (typeof chunk.model === 'string') this.model ||= chunk.model;
@@ -81,6 +82,7 @@ class StreamedReply {
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
     if (!isObject(choice.delta)) return;
     const { content, tool_calls: calls, role: _assistant, ...rest } = choice.delta;
+    held.add(deltaBytes(content) + deltaBytes(calls) + deltaBytes(rest));
     mergeDelta(this.fields, rest);
     if (Array.isArray(calls)) calls.forEach((delta) => isObject(delta) && this.callFor(delta).add(delta));
     else if (calls !== undefined && calls !== null) throw new Error(`the model stream sent tool_calls that are not a list: ${excerpt(String(JSON.stringify(calls)))}`);
@@ -115,13 +117,16 @@ class StreamedReply {
   }
 }
 
-/** Reads a `stream: true` chat completion as it arrives, handing each text delta to `onText`; a broken stream throws. */
-export async function streamedCompletion(stream: AsyncIterable<Buffer | string>, onText: TextSink): Promise<ChatCompletion> {
+/**
+ * Reads a `stream: true` chat completion as it arrives, handing each text delta to `onText`, the message it assembles
+ * within `held`; a broken stream throws.
+ */
+export async function streamedCompletion(stream: AsyncIterable<Buffer | string>, onText: TextSink, held = new HeldBytes()): Promise<ChatCompletion> {
   const reply = new StreamedReply();
-  for await (const data of sseData(stream)) {
+  for await (const data of sseData(stream, held.maxBytes)) {
     if (data === '[DONE]') return reply.completion();
     // Not reading on while the client catches up: the upstream is held back instead of buffered here.
-    const caughtUp = reply.add(parseChunk(data), onText);
+    const caughtUp = reply.add(parseChunk(data), onText, held);
     if (caughtUp) await caughtUp;
   }
   throw new Error('the model stream ended without [DONE]');

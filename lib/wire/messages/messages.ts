@@ -41,13 +41,15 @@ function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unk
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
 export const messagesWire: Wire<AnthropicMessage> = {
   name: 'messages',
-  matches: (path) => path.endsWith('/messages'),
+  path: '/messages',
   accepts: isMessagesRequest,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);
-    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    if (!restored) return undefined;
+    const { messages, ...reopened } = restored;
+    return { body: { ...body, messages }, ...reopened };
   },
   succeededIn: (items) => succeededIn(items as MessageParam[]),
   approvals: {
@@ -74,7 +76,7 @@ export const messagesWire: Wire<AnthropicMessage> = {
       json: (reply) => read(wellFormedMessage(reply)),
       // The blocks go to the client's stream as they arrive, so the loop's text sink is not needed.
       stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
-        read(await streamedTurn(upstream, onText, maxBytes, (events) => streamedMessage(events, (event) => stream?.writer.forward(event)))),
+        read(await streamedTurn(upstream, onText, maxBytes, (events, _onText, held) => streamedMessage(events, (event) => stream?.writer.forward(event), held))),
     };
     const identity = { id: `msg_${setup.loopId}`, model: typeof body.model === 'string' ? body.model : '' };
     return {

@@ -1,4 +1,5 @@
-import { excerpt, isObject } from '../../loop/deltas';
+import { deltaBytes, excerpt, isObject } from '../../loop/deltas';
+import { HeldBytes } from '../../loop/held-bytes';
 import { sseData, sseJson } from '../../loop/sse';
 import { wellFormedMessage } from './model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './types';
@@ -30,6 +31,9 @@ class StreamedMessage {
   /** the index of each block the client sees: a tool_use is held back, the loop decides whose call it is */
   private readonly shown = new Set<number>();
   stopped = false;
+
+  /** `held`: what the blocks keep, within the turn's bound */
+  constructor(private readonly held: HeldBytes) {}
 
   add(event: Event, sink: BlockSink): Promise<void> | void {
     switch (event.type) {
@@ -83,6 +87,7 @@ class StreamedMessage {
     const index = this.indexOf(event);
     if (!isObject(event.content_block) || typeof event.content_block.type !== 'string') throw new Error('the model stream started a block without a type');
     const block: ContentBlock = { ...(event.content_block as ContentBlock) };
+    this.held.add(deltaBytes(block));
     this.blocks[index] = block;
     if (block.type === 'tool_use') return;
     this.shown.add(index);
@@ -94,6 +99,7 @@ class StreamedMessage {
     const block = this.blocks[index];
     const delta: Record<string, unknown> = isObject(event.delta) ? event.delta : {};
     if (!block) throw new Error(`the model stream sent a delta for block ${index}, which never started`);
+    this.held.add(deltaBytes(delta));
     switch (delta.type) {
       case 'text_delta':
         block.text = `${typeof block.text === 'string' ? block.text : ''}${String(delta.text ?? '')}`;
@@ -132,11 +138,11 @@ class StreamedMessage {
 /**
  * Reads a `stream: true` Message as it arrives, handing the events of every block but the model's tool_use blocks
  * to `sink`; an `error` event, a malformed event, a stream that ends before `message_stop`, or a Message the loop
- * cannot act on (`wellFormedMessage`) throws.
+ * cannot act on (`wellFormedMessage`) throws; the blocks it assembles are kept within `held`.
  */
-export async function streamedMessage(stream: AsyncIterable<Buffer | string>, sink: BlockSink): Promise<AnthropicMessage> {
-  const reply = new StreamedMessage();
-  for await (const data of sseData(stream)) {
+export async function streamedMessage(stream: AsyncIterable<Buffer | string>, sink: BlockSink, held = new HeldBytes()): Promise<AnthropicMessage> {
+  const reply = new StreamedMessage(held);
+  for await (const data of sseData(stream, held.maxBytes)) {
     const caughtUp = reply.add((sseJson(data, 'event') as Event), sink);
     if (caughtUp) await caughtUp;
     // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { excerpt, isObject, type Fields } from '../../loop/deltas';
+import { HeldBytes } from '../../loop/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { sseData, sseJson } from '../../loop/sse';
 import { streamedTurn } from '../../loop/turn-stream';
@@ -40,21 +41,27 @@ function turnOf(response: unknown, streamed: ResponseItem[] = []): TurnResult<Re
 
 const MAX_OUTPUT_ITEMS = 1024;
 
-/** Reads a `stream: true` Response to its end event, handing each `output_text` delta to `onText`. */
-async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: TextSink): Promise<TurnResult<ResponseItem[]>> {
+/**
+ * Reads a `stream: true` Response to its end event, handing each `output_text` delta to `onText`; the text and the
+ * finished items are what the turn holds (`held`), the Response at the end one event.
+ */
+async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: TextSink, held = new HeldBytes()): Promise<TurnResult<ResponseItem[]>> {
   const items: ResponseItem[] = [];
-  for await (const data of sseData(stream)) {
+  for await (const data of sseData(stream, held.maxBytes)) {
     const event = sseJson(data);
     switch (event.type) {
       case 'response.output_text.delta': {
+        if (typeof event.delta !== 'string' || event.delta === '') break;
+        held.addText(event.delta);
         // Not reading on while the client catches up: the upstream is held back instead of buffered here.
-        const caughtUp = typeof event.delta === 'string' && event.delta !== '' ? onText(event.delta) : undefined;
+        const caughtUp = onText(event.delta);
         if (caughtUp) await caughtUp;
         break;
       }
       case 'response.output_item.done': {
         const at = event.output_index;
         if (!Number.isInteger(at) || (at as number) < 0 || (at as number) >= MAX_OUTPUT_ITEMS) throw new Error(`the model stream sent an output_index out of bounds: ${excerpt(String(at))}`);
+        held.addText(data);
         if (isObject(event.item)) items[at as number] = event.item;
         break;
       }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { HeldBytes } from '../../../lib/loop/held-bytes';
 import { streamedCompletion } from '../../../lib/wire/chat/streamed-completion';
 
 const frame = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;
@@ -148,5 +149,26 @@ describe('streamedCompletion: the model message whole', () => {
     const completion = await read([`data: {"choices":[{"index":0,"delta":{"content":"hi","__proto__":{"polluted":true},"extra":{"__proto__":{"polluted":true}}}}]}\n\n`, done]);
     expect(completion.choices[0].message).toEqual({ role: 'assistant', content: 'hi', extra: {} });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("holds at most maxBytes of the message, however long the stream: OpenAI's envelope and the framing are not kept", async () => {
+    const openai = (d: Record<string, unknown>, finish: string | null = null) =>
+      frame({ id: 'chatcmpl-CaFvEJ1uSqtUzVQ9gKlm4nYb8wXc2', object: 'chat.completion.chunk', created: 1764547200, model: 'gpt-4.1-2025-04-14', service_tier: 'default', system_fingerprint: 'fp_b3f1157249', choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finish }], usage: null, obfuscation: 'x9Qe2R' });
+    const piece = 'p'.repeat(32);
+    const parts = (extra: string) => [openai({ role: 'assistant', content: '' }), ...Array.from({ length: 1000 }, () => openai({ content: piece })), openai({ content: extra }), openai({}, 'stop'), 'data: [DONE]\n\n'];
+    expect(parts('').join('').length).toBeGreaterThan(200 * 1000);
+    const whole = await streamedCompletion(Readable.from(parts('')), () => undefined, new HeldBytes(32 * 1000));
+    expect(whole.choices[0].message.content).toBe(piece.repeat(1000));
+    await expect(streamedCompletion(Readable.from(parts('!')), () => undefined, new HeldBytes(32 * 1000))).rejects.toThrow('longer than maxReplyBytes = 32000');
+  });
+
+  it('counts the calls and other fields the message keeps, not the names repeated on every delta', async () => {
+    const call = (args: string) => delta({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'write', arguments: args } }] });
+    const ten = Array.from({ length: 10 });
+    const stream = () => Readable.from([...ten.map(() => delta({ reasoning_content: 'r'.repeat(10) })), call('{"a":"'), ...ten.map(() => call('x'.repeat(10))), call('"}'), delta({}, 'tool_calls'), 'data: [DONE]\n\n']);
+    // 100 of reasoning, 108 of arguments; the index, id, type and name not, however often they come
+    const read = await streamedCompletion(stream(), () => undefined, new HeldBytes(208));
+    expect(read.choices[0].message.tool_calls?.[0].function.arguments).toBe(`{"a":"${'x'.repeat(100)}"}`);
+    await expect(streamedCompletion(stream(), () => undefined, new HeldBytes(207))).rejects.toThrow('longer than maxReplyBytes = 207');
   });
 });

@@ -1,4 +1,6 @@
-import { eventsOf, messageOf, Signer } from '../../../fixtures/messages-server';
+import { messageOf, Signer } from '../../../fixtures/messages-server';
+import { HeldBytes } from '../../../lib/loop/held-bytes';
+import { messageEvents } from '../../../lib/testing/messages';
 import { streamedMessage } from '../../../lib/wire/messages/stream-reader';
 import type { BlockEvent } from '../../../lib/wire/messages/types';
 
@@ -18,14 +20,14 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
   ])('%s: every block whole, as the API answers the same reply in JSON', async (_name, step) => {
     const message = messageOf(step, 'claude-sonnet-4-6', signer);
     // a few bytes at a time: events split across reads, as on a real socket
-    const read = await streamedMessage(inParts(sse(eventsOf(message)), 7), () => undefined);
+    const read = await streamedMessage(inParts(sse(messageEvents(message)), 7), () => undefined);
     expect(read).toEqual(message);
   });
 
   it("hands the client's blocks to the sink as they arrive, and holds the model's tool_use blocks back", async () => {
     const message = messageOf({ thinking: 'hmm', text: 'ok', toolUses: [{ id: 'toolu_01C', name: 'search', input: { q: 'x' } }] }, 'm', signer);
     const seen: BlockEvent[] = [];
-    await streamedMessage(inParts(sse(eventsOf(message)), 64), (event) => void seen.push(event));
+    await streamedMessage(inParts(sse(messageEvents(message)), 64), (event) => void seen.push(event));
     expect(seen.map((event) => [event.type, event.index])).toEqual([
       ['content_block_start', 0],
       ['content_block_delta', 0],
@@ -42,7 +44,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
     const message = messageOf({ text: 'one two three four' }, 'm', signer);
     const order: string[] = [];
     async function* source() {
-      for (const event of eventsOf(message)) {
+      for (const event of messageEvents(message)) {
         order.push(`read ${String(event.type)}`);
         yield sse([event]);
       }
@@ -92,5 +94,14 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
   it('throws on an event that is not JSON, and on content before message_start', async () => {
     await expect(streamedMessage(inParts('event: message_start\ndata: {"type":\n\n', 100), () => undefined)).rejects.toThrow('the model stream sent a malformed event: {"type":');
     await expect(streamedMessage(inParts(sse([{ type: 'content_block_start', index: 0, content_block: { type: 'text' } }]), 100), () => undefined)).rejects.toThrow('the model stream sent content before message_start');
+  });
+
+  it('holds at most maxBytes of the blocks, however long the stream runs: each event\'s framing is not kept', async () => {
+    const start = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } };
+    const text = (delta: string) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } });
+    const events = (extra: string) => sse([start, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, ...Array.from({ length: 1000 }, () => text('m'.repeat(32))), text(extra), { type: 'content_block_stop', index: 0 }, { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }, { type: 'message_stop' }]);
+    const read = await streamedMessage(inParts(events(''), 4096), () => undefined, new HeldBytes(32 * 1000));
+    expect(read.content).toEqual([{ type: 'text', text: 'm'.repeat(32 * 1000) }]);
+    await expect(streamedMessage(inParts(events('!'), 4096), () => undefined, new HeldBytes(32 * 1000))).rejects.toThrow('longer than maxReplyBytes = 32000');
   });
 });

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import express, { type Response } from 'express';
-import { eventsOf, messageOf, Signer } from '../../../fixtures/messages-server';
+import { messageOf, Signer } from '../../../fixtures/messages-server';
+import { messageEvents } from '../../../lib/testing/messages';
 import { streamedMessage } from '../../../lib/wire/messages/stream-reader';
 import { MessagesStreamWriter } from '../../../lib/wire/messages/stream-writer';
 import { addMessagesUsage } from '../../../lib/wire/messages/usage';
@@ -43,7 +44,7 @@ const turn2 = messageOf({ thinking: 'Now answer.', text: 'The answer is 42.', us
 async function twoTurnsAndHandBack(writer: MessagesStreamWriter): Promise<void> {
   let usage;
   for (const turn of [turn1, turn2]) {
-    const read = await streamedMessage(once(sse(eventsOf(turn))), (event) => writer.forward(event));
+    const read = await streamedMessage(once(sse(messageEvents(turn))), (event) => writer.forward(event));
     usage = addMessagesUsage(usage, read.usage);
     writer.toolsRunning();
     writer.toolProgress();
@@ -94,7 +95,7 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
 
   it('closes a block a turn left open before the next one, and ends well-formed when disposed mid-loop', async () => {
     const { client, close } = await serving(async (writer) => {
-      const broken = eventsOf(turn2).slice(0, 6); // message_start, the thinking block's start, ping, deltas: cut off
+      const broken = messageEvents(turn2).slice(0, 6); // message_start, the thinking block's start, ping, deltas: cut off
       await streamedMessage(once(sse(broken)), (event) => writer.forward(event)).catch(() => undefined);
       writer.block({ type: 'text', text: '[agent-loop] Stopped before a final answer.' });
     });

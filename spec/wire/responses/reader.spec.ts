@@ -56,4 +56,14 @@ describe('responsesReader: a turn’s Response, as the loop reads it', () => {
   it('names a malformed frame', async () => {
     await expect(read(Readable.from(['data: {not json\n\n']))).rejects.toThrow('the model stream sent a malformed frame: {not json');
   });
+
+  it('holds at most maxBytes of the text and finished items, however long the stream runs', async () => {
+    const delta = (text: string, i: number) => ({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: text, logprobs: [], obfuscation: 'x9Qe2R', sequence_number: i });
+    const done = { type: 'response.completed', response: { id: 'resp_1', status: 'completed', model: 'm', output: [message] } };
+    const stream = (extra: string) => sse(...Array.from({ length: 1000 }, (_, i) => delta('t'.repeat(32), i)), delta(extra, 1000), done);
+    await expect(responsesReader.stream(stream(''), () => undefined, 32 * 1000)).resolves.toMatchObject({ id: 'resp_1' });
+    await expect(responsesReader.stream(stream('!'), () => undefined, 32 * 1000)).rejects.toThrow('longer than maxReplyBytes = 32000');
+    const item = { type: 'response.output_item.done', output_index: 0, item: { ...message, content: [{ type: 'output_text', text: 'x'.repeat(400) }] } };
+    await expect(responsesReader.stream(sse(item, item, item, done), () => undefined, 1000)).rejects.toThrow('longer than maxReplyBytes = 1000');
+  });
 });

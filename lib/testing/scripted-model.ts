@@ -1,0 +1,81 @@
+import http from 'node:http';
+import { chatWire } from './chat';
+import { readBody, sendJson as send } from './http';
+import { onLoopback, type OnLoopback } from './loopback';
+import { messagesWire } from './messages';
+import { responsesWire } from './responses';
+import { checkedScript, turnFor, type ScriptedRequest, type ScriptEntry } from './script';
+import type { Body, ScriptedWire, SseFrame } from './wire';
+
+export interface ScriptedModel {
+  /** resolves once the model listens (`url` is set then) */
+  ready: Promise<void>;
+  /** `http://127.0.0.1:<port>/v1`: the base URL of every wire (`/v1/chat/completions`, `/v1/responses`, `/v1/messages`) */
+  readonly url: string;
+  /** every request it was sent, in order: path, headers, parsed body, wire and turn index */
+  requests: ScriptedRequest[];
+  /** stops it, dropping open connections */
+  close(): Promise<void>;
+}
+
+function stream(res: http.ServerResponse, frames: SseFrame[]): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  for (const { event, data } of frames) res.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${data}\n\n`);
+  res.end();
+}
+
+const isObject = (value: unknown): value is Body => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A scripted model on a loopback port, an upstream for a gateway's tests: it speaks OpenAI chat completions,
+ * OpenAI Responses and Anthropic Messages, JSON or streamed as each request asks. A request is answered with the
+ * entry whose index is the number of model turns already in its conversation (past the end, the last entry), so
+ * concurrent conversations each follow the script.
+ */
+export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
+  const script = checkedScript(turns);
+  const wires: ScriptedWire[] = [chatWire, responsesWire(), messagesWire];
+  const requests: ScriptedRequest[] = [];
+  const server = http.createServer(async function scriptedModelServer(req, res) {
+    const wire = wires.find((candidate) => req.url?.split('?')[0] === `/v1${candidate.path}`);
+    if (req.method !== 'POST' || !wire) {
+      const said = `scriptedModel answers POST /v1/chat/completions, /v1/responses and /v1/messages, not ${req.method} ${req.url}`;
+      return send(res, 404, (wire ?? chatWire).error(404, said));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch {
+      return send(res, 400, wire.error(400, 'The request body is not valid JSON.'));
+    }
+    const unreadable = isObject(body) ? wire.unreadable(body) : 'The request body must be a JSON object.';
+    if (unreadable !== undefined) return send(res, 400, wire.error(400, unreadable));
+    const read = body as Body;
+    const request: ScriptedRequest = { path: req.url!, headers: req.headers, body: read, wire: wire.name, turn: wire.turnOf(read) };
+    requests.push(request);
+    try {
+      const whole = wire.json(await turnFor(script, request), read, request.turn);
+      if (read.stream === true) stream(res, wire.events(whole, read));
+      else send(res, 200, whole);
+    } catch (error) {
+      send(res, 500, wire.error(500, `scriptedModel: ${(error as Error).message}`));
+    }
+  });
+  server.keepAliveTimeout = 30_000;
+  let listening: OnLoopback | undefined;
+  const ready = onLoopback(server).then((bound) => {
+    listening = bound;
+  });
+  return {
+    ready,
+    get url() {
+      if (!listening) throw new Error('scriptedModel: the url is known once it listens: `await model.ready` first');
+      return `${listening.origin}/v1`;
+    },
+    requests,
+    async close() {
+      await ready;
+      await listening!.close();
+    },
+  };
+}

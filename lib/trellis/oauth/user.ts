@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { credentialOf } from '../../signed-token';
+import type { OAuthUser } from './options';
+
+/** The user as the vault knows them: a hash of who the request says they are, never the credential itself. */
+export const userKey = (user: string): string => createHash('sha256').update(`agent-loop oauth user\n${user}`).digest('base64url').slice(0, 22);
+
+function named(option: OAuthUser, req: IncomingMessage): string | undefined {
+  if (typeof option === 'string') {
+    const value = req.headers[option.toLowerCase()];
+    return typeof value === 'string' ? value : undefined;
+  }
+  try {
+    const user = option(req);
+    return typeof user === 'string' ? user : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who signs in, as the vault knows them (hashed): the client's credential (the one its continuations are bound to),
+ * or what `oauth.user` names; undefined when the request says nobody.
+ */
+export function userOf(req: IncomingMessage, option: OAuthUser | undefined): string | undefined {
+  const user = option === undefined ? credentialOf(req) : named(option, req);
+  return user === undefined || user === '' ? undefined : userKey(user);
+}
