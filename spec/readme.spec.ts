@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { WIRES } from '../lib/wire/wires';
+import { WIRES, wireFor } from '../lib/wire/wires';
 import { javascript } from './helpers/javascript';
 
 const ROOT = path.join(__dirname, '..');
@@ -95,7 +95,7 @@ describe('the README and docs/, as a new user pastes them', () => {
 describe("the README's programs, as a new user runs them", () => {
   it('mounts the "Use it" proxy on the path of every wire the loop speaks', () => {
     const mounted = /^app\.post\((\[[^\]]*\])/m.exec(programs()[0])?.[1];
-    expect(mounted && (JSON.parse(mounted.replace(/'/g, '"')) as string[]).map((route) => WIRES.find((wire) => wire.matches(route))?.name)).toEqual(WIRES.map((wire) => wire.name));
+    expect(mounted && (JSON.parse(mounted.replace(/'/g, '"')) as string[]).map((route) => wireFor(route)?.name)).toEqual(WIRES.map((wire) => wire.name));
   });
 
   it('starts the ready gateway on gateway.example.json with the command it prints, as after npm install', async () => {
