@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { WIRES, wireFor } from '../lib/wire/wires';
 import { javascript } from './helpers/javascript';
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 
 /** The README and docs/, in that order. */
 function pages(): string[] {
