@@ -8,6 +8,8 @@ import { memoryLogger } from '../helpers/memory-logger';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 interface Gateway extends OnLoopback {
   lines: Record<string, unknown>[];
@@ -187,6 +189,20 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(lastToolText(model)).toBe('noted for alice');
   });
 
+  it('stops asking for a scope the authorization server will not grant after two step-ups in a row', async () => {
+    mcp.grantOnly(['notes:read']);
+    await signIn(gateway, ALICE, 'alice');
+    model.setScript(byTurn([{ toolCalls: [{ id: 'a', name: 'admin_note' }] }, { content: 'done' }]));
+    for (let ask = 0; ask < 2; ask++) {
+      const stepUp = await chat(gateway, ALICE);
+      expect(stepUp.headers.get('x-agent-loop-stop')).toBe('authorization');
+      await consent(stepUp.headers.get('x-agent-loop-authorize')!, 'alice');
+    }
+    const refused = await chat(gateway, ALICE);
+    expect(refused.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toBe(`tool error: ${mcp.url} still refuses the call for want of scope 'notes:read notes:admin' after 2 requests for it`);
+  });
+
   describe('the callback refuses, with a 400 page and nothing stored', () => {
     const tokens = async () => ((await (await fetch(`${gateway.origin}/admin/api/oauth`)).json()) as { tokens: unknown[] }).tokens;
     const linkFor = async () => (await chat(gateway, ALICE)).headers.get('x-agent-loop-authorize')!;
@@ -248,9 +264,12 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect((await chat(gateway, ALICE)).headers.get('x-agent-loop-stop')).toBe('authorization');
   });
 
-  it('shows no token, code or verifier in any answer, page, log line, metric or admin answer', async () => {
+  it('shows no token, code or verifier in any answer, page, log line, span, metric or admin answer', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.setGlobalTracerProvider(provider);
     await gateway.close();
-    gateway = await startGateway(model, mcp, {}, { metrics: {} });
+    gateway = await startGateway(model, mcp, {}, { metrics: {}, telemetry: { captureContent: true } });
     const outputs: string[] = [];
     const first = await chat(gateway, ALICE);
     outputs.push(JSON.stringify(first.body), JSON.stringify([...first.headers]));
@@ -262,6 +281,11 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     outputs.push(await (await fetch(`${gateway.origin}/admin/api/oauth`)).text());
     outputs.push(await (await fetch(`${gateway.origin}/admin/api/loops`)).text());
     outputs.push(JSON.stringify(gateway.lines), await gateway.loop.metrics!.metrics());
+    const spans = exporter.getFinishedSpans();
+    trace.disable();
+    await provider.shutdown();
+    expect(spans.length).toBeGreaterThan(0);
+    outputs.push(JSON.stringify(spans.map(({ name, attributes, events, status }) => ({ name, attributes, events, status }))));
     expect(mcp.secrets.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const secret of mcp.secrets) expect(all).not.toContain(secret);

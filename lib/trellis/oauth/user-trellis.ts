@@ -37,9 +37,7 @@ export function userTrellises(options: UserTrellisOptions): (req: IncomingMessag
     async function onConnection<T>(use: (client: Client) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
       const held = lease();
       try {
-        const done = await readable(withClient(use, signal, held.connection), signal);
-        signIn.served(user);
-        return done;
+        return await readable(withClient(use, signal, held.connection), signal);
       } catch (error) {
         const cause = (error as { cause?: unknown }).cause ?? error;
         if (cause instanceof InsufficientScopeError) throw await signIn.stepUp(user, cause);
@@ -56,7 +54,12 @@ export function userTrellises(options: UserTrellisOptions): (req: IncomingMessag
         cache = { tools, expiresAt: Date.now() + options.listTtlMs };
         return tools;
       },
-      callTool: (name, args, callOptions) => onConnection((client) => options.callOn(client, name, args, callOptions), callOptions.signal),
+      async callTool(name, args, callOptions) {
+        const result = await onConnection((client) => options.callOn(client, name, args, callOptions), callOptions.signal);
+        // only a call the server let through answers the step-ups asked so far (a listing may need no scope)
+        signIn.served(user);
+        return result;
+      },
     };
   }
 

@@ -2,6 +2,7 @@ import { outcomeImages, readsAsFailure, toolOutcomeText, type ToolOutcome } from
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
+import { TakenIds } from '../../loop/call-id';
 import { messagesElision } from './elision';
 import { blocksOf, type MessageParam } from './request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './types';
@@ -45,6 +46,7 @@ export function succeededIn(messages: readonly MessageParam[]): Set<string> {
 export class MessagesConversation implements Conversation<AnthropicMessage> {
   readonly items: MessageParam[];
   private readonly source: TurnSource<MessageParam>;
+  private readonly taken = new TakenIds((message: MessageParam) => blocksOf(message.content).flatMap((block) => (block.type === 'tool_use' ? [block.id as string] : [])));
 
   constructor(
     private readonly client: MessageParam[],
@@ -68,9 +70,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   }
 
   takenIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const message of this.items) for (const block of blocksOf(message.content)) if (block.type === 'tool_use') ids.add(block.id as string);
-    return ids;
+    return this.taken.of(this.items);
   }
 
   addOutput(turn: TurnResult<AnthropicMessage>, kept: WireCall[]): void {

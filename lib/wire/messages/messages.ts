@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Response } from 'express';
+import { withInput } from '../../loop/arguments';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { settleApprovalMessages } from './approval';
@@ -19,7 +20,7 @@ function turnOf(message: AnthropicMessage): TurnResult<AnthropicMessage> {
   const input = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
   return {
     text: message.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join(''),
-    calls: message.content.flatMap((block, index) => (isToolUse(block) ? [{ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index }] : [])),
+    calls: message.content.flatMap((block, index) => (isToolUse(block) ? [withInput({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index }, block.input ?? {})] : [])),
     output: message,
     usage: usage && { input, output: usage.output_tokens ?? 0, total: totalTokens(usage) },
     stop: message.stop_reason,
@@ -41,13 +42,15 @@ function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unk
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
 export const messagesWire: Wire<AnthropicMessage> = {
   name: 'messages',
-  matches: (path) => path.endsWith('/messages'),
+  path: '/messages',
   accepts: isMessagesRequest,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);
-    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    if (!restored) return undefined;
+    const { messages, ...reopened } = restored;
+    return { body: { ...body, messages }, ...reopened };
   },
   succeededIn: (items) => succeededIn(items as MessageParam[]),
   approvals: {
