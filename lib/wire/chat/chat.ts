@@ -1,9 +1,9 @@
 import type { Response } from 'express';
-import { succeededInHistory } from '../../hierarchy';
+import { succeededIn } from '../../hierarchy';
 import { settleApprovals } from './approval';
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { JsonReply } from './json-reply';
-import { callsIn } from './model-reply';
+import { callsIn, chatHistory } from './model-reply';
 import type { Reply } from '../../loop/reply';
 import { StreamReply } from './stream-reply';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
@@ -121,7 +121,7 @@ export const chatWire: Wire<ChatMessage> = {
     const { messages, ...reopened } = restored;
     return { body: { ...body, messages }, ...reopened };
   },
-  succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
+  succeededIn: (items) => succeededIn(chatHistory(items as ChatMessage[])),
   approvals: {
     settle(reader, req, binding, body) {
       const settled = settleApprovals(reader, req, binding, (body as ChatRequest).messages);

@@ -1,4 +1,5 @@
-import { outcomeImages, readsAsFailure, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import type { HistoryEntry } from '../../hierarchy';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
@@ -24,19 +25,14 @@ function resultText(content: unknown): string {
     .join('');
 }
 
-/** Tools that a trusted history says ran well: a tool_use answered by a tool_result that is no error and reads as none. */
-export function succeededIn(messages: readonly MessageParam[]): Set<string> {
-  const names = new Map<unknown, unknown>();
-  const succeeded = new Set<string>();
+/** A Messages history as the hierarchy reads it: each tool_use, each tool_result (`is_error` a failure). */
+export function* messagesHistory(messages: readonly MessageParam[]): Generator<HistoryEntry> {
   for (const message of messages) {
     for (const block of blocksOf(message.content)) {
-      if (block.type === 'tool_use') names.set(block.id, block.name);
-      if (block.type !== 'tool_result' || block.is_error === true || readsAsFailure(resultText(block.content))) continue;
-      const name = names.get(block.tool_use_id);
-      if (typeof name === 'string') succeeded.add(name);
+      if (block.type === 'tool_use') yield { call: block.id, tool: block.name };
+      if (block.type === 'tool_result') yield { answers: block.tool_use_id, text: resultText(block.content), failed: block.is_error === true };
     }
   }
-  return succeeded;
 }
 
 /**

@@ -5,7 +5,8 @@ import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { settleApprovalMessages } from './approval';
 import { carryOnMessages, restoreMessages } from './continuation';
-import { MessagesConversation, succeededIn } from './conversation';
+import { succeededIn } from '../../hierarchy';
+import { MessagesConversation, messagesHistory } from './conversation';
 import { wellFormedMessage } from './model-reply';
 import { MessagesJsonReply, MessagesStreamReply, type Shown } from './reply';
 import { clientTools, customAsChat, isMessagesRequest, messagesTool, searchKindOf, type MessageParam, type MessagesRequest } from './request';
@@ -54,7 +55,7 @@ export const messagesWire: Wire<AnthropicMessage> = {
     const { messages, ...reopened } = restored;
     return { body: { ...body, messages }, ...reopened };
   },
-  succeededIn: (items) => succeededIn(items as MessageParam[]),
+  succeededIn: (items) => succeededIn(messagesHistory(items as MessageParam[])),
   approvals: {
     settle(reader, req, binding, body) {
       const settled = settleApprovalMessages(reader, req, binding, (body as MessagesRequest).messages);
