@@ -26,7 +26,7 @@ import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
 import type { Trellis } from './types';
 import type { Wire, WireRequest } from './loop/wire';
-import { wireFor } from './wire/wires';
+import { JUDGE_WIRE, wireFor } from './wire/wires';
 import { SignIns } from './trellis/oauth/sign-ins';
 
 export interface AgentLoopMiddleware extends RequestHandler {
@@ -77,6 +77,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       return judge.runner;
     },
     approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(config.approval.ttlSec) },
+    judgeWire: JUDGE_WIRE,
     telemetry,
     shutdown: inFlight.shutdownSignal,
   };

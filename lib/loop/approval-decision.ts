@@ -70,18 +70,24 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
   return { id: decision.callId, type: 'function', function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) } };
 }
 
-/** The outcomes the decided calls' answers carry: an approved call runs (the judge told so), the others read why not. */
-export async function approvalResults(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<{ callId: string; tool: string; outcome: ToolOutcome }[]> {
-  const results = await Promise.all(
-    decisions.map(async function answered(decision) {
+/**
+ * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs
+ * (the judge told so), the others read why not.
+ */
+export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<void> {
+  const outcomes = await Promise.all(
+    decisions.map(async function answered(decision): Promise<ToolOutcome> {
       if (decision.outcome !== 'granted') {
         noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-        return { callId: decision.callId, tool: decision.tool, outcome: { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome };
+        return { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;
       }
       noteApproval(loop, decision.tool, 'granted');
-      return { callId: decision.callId, tool: decision.tool, outcome: await watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true) };
+      return watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
     }),
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;
-  return results;
+  loop.conversation.addOutcomes(
+    decisions.map(({ callId, tool }) => ({ id: callId, name: tool, arguments: undefined, index: 0 })),
+    outcomes,
+  );
 }

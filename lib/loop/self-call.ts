@@ -5,15 +5,13 @@ import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse 
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../marker';
 import { type Agents, selfCallAdapter } from './self-call-adapter';
-import { errorMessage } from '../wire/chat/model-reply';
 import { frontDoorOf, InProcessAgents } from './in-process';
 import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
-import type { ChatCompletion, SelfCallTransport } from '../types';
-import { chatReader } from '../wire/chat/reader';
+import type { SelfCallTransport } from '../types';
 import type { TurnReader, TurnResult } from './wire';
 import type { TextSink } from './reply';
 import { MAX_REPLY_BYTES } from './held-bytes';
-import { errorBody, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
+import { errorBody, errorMessage, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
 export interface SelfCall {
@@ -72,12 +70,6 @@ export class SelfCaller {
     const defaults = this.http.defaults as unknown as Record<string, unknown>;
     defaults.headers = {};
     for (const unused of ['transitional', 'xsrfCookieName', 'xsrfHeaderName', 'env']) delete defaults[unused];
-  }
-
-  /** One chat completion through the front door (the judge's model call), read whole. */
-  async complete(req: Request, request: TurnRequest, call: SelfCall): Promise<ChatCompletion> {
-    const { reply } = await this.turn(req, { ...request, stream: false }, call, chatReader);
-    return reply as ChatCompletion;
   }
 
   /**

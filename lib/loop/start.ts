@@ -4,12 +4,11 @@ import type { Request, Response } from 'express';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import type { Config, Settings } from '../options';
-import type { Logger } from '../types';
+import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
-import { wireCallOf, type Wire, type WireRequest } from './wire';
-import { answerApprovals } from '../wire/chat/approval';
-import type { ApprovalReader } from './approval-decision';
+import { wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
+import { answerApprovals, type ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
 import type { AnswerIds } from './answer-ids';
@@ -33,6 +32,8 @@ export interface LoopServices {
   /** the run-time settings in force now: a loop takes them as it starts */
   settings: () => Settings;
   judge?: JudgeRunner;
+  /** the wire the judge's model speaks */
+  judgeWire: JudgeWire;
   /** reads the client's approval answers and seals the calls handed to it for approval */
   approvals: ApprovalReader;
   telemetry?: Telemetry;
@@ -65,11 +66,11 @@ function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: 
   return result;
 }
 
-/** The judge's model speaks chat completions: its calls go to the chat completions path beside the client's. */
-function chatUrlOf(url: string, wire: Wire): string {
-  if (wire.name === 'chat') return url;
+/** The judge's calls go to its wire's path beside the client's. */
+function judgeUrlOf(url: string, wire: Wire, judgeWire: JudgeWire): string {
+  if (wire.path === judgeWire.path) return url;
   const parsed = new URL(url);
-  parsed.pathname = parsed.pathname.replace(/\/[^/]+$/, '/chat/completions');
+  parsed.pathname = parsed.pathname.slice(0, parsed.pathname.length - wire.path.length) + judgeWire.path;
   return parsed.toString();
 }
 
@@ -151,7 +152,10 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
         const call = () => services.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
         return watch ? watch.within(call) : call();
       },
-      judgeCompletion: (turn, turnSignal) => services.caller.complete(req, turn, { url: chatUrlOf(url, wire), agent, marker, signal: turnSignal }),
+      judgeCompletion: async (turn, turnSignal) => {
+        const { reply } = await services.caller.turn(req, { ...turn, stream: false }, { url: judgeUrlOf(url, wire, services.judgeWire), agent, marker, signal: turnSignal }, services.judgeWire.reader);
+        return reply as ChatCompletion;
+      },
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
     };
     if ('consent' in access) {

@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { onAbort, settledWithin } from '../signals';
-import type { ChatCompletion } from '../types';
-import { streamedCompletion } from '../wire/chat/streamed-completion';
+import { isObject } from './deltas';
 import { HeldBytes } from './held-bytes';
 import type { TextSink } from './reply';
 
@@ -39,12 +38,10 @@ async function drain(stream: Readable): Promise<void> {
 export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink, held: HeldBytes) => Promise<T>;
 
 /**
- * A streamed turn read as it arrives (a chat completion unless another wire's reader is given), holding at most
- * `maxBytes` (`HeldBytes`) however long it runs; the stream is destroyed only when the turn fails.
+ * A streamed turn read as it arrives by the wire's `read`, holding at most `maxBytes` (`HeldBytes`) however long it
+ * runs; the stream is destroyed only when the turn fails.
  */
-export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number): Promise<ChatCompletion>;
-export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T>;
-export async function streamedTurn(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<unknown> = streamedCompletion): Promise<unknown> {
+export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T> {
   try {
     const completion = await read(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>, onText, new HeldBytes(maxBytes));
     await drain(stream);
@@ -69,4 +66,17 @@ export async function errorBody(stream: Readable): Promise<unknown> {
     return undefined;
   }
   return parsedOrUndefined(text);
+}
+
+/**
+ * The message of an error body: OpenAI's `{ error: { message } }`, also as the first entry of a list (Gemini's),
+ * `{ error: "..." }` (Ollama's) or `{ object: "error", message }` (Mistral's).
+ */
+export function errorMessage(body: unknown): string | undefined {
+  const first = Array.isArray(body) ? body[0] : body;
+  if (!isObject(first)) return undefined;
+  const { error } = first;
+  if (typeof error === 'string') return error;
+  if (isObject(error)) return typeof error.message === 'string' ? error.message : undefined;
+  return typeof first.message === 'string' ? first.message : undefined;
 }

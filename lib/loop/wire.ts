@@ -3,13 +3,13 @@ import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { AnswerIds } from './answer-ids';
 import type { ApprovalDecision, ApprovalReader } from './approval-decision';
-import type { Continuations } from './continuation';
+import type { Continuations, Reopened } from './continuation';
 import type { LoopStats } from './context';
 import type { Answer, Reply, TextSink } from './reply';
 import type { ToolOutcome } from '../tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { ChatTool, Logger, ToolCall } from '../types';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
+import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 
 /** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
 export type WireName = 'chat' | 'responses' | 'messages';
@@ -72,15 +72,9 @@ export interface LoopHandBacks extends HandBacks {
   succeeded: ReadonlySet<string>;
 }
 
-/** A follow-up with the loop's earlier work put back. */
-export interface Restored {
+/** A follow-up with the loop's earlier work put back: the verified tools alone (with this loop's own turns) unlock their children. */
+export interface Restored extends Reopened {
   body: WireRequest;
-  /** the tools the verified tokens say ran well: they alone (with this loop's own turns) unlock their children */
-  succeeded: string[];
-  /** tokens that did not open: their work not restored */
-  forged: number;
-  /** tokens left unopened past the bounds (repeats, later calls, the follow-up's byte bound) */
-  ignored: number;
 }
 
 /** What a wire needs to set up one loop. */
@@ -122,6 +116,12 @@ export interface WireApprovals {
   withItems(body: WireRequest, items: readonly unknown[]): WireRequest;
 }
 
+/** The wire the judge's model speaks: its front door beside the client's, and its replies' reader. */
+export interface JudgeWire {
+  readonly path: string;
+  readonly reader: TurnReader;
+}
+
 /** A request body this wire's loop can serve. */
 export interface WireRequest {
   model?: unknown;
@@ -135,8 +135,8 @@ export interface WireRequest {
  */
 export interface Wire<Output = unknown> {
   readonly name: WireName;
-  /** the request path (`req.path`) is this wire's front door */
-  matches(path: string): boolean;
+  /** a request path (`req.path`) that ends with this is this wire's front door */
+  readonly path: string;
   /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
   accepts(body: unknown): body is WireRequest;
   /** headers this wire's upstream needs, forwarded from the client's request onto every turn */

@@ -1,4 +1,4 @@
-import type { TurnResult } from '../loop/wire';
+import type { TurnResult } from '../loop/turn-result';
 
 type Part =
   | { type: 'text'; content: string }

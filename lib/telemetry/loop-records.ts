@@ -1,6 +1,5 @@
 import type { ChatUsage } from '../types';
-import { chatUsage } from '../wire/chat/answer';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
+import { chatUsage, type TokenUsage, type TurnResult, type WireCall } from '../loop/turn-result';
 
 /** how many finished loops are kept */
 export const RECENT_LOOPS = 100;

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Trellis } from '../types';
-import type { TokenUsage, TurnResult, WireCall } from '../loop/wire';
+import type { TokenUsage, TurnResult, WireCall } from '../loop/turn-result';
 import type { LoopRecord, LoopRecorder } from './loop-records';
 import { createMetrics, type LoopLabels, type LoopMetrics } from './metrics';
 import type { MetricsOption, TelemetryOption } from './options';

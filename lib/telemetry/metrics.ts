@@ -1,7 +1,7 @@
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AgentLoopError } from '../errors';
-import type { TokenUsage } from '../loop/wire';
+import type { TokenUsage } from '../loop/turn-result';
 import { optionalPeer } from './optional-peer';
 import type { MetricsOption } from './options';
 

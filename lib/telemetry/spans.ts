@@ -1,7 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { Trellis } from '../types';
-import type { TokenUsage, TurnResult, WireCall } from '../wire/turn';
+import type { TokenUsage, TurnResult, WireCall } from '../loop/turn-result';
 import { boundedAttribute, namePart } from './bounded';
 import { inputMessages, outputMessages } from './content';
 

@@ -1,11 +1,15 @@
 import { chatWire } from './chat/chat';
+import { chatReader } from './chat/reader';
 import { messagesWire } from './messages/messages';
 import { responsesWire } from './responses/responses';
-import type { Wire } from '../loop/wire';
+import type { JudgeWire, Wire } from '../loop/wire';
 
 /** Every front door the loop serves, by the end of its path. */
 export const WIRES: readonly Wire[] = [chatWire, responsesWire, messagesWire];
 
+/** The judge's model speaks chat completions. */
+export const JUDGE_WIRE: JudgeWire = { path: chatWire.path, reader: chatReader };
+
 export function wireFor(path: string): Wire | undefined {
-  return WIRES.find((wire) => wire.matches(path));
+  return WIRES.find((wire) => path.endsWith(wire.path));
 }

@@ -1,5 +1,5 @@
 import { LoopRecorder, RECENT_LOOPS } from '../../lib/telemetry/loop-records';
-import type { TurnResult, WireCall } from '../../lib/wire/turn';
+import type { TurnResult, WireCall } from '../../lib/loop/turn-result';
 
 const reply = (text: string, total = 17): TurnResult => ({ text, calls: [], output: {}, usage: { input: total - 5, output: 5, total }, stop: 'stop', id: 'chatcmpl-1', model: 'gpt-4o', reply: {} });
 const call = (id: string, args: unknown = '{"id":"groceries"}'): WireCall => ({ id, name: 'notes_read', arguments: args, index: 0 });

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { Registry } from 'prom-client';
 import { LoopRecorder } from '../../lib/telemetry/loop-records';
 import { Telemetry } from '../../lib/telemetry/loop-telemetry';
-import type { TurnResult, WireCall } from '../../lib/wire/turn';
+import type { TurnResult, WireCall } from '../../lib/loop/turn-result';
 
 const req = { headers: {} } as Request;
 const reply: TurnResult = { text: '', calls: [], output: {}, usage: { input: 12, output: 5, total: 17 }, stop: 'tool_calls', id: 'chatcmpl-1', model: 'agent-1', reply: {} };

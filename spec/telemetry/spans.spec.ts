@@ -3,7 +3,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { LoopSpan } from '../../lib/telemetry/spans';
 import type { Trellis } from '../../lib/types';
-import type { TurnResult, WireCall } from '../../lib/wire/turn';
+import type { TurnResult, WireCall } from '../../lib/loop/turn-result';
 
 // SpanKind and SpanStatusCode values
 const INTERNAL = 0;

@@ -1,6 +1,7 @@
 import type { Answer } from '../../loop/reply';
-import type { ChatCompletion, ChatMessage, ChatUsage } from '../../types';
-import { toolCallOf, type TokenUsage } from '../../loop/wire';
+import type { ChatCompletion, ChatMessage } from '../../types';
+import { chatUsage } from '../../loop/turn-result';
+import { toolCallOf } from '../../loop/wire';
 
 /** The id, created and model of the client's answer when no model reply lends its own. */
 export interface AnswerIdentity {
@@ -8,8 +9,6 @@ export interface AnswerIdentity {
   created: number;
   model: string;
 }
-
-export const chatUsage = (usage: TokenUsage): ChatUsage => ({ prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.total });
 
 /** The model's last message, its text replaced by the whole answer's text (every turn's). */
 function withText(message: ChatMessage, text: string): ChatMessage {

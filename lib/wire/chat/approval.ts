@@ -1,9 +1,8 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../../types';
 import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, approvalResults, approvedCall, decideApproval, earlierDecision, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
+import { answerOf, approvedCall, decideApproval, earlierDecision, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
 import { approvedCallId } from '../../loop/approval-token';
-import type { Loop } from '../../loop/context';
 import { callsIn } from './model-reply';
 
 export interface SettledApprovals {
@@ -82,13 +81,4 @@ function modelCallFor(callId: string, decision: ApprovalDecision | undefined, ca
 /** An older approval, decided in an earlier request: what the model reads in its place. */
 function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
   return toolOutcomeText(earlierDecision(tool, answerOf(answer?.content)));
-}
-
-/** Answers the calls the client's approvals decided, after the conversation's other answers. */
-export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<void> {
-  const results = await approvalResults(loop, decisions);
-  loop.conversation.addOutcomes(
-    results.map(({ callId, tool }) => ({ id: callId, name: tool, arguments: undefined, index: 0 })),
-    results.map(({ outcome }) => outcome),
-  );
 }

@@ -9,9 +9,10 @@ import { StreamReply } from './stream-reply';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../../types';
+import { carryOnChat, restoreChat } from './continuation';
 import { chatElision } from './elision';
 import { chatReader } from './reader';
-import { toolCallOf, type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from '../../loop/wire';
+import { type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from '../../loop/wire';
 
 export interface ChatRequest extends WireRequest {
   messages: ChatMessage[];
@@ -98,21 +99,21 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {
-    const { continuations, req, binding, succeeded } = this.setup.handBacks;
-    const carried = continuations.carry(req, binding, calls.map(toolCallOf), this.items.slice(this.client.length), succeeded);
-    return calls.map((call, i) => ({ ...call, id: carried[i].id }));
+    return carryOnChat(this.setup.handBacks, calls, this.items.slice(this.client.length));
   }
 }
 
 /** OpenAI chat completions (`.../chat/completions`), the seed's wire. */
 export const chatWire: Wire<ChatMessage> = {
   name: 'chat',
-  matches: (path) => path.endsWith('/chat/completions'),
+  path: '/chat/completions',
   accepts: isChatRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
-  restore(body, { continuations, req, binding }) {
-    const restored = continuations.restore(req, binding, (body as ChatRequest).messages);
-    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+  restore(body, handBacks) {
+    const restored = restoreChat(handBacks, (body as ChatRequest).messages);
+    if (!restored) return undefined;
+    const { messages, ...reopened } = restored;
+    return { body: { ...body, messages }, ...reopened };
   },
   succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
   approvals: {

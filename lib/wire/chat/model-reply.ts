@@ -64,16 +64,3 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
     ],
   };
 }
-
-/**
- * The message of an error body: OpenAI's `{ error: { message } }`, also as the first entry of a list (Gemini's),
- * `{ error: "..." }` (Ollama's) or `{ object: "error", message }` (Mistral's).
- */
-export function errorMessage(body: unknown): string | undefined {
-  const first = Array.isArray(body) ? body[0] : body;
-  if (!isObject(first)) return undefined;
-  const { error } = first;
-  if (typeof error === 'string') return error;
-  if (isObject(error)) return typeof error.message === 'string' ? error.message : undefined;
-  return typeof first.message === 'string' ? first.message : undefined;
-}

@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 import { EventStream } from '../../loop/event-stream';
 import type { ChatUsage } from '../../types';
-import { chatAnswer, chatUsage, type AnswerIdentity } from './answer';
+import { chatAnswer, type AnswerIdentity } from './answer';
+import { chatUsage } from '../../loop/turn-result';
 import type { Answer, Reply } from '../../loop/reply';
 
 export interface StreamOptions {

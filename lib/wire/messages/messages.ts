@@ -41,13 +41,15 @@ function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unk
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
 export const messagesWire: Wire<AnthropicMessage> = {
   name: 'messages',
-  matches: (path) => path.endsWith('/messages'),
+  path: '/messages',
   accepts: isMessagesRequest,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);
-    return restored && { body: { ...body, messages: restored.messages }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    if (!restored) return undefined;
+    const { messages, ...reopened } = restored;
+    return { body: { ...body, messages }, ...reopened };
   },
   succeededIn: (items) => succeededIn(items as MessageParam[]),
   approvals: {

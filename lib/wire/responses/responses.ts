@@ -81,13 +81,16 @@ function succeededIn(items: readonly unknown[]): Set<string> {
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
 export const responsesWire: Wire<ResponseItem[]> = {
   name: 'responses',
-  matches: (path) => path.endsWith('/responses'),
+  path: '/responses',
   accepts: isResponsesRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
   restore(body, followUp) {
     const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
     const restored = Array.isArray(request.input) ? restoreItems(followUp, request.input, chainingOf(request) !== 'whole') : undefined;
-    if (restored) return { body: { ...request, input: restored.input }, succeeded: restored.succeeded, forged: restored.forged, ignored: restored.ignored };
+    if (restored) {
+      const { input, ...reopened } = restored;
+      return { body: { ...request, input }, ...reopened };
+    }
     return request === body ? undefined : { body: request, succeeded: [], forged: 0, ignored: 0 };
   },
   succeededIn,

@@ -1,6 +1,7 @@
 import type { Answer } from '../../../lib/loop/reply';
 import type { ChatCompletion, ChatMessage } from '../../../lib/types';
-import { chatAnswer, chatUsage, finalCompletion } from '../../../lib/wire/chat/answer';
+import { chatAnswer, finalCompletion } from '../../../lib/wire/chat/answer';
+import { chatUsage } from '../../../lib/loop/turn-result';
 import type { TurnResult } from '../../../lib/loop/wire';
 
 const identity = { id: 'chatcmpl-loop', created: 1700000000, model: 'agent-1' };

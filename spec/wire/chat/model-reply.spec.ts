@@ -1,4 +1,4 @@
-import { callsIn, contentText, errorMessage, wellFormedReply } from '../../../lib/wire/chat/model-reply';
+import { callsIn, contentText, wellFormedReply } from '../../../lib/wire/chat/model-reply';
 
 const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: 'stop', ...extra }] });
 
@@ -59,16 +59,6 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
     expect(wellFormedReply(reply({ role: 'assistant', content })).choices[0].message.content).toEqual(content);
     expect(contentText(content)).toBe('Paris.');
     expect(() => contentText(['Paris.'])).toThrow(`the reply's content is not text: ["Paris."]`);
-  });
-
-  it("names the message of an error body: OpenAI's, a list of them (Gemini), a string error (Ollama), a top-level message (Mistral)", () => {
-    expect(errorMessage({ object: 'error', message: 'Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.', type: 'invalid_request_error' })).toBe('Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.');
-    expect(errorMessage({ error: { code: 42 }, message: 'not this one' })).toBeUndefined();
-    expect(errorMessage({ error: { message: 'bad' } })).toBe('bad');
-    expect(errorMessage([{ error: { code: 400, message: 'Function call is missing a thought_signature', status: 'INVALID_ARGUMENT' } }])).toBe('Function call is missing a thought_signature');
-    expect(errorMessage({ error: 'model not found' })).toBe('model not found');
-    expect(errorMessage([])).toBeUndefined();
-    expect(errorMessage('oops')).toBeUndefined();
   });
 
   it('reads the calls of a client history of any shape: a list, and only its objects', () => {

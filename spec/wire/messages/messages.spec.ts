@@ -1,11 +1,12 @@
 import { messagesWire } from '../../../lib/wire/messages/messages';
+import { wireFor } from '../../../lib/wire/wires';
 import { chatTool, loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', content: 'hi' };
 
 describe('the Anthropic Messages wire', () => {
   it('serves .../messages, with the headers its upstream needs', () => {
-    expect(['/v1/messages', '/v1/chat/completions', '/v1/messages/count_tokens'].map((path) => messagesWire.matches(path))).toEqual([true, false, false]);
+    expect(['/v1/messages', '/v1/chat/completions', '/v1/messages/count_tokens'].map((path) => wireFor(path) === messagesWire)).toEqual([true, false, false]);
     expect(messagesWire.upstreamHeaders).toEqual(['x-api-key', 'anthropic-version', 'anthropic-beta']);
   });
 

@@ -1,4 +1,6 @@
-/** What a wire reads from a model reply, in no wire's shape: kept apart (no imports) as the published types reach it. */
+import type { ChatUsage } from '../types';
+
+/** What the loop reads from a model reply, in no wire's shape. */
 
 /** One tool call as the loop runs it, whatever the wire; `index` is its place among the calls of the model's output. */
 export interface WireCall {
@@ -15,6 +17,9 @@ export interface TokenUsage {
   output: number;
   total: number;
 }
+
+/** Token counts as OpenAI's usage shows them: chat completions' answers, and the loop records' view. */
+export const chatUsage = (usage: TokenUsage): ChatUsage => ({ prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.total });
 
 /** One model reply, read: what the loop needs to go on, and the model's output kept whole to send back unchanged. */
 export interface TurnResult<Output = unknown> {
