@@ -3,8 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { WIRES, wireFor } from '../lib/wire/wires';
-import { javascript } from './helpers/javascript';
+import { WIRES, wireFor } from '../../lib/wire/wires';
+import { javascript } from '../helpers/javascript';
 
 const ROOT = path.join(__dirname, '..', '..');
 
