@@ -1,6 +1,5 @@
-import { callsIn } from './wire/chat/model-reply';
 import { readsAsFailure, type ToolOutcome } from './tool-outcome';
-import type { ChatMessage, HierarchyNode, Tool } from './types';
+import type { HierarchyNode, Tool } from './types';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -99,16 +98,23 @@ export class Hierarchy {
   }
 }
 
-/** Tools that a trusted history says ran successfully (`trustClientHistory`): they unlock their children. */
-export function succeededInHistory(messages: ChatMessage[]): Set<string> {
-  const names = new Map<string, string>();
+/** One entry of a client's history, in no wire's shape: a call the model made, or the answer to a call. */
+export type HistoryEntry = { call: unknown; tool: unknown } | { answers: unknown; text: string; failed?: boolean };
+
+/**
+ * Tools that a trusted history says ran successfully (`trustClientHistory`): each call answered, after it, by a
+ * result that reads as no failure. They unlock their children.
+ */
+export function succeededIn(history: Iterable<HistoryEntry>): Set<string> {
+  const names = new Map<unknown, unknown>();
   const succeeded = new Set<string>();
-  for (const message of messages) {
-    for (const call of callsIn(message)) names.set(call.id, call.function?.name);
-    if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') continue;
-    const name = names.get(message.tool_call_id);
-    const text = typeof message.content === 'string' ? message.content : '';
-    if (name && !readsAsFailure(text)) succeeded.add(name);
+  for (const entry of history) {
+    if ('call' in entry) {
+      names.set(entry.call, entry.tool);
+      continue;
+    }
+    const name = names.get(entry.answers);
+    if (typeof name === 'string' && name !== '' && entry.failed !== true && !readsAsFailure(entry.text)) succeeded.add(name);
   }
   return succeeded;
 }

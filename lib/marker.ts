@@ -40,7 +40,9 @@ function remember(marker: string, expiresAt: number, secret: Buffer): void {
 function verifies(value: unknown, secret: Buffer): boolean {
   if (typeof value !== 'string' || value.length > MAX_MARKER_CHARS) return false;
   const known = verified.get(value);
-  if (known?.secret.equals(secret)) return known.expiresAt > Date.now();
+  // A marker that verified under one secret verifies under no other (that would take an HMAC collision): one of
+  // another agentLoop's turns is not checked again under this one's key on every turn.
+  if (known !== undefined) return known.secret.equals(secret) && known.expiresAt > Date.now();
   const checked = verify(secret, MARKER, value);
   if ('failed' in checked) return false;
   remember(value, checked.expiresAt, secret);

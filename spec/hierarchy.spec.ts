@@ -1,4 +1,5 @@
-import { Hierarchy, succeededInHistory } from '../lib/hierarchy';
+import { Hierarchy, succeededIn } from '../lib/hierarchy';
+import { chatHistory } from '../lib/wire/chat/model-reply';
 import { toolOutcomeText } from '../lib/tool-outcome';
 
 const tree = new Hierarchy([{ tool: 'repo_open', children: [{ tool: 'repo_read', children: ['repo_write'] }] }, 'clock_now']);
@@ -41,13 +42,15 @@ describe('Hierarchy', () => {
 
   it('counts only successful results in the history', () => {
     const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
-    const succeeded = succeededInHistory([
+    const succeeded = succeededIn(
+      chatHistory([
       { role: 'assistant', tool_calls: [call('1', 'repo_open'), call('2', 'clock_now'), call('3', 'repo_read')] },
       { role: 'tool', tool_call_id: '1', content: 'opened' },
       { role: 'tool', tool_call_id: '2', content: 'tool error: clock broken' },
       { role: 'tool', tool_call_id: '3', content: "⛔ 'repo_read' is locked: call 'repo_open' first." },
       { role: 'tool', tool_call_id: 'nobody', content: 'orphan' },
-    ]);
+      ]),
+    );
     expect([...succeeded]).toEqual(['repo_open']);
   });
 });

@@ -24,3 +24,21 @@ export function givenId(like: string | undefined, fallback: string, used: Readon
     if (!used.has(id)) return id;
   }
 }
+
+/**
+ * The call ids a conversation holds, kept as it grows: each item is read once, the first time `of` sees it, so a
+ * loop does not read its whole conversation again every turn. The conversation is only ever appended to, and no
+ * item already read gains a call (Messages' results join the last user message: results only).
+ */
+export class TakenIds<Item> {
+  private readonly ids = new Set<string>();
+  private read = 0;
+
+  constructor(private readonly idsIn: (item: Item) => Iterable<string>) {}
+
+  /** Every id in `items`, in their order; the loop adds the ids it gives the turn's calls, which join `items` next. */
+  of(items: readonly Item[]): Set<string> {
+    for (; this.read < items.length; this.read++) for (const id of this.idsIn(items[this.read])) this.ids.add(id);
+    return this.ids;
+  }
+}

@@ -6,7 +6,7 @@ import { resultImages, resultText } from '../trellis/result';
 import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
 import type { WireCall } from './wire';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
-import { parseArguments } from './arguments';
+import { callArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';
 import { turnRequest } from './turn-body';
@@ -51,7 +51,7 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
   const { hierarchy } = catalog;
   const tool = call.name;
   if (!hierarchy.has(tool)) return catalog.unknownTool(tool);
-  const parsed = parseArguments(tool, call.arguments);
+  const parsed = callArguments(tool, call);
   if ('invalid' in parsed) return parsed.invalid;
   const refusal = hierarchy.gate(tool, loop.succeeded);
   if (refusal) return refusal;

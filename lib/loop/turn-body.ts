@@ -4,6 +4,9 @@ export interface TurnRequest {
   stream: boolean;
 }
 
+/** `{"a":1}` as `{"a":1,`, `{}` as `{`: the start of an object more fields follow */
+export const openObject = (json: string): string => (json === '{}' ? '{' : `${json.slice(0, -1)},`);
+
 export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({ json: JSON.stringify(body), stream: body.stream === true });
 
 /**
@@ -32,10 +35,7 @@ export class TurnBody {
 
   /** Throws (as the first turn, which then falls through) when the client's body cannot be serialised, e.g. nested too deep. */
   request(messages: readonly unknown[]): TurnRequest {
-    if (this.head === undefined) {
-      const json = JSON.stringify(this.rest);
-      this.head = json === '{}' ? '{' : `${json.slice(0, -1)},`;
-    }
+    this.head ??= openObject(JSON.stringify(this.rest));
     for (; this.serialised < messages.length; this.serialised++) {
       this.messages += `${this.serialised === 0 ? '' : ','}${JSON.stringify(messages[this.serialised]) ?? 'null'}`;
       this.ends.push(this.messages.length);

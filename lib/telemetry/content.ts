@@ -1,4 +1,4 @@
-import type { TurnResult } from '../loop/turn-result';
+import type { TurnResult, WireCall } from '../loop/turn-result';
 
 type Part =
   | { type: 'text'; content: string }
@@ -80,4 +80,16 @@ export function inputMessages(messages: readonly unknown[]): string {
 export function outputMessages(reply: TurnResult): string {
   const calls = reply.calls.map((call): Part => ({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments }));
   return JSON.stringify([{ role: 'assistant', parts: [...text(reply.text), ...calls], finish_reason: reply.stop ?? 'stop' }]);
+}
+
+const argumentTexts = new WeakMap<WireCall, string | undefined>();
+
+/**
+ * A call's arguments as text (`captureContent`): as the model gave them, or (not a string) serialised once for the
+ * call, however many of the span and the loop's record show them.
+ */
+export function argumentsText(call: WireCall): string | undefined {
+  if (typeof call.arguments === 'string') return call.arguments;
+  if (!argumentTexts.has(call)) argumentTexts.set(call, JSON.stringify(call.arguments));
+  return argumentTexts.get(call);
 }

@@ -1,5 +1,6 @@
 import type { ChatUsage } from '../types';
 import { chatUsage, type TokenUsage, type TurnResult, type WireCall } from '../loop/turn-result';
+import { argumentsText } from './content';
 
 /** how many finished loops are kept */
 export const RECENT_LOOPS = 100;
@@ -91,7 +92,7 @@ export class LoopRecord {
 
   tool(call: WireCall): (outcome: string, text: string) => void {
     const record: ToolCallRecord = { id: call.id, tool: String(call.name), startMs: sinceStart(this.started) };
-    if (this.captureContent) record.arguments = clipped(typeof call.arguments === 'string' ? call.arguments : (JSON.stringify(call.arguments) ?? ''));
+    if (this.captureContent) record.arguments = clipped(argumentsText(call) ?? '');
     this.turns.at(-1)?.toolCalls.push(record);
     return (outcome, text) => {
       record.durationMs = sinceStart(this.started) - record.startMs;

@@ -3,7 +3,7 @@ import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { Trellis } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from '../loop/turn-result';
 import { boundedAttribute, namePart } from './bounded';
-import { inputMessages, outputMessages } from './content';
+import { argumentsText, inputMessages, outputMessages } from './content';
 
 // SpanKind and SpanStatusCode values, fixed by the API: no import needed where the API may be missing.
 export const INTERNAL = 0;
@@ -113,7 +113,7 @@ export class LoopSpan {
   tool(call: WireCall): ToolSpan {
     const name = String(call.name);
     const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': boundedAttribute(name), 'gen_ai.tool.call.id': boundedAttribute(call.id), 'gen_ai.tool.type': 'function' };
-    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = argumentsText(call);
     return new ToolSpan(this.tracer.startSpan(`execute_tool ${namePart(name)}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
   }
 

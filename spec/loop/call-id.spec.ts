@@ -1,4 +1,4 @@
-import { givenId } from '../../lib/loop/call-id';
+import { TakenIds, givenId } from '../../lib/loop/call-id';
 
 describe('givenId: the id of a call that came without one, in the form of the model’s own', () => {
   it('is letters and digits of the same length as a model id of that form (Mistral takes only 9), the same for the same seed', () => {
@@ -17,5 +17,28 @@ describe('givenId: the id of a call that came without one, in the form of the mo
 
   it.each([[undefined], ['c1'], ['call_abc123'], ['toolu_01ABC']])('takes the fallback when the model id %p gives no form to copy', (like) => {
     expect(givenId(like, 'call_loop_2_0', new Set())).toBe('call_loop_2_0');
+  });
+});
+
+describe('TakenIds: the call ids a conversation holds, read as it grows', () => {
+  const idsIn = (item: { calls: string[] }) => item.calls;
+
+  it('holds the ids of items appended since the last turn, each item read once, in the conversation’s order', () => {
+    const items = [{ calls: ['a', 'b'] }, { calls: [] }];
+    const read: unknown[] = [];
+    const taken = new TakenIds((item: { calls: string[] }) => (read.push(item), idsIn(item)));
+    expect([...taken.of(items)]).toEqual(['a', 'b']);
+    items.push({ calls: ['c'] }, { calls: ['a', 'd'] });
+    expect([...taken.of(items)]).toEqual(['a', 'b', 'c', 'd']);
+    expect(taken.of(items).has('d')).toBe(true);
+    expect(read).toEqual(items);
+  });
+
+  it('keeps the ids the loop gave a turn’s calls before they joined the conversation', () => {
+    const items = [{ calls: ['a'] }];
+    const taken = new TakenIds(idsIn);
+    taken.of(items).add('own');
+    items.push({ calls: ['own'] });
+    expect([...taken.of(items)]).toEqual(['a', 'own']);
   });
 });

@@ -1,4 +1,4 @@
-import { inputMessages, outputMessages } from '../../lib/telemetry/content';
+import { argumentsText, inputMessages, outputMessages } from '../../lib/telemetry/content';
 
 const parsed = (messages: unknown[]) => JSON.parse(inputMessages(messages));
 
@@ -79,5 +79,15 @@ describe('gen_ai.output.messages', () => {
     expect(JSON.parse(outputMessages(reply))).toEqual([
       { role: 'assistant', parts: [{ type: 'text', content: 'Checking.' }, { type: 'tool_call', id: 'toolu_1', name: 'clock_now', arguments: '{}' }], finish_reason: 'tool_use' },
     ]);
+  });
+});
+
+describe('argumentsText: a call’s arguments as the span and the loop’s record show them', () => {
+  it('is the model’s text as given, else the arguments serialised', () => {
+    expect(argumentsText({ id: 'c1', name: 'notes_read', arguments: '{"id": "welcome"}', index: 0 })).toBe('{"id": "welcome"}');
+    const call = { id: 'c2', name: '#computer_call', arguments: { action: 'click', x: 1 }, index: 1 };
+    expect(argumentsText(call)).toBe('{"action":"click","x":1}');
+    expect(argumentsText(call)).toBe('{"action":"click","x":1}');
+    expect(argumentsText({ id: 'c3', name: 'clock_now', arguments: undefined, index: 0 })).toBeUndefined();
   });
 });

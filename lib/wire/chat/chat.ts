@@ -1,9 +1,9 @@
 import type { Response } from 'express';
-import { succeededInHistory } from '../../hierarchy';
+import { succeededIn } from '../../hierarchy';
 import { settleApprovals } from './approval';
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { JsonReply } from './json-reply';
-import { callsIn } from './model-reply';
+import { callsIn, chatHistory } from './model-reply';
 import type { Reply } from '../../loop/reply';
 import { StreamReply } from './stream-reply';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
@@ -12,6 +12,7 @@ import type { ChatMessage, ChatTool } from '../../types';
 import { carryOnChat, restoreChat } from './continuation';
 import { chatElision } from './elision';
 import { chatReader } from './reader';
+import { TakenIds } from '../../loop/call-id';
 import { type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from '../../loop/wire';
 
 export interface ChatRequest extends WireRequest {
@@ -63,6 +64,7 @@ function imageMessage(calls: WireCall[], outcomes: ToolOutcome[]): ChatMessage |
 class ChatConversation implements Conversation<ChatMessage> {
   readonly items: ChatMessage[];
   private readonly source: TurnSource<ChatMessage>;
+  private readonly taken = new TakenIds((message: ChatMessage) => callsIn(message).map((call) => call.id));
 
   constructor(
     private readonly client: ChatMessage[],
@@ -78,9 +80,7 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   takenIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const message of this.items) for (const call of callsIn(message)) ids.add(call.id);
-    return ids;
+    return this.taken.of(this.items);
   }
 
   addOutput(turn: TurnResult<ChatMessage>, kept: WireCall[]): void {
@@ -115,7 +115,7 @@ export const chatWire: Wire<ChatMessage> = {
     const { messages, ...reopened } = restored;
     return { body: { ...body, messages }, ...reopened };
   },
-  succeededIn: (items) => succeededInHistory(items as ChatMessage[]),
+  succeededIn: (items) => succeededIn(chatHistory(items as ChatMessage[])),
   approvals: {
     settle(reader, req, binding, body) {
       const settled = settleApprovals(reader, req, binding, (body as ChatRequest).messages);

@@ -1,3 +1,4 @@
+import type { HistoryEntry } from '../../hierarchy';
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../types';
 import { isObject, type Fields } from '../../loop/deltas';
 
@@ -63,4 +64,12 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
       },
     ],
   };
+}
+
+/** A chat history as the hierarchy reads it: each assistant message's calls, each tool message's answer. */
+export function* chatHistory(messages: readonly ChatMessage[]): Generator<HistoryEntry> {
+  for (const message of messages) {
+    for (const call of callsIn(message)) yield { call: call.id, tool: call.function?.name };
+    if (message.role === 'tool' && typeof message.tool_call_id === 'string') yield { answers: message.tool_call_id, text: typeof message.content === 'string' ? message.content : '' };
+  }
 }

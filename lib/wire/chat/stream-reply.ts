@@ -22,6 +22,9 @@ export class StreamReply implements Reply {
   readonly streams = true;
   private roleSent = false;
   private readonly stream: EventStream;
+  /** a text chunk but the first is this envelope around the text: serialised once, not for every delta */
+  private readonly textHead: string;
+  private readonly textTail: string;
 
   constructor(
     res: Response,
@@ -29,6 +32,8 @@ export class StreamReply implements Reply {
     private readonly options: StreamOptions,
   ) {
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n');
+    this.textHead = `data: ${JSON.stringify(this.envelope()).slice(0, -1)},"choices":[{"index":0,"delta":{"content":`;
+    this.textTail = `},"finish_reason":null}]${options.includeUsage ? ',"usage":null' : ''}}\n\n`;
   }
 
   get committed(): boolean {
@@ -37,7 +42,8 @@ export class StreamReply implements Reply {
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
   text(delta: string): Promise<void> | void {
-    if (!this.chunk({ content: delta })) return this.stream.drained(this.options.signal);
+    const room = this.roleSent ? this.stream.write(`${this.textHead}${JSON.stringify(delta)}${this.textTail}`) : this.chunk({ content: delta });
+    if (!room) return this.stream.drained(this.options.signal);
   }
 
   /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
@@ -73,7 +79,6 @@ export class StreamReply implements Reply {
   private envelope() {
     return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
   }
-
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null = null): boolean {
     const first = !this.roleSent;

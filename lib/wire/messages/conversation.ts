@@ -1,7 +1,9 @@
-import { outcomeImages, readsAsFailure, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import type { HistoryEntry } from '../../hierarchy';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
+import { TakenIds } from '../../loop/call-id';
 import { messagesElision } from './elision';
 import { blocksOf, type MessageParam } from './request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './types';
@@ -22,19 +24,14 @@ function resultText(content: unknown): string {
     .join('');
 }
 
-/** Tools that a trusted history says ran well: a tool_use answered by a tool_result that is no error and reads as none. */
-export function succeededIn(messages: readonly MessageParam[]): Set<string> {
-  const names = new Map<unknown, unknown>();
-  const succeeded = new Set<string>();
+/** A Messages history as the hierarchy reads it: each tool_use, each tool_result (`is_error` a failure). */
+export function* messagesHistory(messages: readonly MessageParam[]): Generator<HistoryEntry> {
   for (const message of messages) {
     for (const block of blocksOf(message.content)) {
-      if (block.type === 'tool_use') names.set(block.id, block.name);
-      if (block.type !== 'tool_result' || block.is_error === true || readsAsFailure(resultText(block.content))) continue;
-      const name = names.get(block.tool_use_id);
-      if (typeof name === 'string') succeeded.add(name);
+      if (block.type === 'tool_use') yield { call: block.id, tool: block.name };
+      if (block.type === 'tool_result') yield { answers: block.tool_use_id, text: resultText(block.content), failed: block.is_error === true };
     }
   }
-  return succeeded;
 }
 
 /**
@@ -45,6 +42,7 @@ export function succeededIn(messages: readonly MessageParam[]): Set<string> {
 export class MessagesConversation implements Conversation<AnthropicMessage> {
   readonly items: MessageParam[];
   private readonly source: TurnSource<MessageParam>;
+  private readonly taken = new TakenIds((message: MessageParam) => blocksOf(message.content).flatMap((block) => (block.type === 'tool_use' ? [block.id as string] : [])));
 
   constructor(
     private readonly client: MessageParam[],
@@ -68,9 +66,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   }
 
   takenIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const message of this.items) for (const block of blocksOf(message.content)) if (block.type === 'tool_use') ids.add(block.id as string);
-    return ids;
+    return this.taken.of(this.items);
   }
 
   addOutput(turn: TurnResult<AnthropicMessage>, kept: WireCall[]): void {

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Response } from 'express';
+import { withInput } from '../../loop/arguments';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { settleApprovalMessages } from './approval';
 import { carryOnMessages, restoreMessages } from './continuation';
-import { MessagesConversation, succeededIn } from './conversation';
+import { succeededIn } from '../../hierarchy';
+import { MessagesConversation, messagesHistory } from './conversation';
 import { wellFormedMessage } from './model-reply';
 import { MessagesJsonReply, MessagesStreamReply, type Shown } from './reply';
 import { clientTools, isMessagesRequest, messagesTool, type MessageParam, type MessagesRequest } from './request';
@@ -19,7 +21,7 @@ function turnOf(message: AnthropicMessage): TurnResult<AnthropicMessage> {
   const input = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
   return {
     text: message.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join(''),
-    calls: message.content.flatMap((block, index) => (isToolUse(block) ? [{ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index }] : [])),
+    calls: message.content.flatMap((block, index) => (isToolUse(block) ? [withInput({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index }, block.input ?? {})] : [])),
     output: message,
     usage: usage && { input, output: usage.output_tokens ?? 0, total: totalTokens(usage) },
     stop: message.stop_reason,
@@ -51,7 +53,7 @@ export const messagesWire: Wire<AnthropicMessage> = {
     const { messages, ...reopened } = restored;
     return { body: { ...body, messages }, ...reopened };
   },
-  succeededIn: (items) => succeededIn(items as MessageParam[]),
+  succeededIn: (items) => succeededIn(messagesHistory(items as MessageParam[])),
   approvals: {
     settle(reader, req, binding, body) {
       const settled = settleApprovalMessages(reader, req, binding, (body as MessagesRequest).messages);

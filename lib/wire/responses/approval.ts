@@ -74,19 +74,25 @@ export function settleApprovalItems(input: readonly Item[], chained = false): Se
   let trailing = input.length;
   while (trailing > 0 && (isRequest(input[trailing - 1]) || isResponse(input[trailing - 1]))) trailing--;
   const requests = new Map(input.filter(isRequest).map((item) => [item.id as string, item]));
+  const lastOutput = new Map<unknown, number>();
+  for (const [i, item] of input.entries()) if (item.type === 'function_call_output') lastOutput.set(item.call_id, i);
   const out: Item[] = [];
+  const called = new Set<unknown>();
+  const keep = (item: Item) => {
+    if (item.type === 'function_call') called.add(item.call_id);
+    out.push(item);
+  };
   const live: ApprovalReply[] = [];
-  const hasCall = (callId: string) => out.some((item) => item.type === 'function_call' && item.call_id === callId);
   input.forEach((item, i) => {
     if (isRequest(item)) return;
-    if (!isResponse(item)) return void out.push(item);
+    if (!isResponse(item)) return keep(item);
     const approvalId = item.approval_request_id as string;
     const callId = approvedCallId(approvalId) as string;
     const request = requests.get(approvalId);
     const shownTool = String(request?.name ?? 'the call');
-    if (!chained && !hasCall(callId)) out.push(callItem(callId, request));
+    if (!chained && !called.has(callId)) keep(callItem(callId, request));
     if (i >= trailing) return void live.push({ approvalId, shownTool, answer: answerOf(item) });
-    if (input.slice(i + 1).some((later) => later.type === 'function_call_output' && later.call_id === callId)) return;
+    if ((lastOutput.get(callId) ?? -1) > i) return;
     const output = toolOutcomeText(earlierDecision(shownTool, answerOf(item)));
     out.push({ type: 'function_call_output', call_id: callId, output });
   });

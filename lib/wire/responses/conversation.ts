@@ -1,6 +1,7 @@
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
-import { TurnBody, type TurnRequest } from '../../loop/turn-body';
+import { TurnBody, openObject, type TurnRequest } from '../../loop/turn-body';
+import { TakenIds } from '../../loop/call-id';
 import { carryOnCalls } from './continuation';
 import { responsesElision } from './elision';
 import { callsOf, keptOutput, type ResponseItem } from './items';
@@ -29,6 +30,9 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   readonly items: ResponseItem[];
   private readonly whole?: TurnSource<ResponseItem>;
   private readonly head: Record<string, unknown>;
+  /** the head serialised once, on the second turn, open for a chained turn's fields: `{...head,` */
+  private headJson?: string;
+  private readonly taken = new TakenIds((item: ResponseItem) => callsOf([item]).map((call) => call.id));
   private pending: ResponseItem[] = [];
   private previous?: string;
   private turns = 0;
@@ -46,7 +50,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   }
 
   takenIds(): Set<string> {
-    return new Set(callsOf(this.items).map((call) => call.id));
+    return this.taken.of(this.items);
   }
 
   addOutput(turn: TurnResult<ResponseItem[]>, kept: WireCall[]): void {
@@ -68,10 +72,11 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     this.turns++;
     if (this.whole) return this.whole.request(this.items);
     if (this.turns === 1) return this.first();
-    const chained = this.chaining === 'previous_response_id' ? { previous_response_id: this.previous } : {};
+    const chained = this.chaining === 'previous_response_id' && this.previous !== undefined ? `"previous_response_id":${JSON.stringify(this.previous)},` : '';
     const input = this.pending;
     this.pending = [];
-    return { json: JSON.stringify({ ...this.head, ...chained, input }), stream: this.head.stream === true };
+    this.headJson ??= openObject(JSON.stringify(this.head));
+    return { json: `${this.headJson}${chained}"input":${JSON.stringify(input)}}`, stream: this.head.stream === true };
   }
 
   /** The client's request, with the answers to the calls its approvals decided after its input. */

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { AnswerIds } from '../../loop/answer-ids';
 import { decideApproval } from '../../loop/approval-decision';
-import { readsAsFailure } from '../../tool-outcome';
+import { succeededIn, type HistoryEntry } from '../../hierarchy';
 import type { Reply } from '../../loop/reply';
 import type { ChatTool } from '../../types';
 import { ResponsesConversation, type Chaining } from './conversation';
@@ -65,17 +65,11 @@ function outputTextOf(output: unknown): string {
   return Array.isArray(output) ? output.map((part) => (isObject(part) ? messageText({ content: [part] }) : '')).join('') : '';
 }
 
-/** Tools that a trusted history says ran successfully: each `function_call` whose `function_call_output` reads as no failure. */
-function succeededIn(items: readonly unknown[]): Set<string> {
+/** A Responses history as the hierarchy reads it: its `function_call`s (all of them first), then their outputs. */
+function* responsesHistory(items: readonly unknown[]): Generator<HistoryEntry> {
   const listed = items.filter(isObject);
-  const names = new Map(callsOf(listed).map((call) => [call.id, call.name]));
-  const succeeded = new Set<string>();
-  for (const item of listed) {
-    if (item.type !== 'function_call_output' || typeof item.call_id !== 'string') continue;
-    const name = names.get(item.call_id);
-    if (name && !readsAsFailure(outputTextOf(item.output))) succeeded.add(name);
-  }
-  return succeeded;
+  for (const call of callsOf(listed)) yield { call: call.id, tool: call.name };
+  for (const item of listed) if (item.type === 'function_call_output' && typeof item.call_id === 'string') yield { answers: item.call_id, text: outputTextOf(item.output) };
 }
 
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
@@ -93,7 +87,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
     }
     return request === body ? undefined : { body: request, succeeded: [], forged: 0, ignored: 0 };
   },
-  succeededIn,
+  succeededIn: (items) => succeededIn(responsesHistory(items)),
   approvals: {
     settle(reader, req, binding, body) {
       const { input } = body as ResponsesRequest;

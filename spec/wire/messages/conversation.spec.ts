@@ -1,4 +1,5 @@
-import { MessagesConversation, succeededIn } from '../../../lib/wire/messages/conversation';
+import { succeededIn } from '../../../lib/hierarchy';
+import { MessagesConversation, messagesHistory } from '../../../lib/wire/messages/conversation';
 import type { MessageParam } from '../../../lib/wire/messages/request';
 import type { AnthropicMessage } from '../../../lib/wire/messages/types';
 
@@ -56,7 +57,7 @@ describe('MessagesConversation', () => {
       { role: 'assistant', content: [{ type: 'tool_use', id: '1', name: 'open' }, { type: 'tool_use', id: '2', name: 'broken' }, { type: 'tool_use', id: '3', name: 'gated' }, { type: 'tool_use', id: '4', name: 'listed' }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: '1', content: 'ok' }, { type: 'tool_result', tool_use_id: '2', content: 'boom', is_error: true }, { type: 'tool_result', tool_use_id: '3', content: [{ type: 'text', text: '⛔ locked' }] }, { type: 'tool_result', tool_use_id: '4', content: [{ type: 'text', text: 'a, b' }] }] },
     ];
-    expect(succeededIn(history)).toEqual(new Set(['open', 'listed']));
+    expect(succeededIn(messagesHistory(history))).toEqual(new Set(['open', 'listed']));
   });
 
   it('hands back through the carry it was given, with the model’s message restricted to the handed-back calls', () => {

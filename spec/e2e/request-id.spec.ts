@@ -1,5 +1,5 @@
-import { ask, mcpRig } from './e2e/mcp-gateway';
-import { memoryLogger } from './helpers/memory-logger';
+import { ask, mcpRig } from './mcp-gateway';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: ['clock_now'] };
 const LOOP_ID = /^[0-9a-f]{16}$/;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { gatewayOptions } from '../lib/gateway/gateway';
-import { docRows } from '../lib/option';
-import { loopOptions, optionsSchema } from '../lib/options';
+import { gatewayOptions } from '../../lib/gateway/gateway';
+import { docRows } from '../../lib/option';
+import { loopOptions, optionsSchema } from '../../lib/options';
 
 interface Described {
   type?: string;
@@ -22,7 +22,7 @@ interface Row {
 
 /** The lines of the option table (docs/options.md). */
 const tableLines = () =>
-  readFileSync(path.join(__dirname, '..', 'docs', 'options.md'), 'utf8')
+  readFileSync(path.join(__dirname, '..', '..', 'docs', 'options.md'), 'utf8')
     .split('\n')
     .filter((line) => line.startsWith('| `'));
 
