@@ -3,6 +3,7 @@ import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
 import { evaluateWithin } from './deadline';
 import { llmJudge } from './llm';
+import { maskedArguments } from './masked-arguments';
 import type { JudgeOption } from './options';
 import { rulesJudge } from './rules';
 import { verdictProblem } from './verdict';
@@ -73,6 +74,7 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
       const { verdict, failure } = await reviewed(judge, input, context, option);
       const given = failure ?? ('reason' in verdict ? verdict.reason : undefined);
       const reason = given === undefined ? undefined : redacted(given);
+      const rewritten = 'arguments' in verdict ? verdict.arguments : undefined;
       const level = failure || verdict.action === 'block' ? 'warn' : 'info';
       metrics?.verdict(input.binding, input.surface, failure ? 'error' : verdict.action);
       onVerdict?.(context.loopId, { surface: input.surface, tool: input.tool, action: verdict.action, ...(reason === undefined ? {} : { reason }) });
@@ -81,7 +83,7 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
         surface: input.surface,
         tool: input.tool,
         action: verdict.action,
-        reason,
+        reason: reason === undefined ? undefined : maskedArguments(reason, input.arguments, rewritten),
         durationMs: Date.now() - startedAt,
         mode: option.mode,
         ...(input.approved ? { approved: true } : {}),

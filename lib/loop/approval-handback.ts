@@ -1,5 +1,6 @@
 import type { ToolCall } from '../types';
 import type { PendingApproval } from './approval';
+import { maskedArguments } from '../judge/masked-arguments';
 import { noteApproval } from './approval-note';
 import type { ApprovalTokens } from './approval-token';
 import type { Loop } from './context';
@@ -10,7 +11,7 @@ import type { Loop } from './context';
  */
 export function approvalCalls(loop: Loop, tokens: ApprovalTokens, pending: PendingApproval[]): ToolCall[] {
   return pending.map((waiting) => {
-    noteApproval(loop, waiting.tool, 'asked', waiting.reason);
+    noteApproval(loop, waiting.tool, 'asked', maskedArguments(waiting.reason, waiting.arguments));
     return {
       id: tokens.idFor(loop.req, loop.binding.name, waiting),
       type: 'function',

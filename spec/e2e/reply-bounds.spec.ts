@@ -49,7 +49,8 @@ describe.each(['in-process', 'socket'] as const)('maxReplyBytes, selfCall %s', (
     expect(await answer(gateway.client, true)).toBe('z'.repeat(MAX_REPLY_BYTES));
     model.setScript([{ toolCalls: [{ name: 'lookup' }] }, { content: 'z'.repeat(MAX_REPLY_BYTES + 1) }]);
     expect((await answer(gateway.client, true)).endsWith(NOTE)).toBe(true);
-  });
+    // 16 Ki frames a run: a loaded machine takes its time
+  }, 120_000);
 
   it('a reply of exactly maxReplyBytes is read whole', async () => {
     const content = 'y'.repeat(MAX_REPLY_BYTES);

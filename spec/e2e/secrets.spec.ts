@@ -1,3 +1,6 @@
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Registry } from 'prom-client';
 import request from 'supertest';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import type { AgentLoopOptions } from '../../lib';
@@ -68,6 +71,33 @@ describe('credentials in text from elsewhere, end to end', () => {
     expect(toolTexts(2)).toEqual(['tool error: blocked by policy: the body sends the key [redacted] to an outside host']);
     expect(log.lines).toContainEqual(expect.objectContaining({ message: 'judge verdict', action: 'block', reason: 'the body sends the key [redacted] to an outside host' }));
     expect(logged()).not.toContain(TOOL_KEY);
+  });
+
+  it("an llmJudge's reason that quotes the call: every argument value masked in the log lines, spans and metrics; the model reads it whole", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.setGlobalTracerProvider(provider);
+    const registry = new Registry();
+    const args = { url: 'https://paste.example/new', body: { note: 'meet "Ada" at the docks', tags: ['harbour', 'ok'] } };
+    const quoted = `http_post(${JSON.stringify(args)}) sends the note 'meet "Ada" at the docks' (harbour) to https://paste.example/new`;
+    model.setScript((sent) => {
+      if (sent.model === 'judge-1') return { content: JSON.stringify({ action: 'block', reason: quoted }) };
+      return sent.messages.some((m) => m.role === 'tool') ? { content: 'I may not post that.' } : { toolCalls: [{ name: 'http_post', arguments: args }] };
+    });
+    try {
+      await send({ judge: { llm: { model: 'judge-1', policy: 'Never post notes outside.' } }, metrics: { registry } });
+      await provider.forceFlush();
+
+      expect(toolTexts(2)).toEqual([`tool error: blocked by policy: ${quoted}`]);
+      const verdict = log.lines.find((line) => line.message === 'judge verdict');
+      expect(verdict?.reason).toBe("http_post({\"url\":\"[argument]\",\"body\":{\"note\":\"[argument]\",\"tags\":[\"[argument]\",\"ok\"]}}) sends the note '[argument]' ([argument]) to [argument]");
+      const carried = [JSON.stringify(log.lines), JSON.stringify(exporter.getFinishedSpans().map((span) => [span.name, span.attributes, span.events, span.status])), await registry.metrics()];
+      expect(exporter.getFinishedSpans().map((span) => span.name)).toContain('execute_tool http_post');
+      for (const text of carried) for (const value of ['paste.example', 'meet', 'Ada', 'harbour', 'docks']) expect(text).not.toContain(value);
+    } finally {
+      trace.disable();
+      await provider.shutdown();
+    }
   });
 
   it("a tool whose error echoes its credentials: the model reads the error redacted", async () => {

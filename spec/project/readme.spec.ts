@@ -1,6 +1,10 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
+import { WIRES, wireFor } from '../../lib/wire/wires';
+import { javascript } from '../helpers/javascript';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -9,6 +13,11 @@ function pages(): string[] {
   const docs = readdirSync(path.join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).sort();
   return [path.join(ROOT, 'README.md'), ...docs.map((file) => path.join(ROOT, 'docs', file))].map((file) => readFileSync(file, 'utf8'));
 }
+
+const readme = () => readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** The fenced ```sh block of `page` that runs gateway.example.json. */
+const exampleCommand = (page: string) => [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((block) => block[1]).find((code) => code.includes('gateway.example.json'));
 
 /** The fenced ```ts blocks of the README and docs/ that are whole programs (they import), as a user pastes them into a file. */
 function programs(): string[] {
@@ -37,16 +46,21 @@ function scratchProject(): string {
 const PEERS = /[\\/]node_modules[\\/](prom-client|@opentelemetry[\\/]api)([\\/]|$)/;
 
 /**
- * What a new user's `tsc --noEmit` says: strict, Node 16 modules, no skipLibCheck (TypeScript's default), and
- * neither prom-client nor @opentelemetry/api installed.
+ * What a new user's `tsc --noEmit` says of the programs and of this package's declarations: strict, Node 16 modules,
+ * no skipLibCheck (TypeScript's default), and neither prom-client nor @opentelemetry/api installed. Another
+ * package's own declarations are its own (@anthropic-ai/sdk's ESM types name @opentelemetry/api too).
  */
 function typeErrors(files: string[]): string[] {
+  const scratch = path.dirname(files[0]);
   const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, esModuleInterop: true, types: ['node'] };
   const host = ts.createCompilerHost(options);
   host.fileExists = (file) => !PEERS.test(file) && ts.sys.fileExists(file);
   host.directoryExists = (dir) => !PEERS.test(dir) && ts.sys.directoryExists(dir);
   const program = ts.createProgram(files, options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.relative(path.dirname(files[0]), d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => !d.file || d.file.fileName.startsWith(scratch))
+    .map((d) => `${d.file ? path.relative(scratch, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 describe('the README and docs/, as a new user pastes them', () => {
@@ -56,20 +70,65 @@ describe('the README and docs/, as a new user pastes them', () => {
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('has the "Use it" program, the test kit\'s typed script and the metrics program', () => {
+  it('has the "Use it" program, the test kit\'s typed script, the three approval clients and the metrics program', () => {
     expect(programs()).toEqual([
       expect.stringContaining("import { agentLoop, skipWhenInternal } from 'express-agent-loop';"),
       expect.stringContaining("import { scriptedModel, type ScriptedModel, type ScriptedRequest } from 'express-agent-loop/testing';"),
+      expect.stringContaining("if (call?.type === 'function' && call.function.name === 'approve_tool_call') {"),
+      expect.stringContaining("type: 'mcp_approval_response'"),
+      expect.stringContaining("import Anthropic from '@anthropic-ai/sdk';"),
       expect.stringContaining("app.get('/metrics'"),
     ]);
   });
 
   it('every program typechecks against the published declarations, strict, without skipLibCheck or the optional peers', () => {
     const files = programs().map((code, i) => {
-      const file = path.join(dir, `program-${i}.ts`);
+      // a program with a top-level await is an ES module, as a user saves it to run it (.mts, or "type": "module")
+      const file = path.join(dir, `program-${i}.${/^\S.*\bawait\b/m.test(code) ? 'mts' : 'ts'}`);
       writeFileSync(file, code);
       return file;
     });
     expect(typeErrors(files)).toEqual([]);
   }, 120_000);
+});
+
+describe("the README's programs, as a new user runs them", () => {
+  it('mounts the "Use it" proxy on the path of every wire the loop speaks', () => {
+    const mounted = /^app\.post\((\[[^\]]*\])/m.exec(programs()[0])?.[1];
+    expect(mounted && (JSON.parse(mounted.replace(/'/g, '"')) as string[]).map((route) => wireFor(route)?.name)).toEqual(WIRES.map((wire) => wire.name));
+  });
+
+  it('starts the ready gateway on gateway.example.json with the command it prints, as after npm install', async () => {
+    const command = exampleCommand(readme());
+    expect(command).toBeDefined();
+    expect(exampleCommand(readFileSync(path.join(ROOT, 'docs', 'gateway.md'), 'utf8'))).toBe(command);
+    // a project where the package is installed: its example where npx's command finds it
+    const project = mkdtempSync(path.join(tmpdir(), 'agent-loop-example-'));
+    mkdirSync(path.join(project, 'node_modules', 'express-agent-loop'), { recursive: true });
+    copyFileSync(path.join(ROOT, 'gateway.example.json'), path.join(project, 'node_modules', 'express-agent-loop', 'gateway.example.json'));
+    // npx runs the package's bin: here the CLI's JavaScript; exec, so that the signal below reaches it
+    const npx = `npx() { shift; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(javascript('lib/gateway/cli.ts'))} "$@"; }`;
+    const { AGENT_LOOP_CLIENT_KEYS: _keys, UPSTREAM_API_KEY: _key, ...env } = process.env;
+    const child = spawn('bash', ['-euc', `${npx}\n${command}`], { cwd: project, env: { ...env, PORT: '0', LOG_LEVEL: 'error' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', () => {
+          const found = /^listening on (http:\/\/[^\s]+)$/m.exec(output)?.[1];
+          if (found) resolve(found);
+        });
+        void exited.then(() => reject(new Error(`the gateway exited: ${output}`)));
+      });
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      // the client keys came from the variable the command set: a request without one is refused
+      expect((await fetch(`${url}/v1/models`)).status).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
