@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/client';
 import { open, seal } from '../../signed-token';
-import type { OAuthStore } from './store';
+import type { Store } from '../../store/store';
 
 /**
  * What the callback needs to finish one sign-in, sealed (AES-256-GCM) into the authorization request's `state`, so
@@ -32,7 +32,7 @@ export function sealFlow(key: Buffer, flow: Flow): string {
 export type OpenedFlow = { flow: Flow } | { failed: 'invalid' | 'expired' | 'replayed' };
 
 /** The flow a state seals, once: a second callback with the same state (a replay) is refused. */
-export async function takeFlow(key: Buffer, state: string, store: OAuthStore): Promise<OpenedFlow> {
+export async function takeFlow(key: Buffer, state: string, store: Store): Promise<OpenedFlow> {
   const opened = open<Flow>(key, purpose, state, MAX_STATE_BYTES);
   if (!('payload' in opened)) return { failed: opened.failed === 'expired' ? 'expired' : 'invalid' };
   const first = await store.set(`oauth:state:${opened.payload.nonce}`, '1', { ttlMs: FLOW_TTL_MS, ifAbsent: true });

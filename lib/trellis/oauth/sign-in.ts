@@ -3,7 +3,7 @@ import { auth, computeScopeUnion, extractWWWAuthenticateParams, type AuthProvide
 import { GatewayOAuthProvider, type ServerAuth } from './client-provider';
 import { ConsentRequired } from './consent';
 import { newNonce, type Flow } from './flow-state';
-import type { OAuthStore } from './store';
+import type { Store } from '../../store/store';
 import type { TokenRecord } from './vault';
 
 /** An access token this close to its expiry is refreshed before it is used. */
@@ -35,7 +35,7 @@ export class ServerSignIn {
   constructor(
     readonly shared: ServerAuth,
     readonly serverUrl: string,
-    private readonly store: OAuthStore,
+    private readonly store: Store,
   ) {}
 
   get server(): string {

@@ -5,7 +5,8 @@ import { clientMetadata, clientMetadataUrl } from './client-provider';
 import { takeFlow } from './flow-state';
 import { withSecret, type OAuthOptions } from './options';
 import { ServerSignIn } from './sign-in';
-import { memoryOAuthStore, type OAuthStore } from './store';
+import { MemoryStore } from '../../store/memory-store';
+import type { Store } from '../../store/store';
 import { TokenVault } from './vault';
 
 const escaped = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -29,7 +30,7 @@ export class SignIns {
   constructor(
     private readonly key: Buffer,
     private readonly logger: Logger,
-    private readonly store: OAuthStore = memoryOAuthStore(),
+    private readonly store: Store = new MemoryStore(),
   ) {
     this.vault = new TokenVault(key, store);
   }

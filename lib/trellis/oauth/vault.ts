@@ -1,6 +1,6 @@
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { open, seal } from '../../signed-token';
-import type { OAuthStore } from './store';
+import type { Store } from '../../store/store';
 
 /** One user's tokens for one server, as the vault keeps them: the tokens and when the access token expires (ms). */
 export interface TokenRecord {
@@ -33,7 +33,7 @@ const keyOf = (server: string, user: string) => `${PREFIX}${encodeURIComponent(s
 export class TokenVault {
   constructor(
     private readonly key: Buffer,
-    private readonly store: OAuthStore,
+    private readonly store: Store,
   ) {}
 
   get(server: string, user: string): Promise<TokenRecord | undefined> {

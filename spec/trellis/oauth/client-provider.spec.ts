@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { clientMetadata, clientMetadataUrl, GatewayOAuthProvider, type ServerAuth } from '../../../lib/trellis/oauth/client-provider';
 import { takeFlow } from '../../../lib/trellis/oauth/flow-state';
-import { memoryOAuthStore } from '../../../lib/trellis/oauth/store';
+import { MemoryStore } from '../../../lib/store/memory-store';
 import { TokenVault } from '../../../lib/trellis/oauth/vault';
 
 const redirectUrl = 'https://gateway.example.com/oauth/callback';
 
 function shared(options: ServerAuth['options'] = { redirectUrl }): ServerAuth {
   const key = randomBytes(32);
-  return { server: 'notes', options, key, vault: new TokenVault(key, memoryOAuthStore()) };
+  return { server: 'notes', options, key, vault: new TokenVault(key, new MemoryStore()) };
 }
 
 describe('GatewayOAuthProvider', () => {
@@ -51,7 +51,7 @@ describe('GatewayOAuthProvider', () => {
     const url = new URL(provider.authorizationUrl!);
     expect(url.searchParams.get('state')).not.toBe('placeholder');
     expect(url.toString()).not.toContain('verifier-0123456789');
-    const opened = await takeFlow(auth.key, url.searchParams.get('state')!, memoryOAuthStore());
+    const opened = await takeFlow(auth.key, url.searchParams.get('state')!, new MemoryStore());
     expect(opened).toEqual({ flow: { server: 'notes', user: 'u1', verifier: 'verifier-0123456789', authorizationServerUrl: 'https://auth.example.com/', resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp', client: { client_id: 'c1' }, nonce: expect.any(String) } });
 
     const callback = new GatewayOAuthProvider(auth, 'u1', (opened as { flow: never }).flow);

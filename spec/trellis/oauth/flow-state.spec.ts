@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { newNonce, sealFlow, takeFlow, type Flow } from '../../../lib/trellis/oauth/flow-state';
-import { memoryOAuthStore } from '../../../lib/trellis/oauth/store';
+import { MemoryStore } from '../../../lib/store/memory-store';
 
 const key = randomBytes(32);
 const flow = (): Flow => ({ server: 'notes', user: 'u1', verifier: 'v'.repeat(43), authorizationServerUrl: 'https://auth.example.com/', client: { client_id: 'c1' }, nonce: newNonce() });
@@ -10,7 +10,7 @@ describe('the sealed state of a sign-in', () => {
 
   it('opens once, on any replica with the same secret: a replay is refused', async () => {
     const sealed = sealFlow(key, flow());
-    const store = memoryOAuthStore();
+    const store = new MemoryStore();
     expect(await takeFlow(key, sealed, store)).toEqual({ flow: expect.objectContaining({ server: 'notes', user: 'u1' }) });
     expect(await takeFlow(key, sealed, store)).toEqual({ failed: 'replayed' });
   });
@@ -23,7 +23,7 @@ describe('the sealed state of a sign-in', () => {
 
   it('is refused when forged, sealed under another secret, or expired', async () => {
     jest.useFakeTimers({ now: 1_000_000 });
-    const store = memoryOAuthStore();
+    const store = new MemoryStore();
     expect(await takeFlow(key, 'x'.repeat(60), store)).toEqual({ failed: 'invalid' });
     expect(await takeFlow(key, sealFlow(randomBytes(32), flow()), store)).toEqual({ failed: 'invalid' });
     const sealed = sealFlow(key, flow());

@@ -3,18 +3,23 @@ import { LOGIN_HEADER, startOAuthMcpServer, type OAuthMcpServer } from '../../..
 import { ConsentRequired } from '../../../lib/trellis/oauth/consent';
 import { takeFlow } from '../../../lib/trellis/oauth/flow-state';
 import { ServerSignIn } from '../../../lib/trellis/oauth/sign-in';
-import { memoryOAuthStore, type OAuthStore } from '../../../lib/trellis/oauth/store';
+import { MemoryStore } from '../../../lib/store/memory-store';
+import type { Store } from '../../../lib/store/store';
 import { TokenVault } from '../../../lib/trellis/oauth/vault';
+import { Redis } from 'ioredis';
+import { RedisStore } from '../../../lib/store/redis-store';
+import { memoryLogger } from '../../helpers/memory-logger';
+import { startRedis } from '../../helpers/redis-server';
 
 const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
 
 /** A replica's sign-in to the fixture's server: replicas given one store and one key share tokens and locks. */
-function replica(mcp: OAuthMcpServer, store: OAuthStore, key: Buffer): ServerSignIn {
+function replica(mcp: OAuthMcpServer, store: Store, key: Buffer): ServerSignIn {
   return new ServerSignIn({ server: 'notes', options: { redirectUrl }, vault: new TokenVault(key, store), key }, mcp.url, store);
 }
 
 /** Consents as `login` and finishes the flow the way the callback does, without a gateway: the code from the redirect. */
-async function consentAndFinish(signIn: ServerSignIn, store: OAuthStore, key: Buffer, user: string, login = 'alice') {
+async function consentAndFinish(signIn: ServerSignIn, store: Store, key: Buffer, user: string, login = 'alice') {
   const consent = await signIn.consent(user);
   expect(consent).toBeInstanceOf(ConsentRequired);
   const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: login }, redirect: 'manual' });
@@ -31,7 +36,7 @@ describe('ServerSignIn', () => {
   afterEach(() => mcp.close());
 
   it('has no token before consent, and the user’s own after it', async () => {
-    const store = memoryOAuthStore();
+    const store = new MemoryStore();
     const signIn = replica(mcp, store, key);
     expect(await signIn.accessToken('u1')).toBeUndefined();
     await consentAndFinish(signIn, store, key, 'u1');
@@ -40,7 +45,7 @@ describe('ServerSignIn', () => {
   });
 
   it('makes one refresh grant for many requests at once, fleet-wide: two replicas on one store refresh once', async () => {
-    const store = memoryOAuthStore();
+    const store = new MemoryStore();
     const [first, second] = [replica(mcp, store, key), replica(mcp, store, key)];
     mcp.setExpiresIn(30);
     await consentAndFinish(first, store, key, 'u1');
@@ -53,8 +58,31 @@ describe('ServerSignIn', () => {
     expect(mcp.grants.map((grant) => grant.type)).toEqual(['authorization_code', 'refresh_token', 'refresh_token']);
   });
 
+  it('with the fleet’s Redis store: two replicas share the tokens, refresh once, and take a state once', async () => {
+    const redis = await startRedis();
+    const stores = [0, 1].map(() => new RedisStore(Redis, { url: redis.url, prefix: 'oauth-spec:', logger: memoryLogger('error').logger }));
+    try {
+      const [first, second] = stores.map((store) => replica(mcp, store, key));
+      mcp.setExpiresIn(30);
+      const consent = await first.consent('u1');
+      const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
+      const state = new URL(redirect.headers.get('location')!).searchParams.get('state')!;
+      const taken = await takeFlow(key, state, stores[1]);
+      expect(await takeFlow(key, state, stores[0])).toEqual({ failed: 'replayed' });
+      const back = new URL(redirect.headers.get('location')!);
+      await second.complete((taken as { flow: never }).flow, back.searchParams.get('code')!, back.searchParams.get('iss') ?? undefined);
+      mcp.setExpiresIn(3600);
+      const tokens = await Promise.all([...Array(5)].flatMap(() => [first.accessToken('u1'), second.accessToken('u1')]));
+      expect(new Set(tokens).size).toBe(1);
+      expect(mcp.grants.map((grant) => grant.type)).toEqual(['authorization_code', 'refresh_token']);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await redis.stop();
+    }
+  });
+
   it('turns a refused refresh grant (invalid_grant) into the consent link', async () => {
-    const store = memoryOAuthStore();
+    const store = new MemoryStore();
     const signIn = replica(mcp, store, key);
     mcp.setExpiresIn(30);
     await consentAndFinish(signIn, store, key, 'u1');
@@ -65,7 +93,7 @@ describe('ServerSignIn', () => {
   });
 
   it('asks for the wider scope a bounded number of times in a row, and afresh once a call went through', async () => {
-    const store = memoryOAuthStore();
+    const store = new MemoryStore();
     const signIn = replica(mcp, store, key);
     const refused = Object.assign(new Error('403'), { requiredScope: 'notes:admin' });
     const asks = [];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { userTrellises, type UserTrellisOptions } from '../../../lib/trellis/oauth/user-trellis';
 import { ServerSignIn } from '../../../lib/trellis/oauth/sign-in';
-import { memoryOAuthStore } from '../../../lib/trellis/oauth/store';
+import { MemoryStore } from '../../../lib/store/memory-store';
 import { TokenVault } from '../../../lib/trellis/oauth/vault';
 import { connectionPool } from '../../../lib/trellis/mcp-pool';
 import type { McpConnection } from '../../../lib/trellis/mcp-connection';
@@ -11,7 +11,7 @@ const request = (headers: Record<string, string>) => ({ headers }) as unknown as
 
 function setUp() {
   const key = randomBytes(32);
-  const store = memoryOAuthStore();
+  const store = new MemoryStore();
   const signIn = new ServerSignIn({ server: 'notes', options: { redirectUrl: 'http://127.0.0.1:9/cb' }, vault: new TokenVault(key, store), key }, 'http://127.0.0.1:9/mcp', store);
   const opened: string[] = [];
   const connection = { close: async () => undefined } as unknown as McpConnection;
