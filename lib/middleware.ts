@@ -10,6 +10,12 @@ import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
 import { ApprovalLedger } from './loop/approval-ledger';
+import { openStore } from './store/options';
+import { FleetLoops } from './store/fleet-loops';
+import { KeyBudget } from './store/key-budget';
+import { refusedForKeyBudget } from './store/key-budget-refusal';
+import { SharedSettings } from './store/shared-settings';
+import { replicaOf } from './store/replica';
 import { ApprovalTokens } from './loop/approval-token';
 import { isAmbiguousPath } from './routed-path';
 import { AnswerIds } from './loop/answer-ids';
@@ -58,12 +64,17 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const signIns = new SignIns(key, logger);
   const bindings = activateBindings(config, logger, owned, signIns);
   const telemetry = Telemetry.create(config);
+  const store = openStore(config.store, logger, telemetry?.metrics && telemetry.metrics.storeCall.bind(telemetry.metrics));
   const servesApp = markerTrust(key);
   const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
   const inFlight = new InFlightLoops();
-  const settings = new LiveSettings({ totalBudgetSec: config.totalBudgetSec, defaultMaxTurns: config.defaultMaxTurns, maxToolCallsPerTurn: config.maxToolCallsPerTurn, maxTokensPerLoop: config.maxTokensPerLoop }, bindings, logger);
+  const settings = new LiveSettings({ totalBudgetSec: config.totalBudgetSec, defaultMaxTurns: config.defaultMaxTurns, maxToolCallsPerTurn: config.maxToolCallsPerTurn, maxTokensPerLoop: config.maxTokensPerLoop, keyBudget: config.keyBudget }, bindings, logger);
+  const replica = replicaOf(config.replicaName);
+  const keyBudget = new KeyBudget(store, logger, telemetry?.metrics && (() => telemetry.metrics?.keyBudgetUnenforced()));
   let records: LoopRecorder | undefined;
+  let loops: FleetLoops | undefined;
   const judge = new LiveJudge(config.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
+  if (config.store) new SharedSettings(store, replica, settings, judge, logger);
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds();
   const services: LoopServices = {
@@ -76,9 +87,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     get judge() {
       return judge.runner;
     },
-    approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(config.approval.ttlSec) },
+    approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(store, config.approval.ttlSec) },
     judgeWire: JUDGE_WIRE,
     telemetry,
+    keyBudget,
     shutdown: inFlight.shutdownSignal,
   };
 
@@ -113,6 +125,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   }
 
   async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, succeeded: string[]): Promise<void> {
+    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire.name)) return;
     const result = await startLoop(services, req, res, wire, body, binding, succeeded);
     if (result.kind === 'fallthrough') next();
   }
@@ -159,7 +172,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };
   middleware.admin = function admin(adminOptions) {
     records ??= new LoopRecorder(config.telemetry?.captureContent === true);
-    const router = adminRouter({ settings, bindings, judge, records, captureContent: config.telemetry?.captureContent === true, tokens: signIns.vault }, adminOptions, logger);
+    loops ??= new FleetLoops(store, replica, records, config.store !== undefined);
+    const router = adminRouter({ settings, bindings, judge, loops, budgets: keyBudget, captureContent: config.telemetry?.captureContent === true, tokens: signIns.vault }, adminOptions, logger);
     services.telemetry = Telemetry.recording(telemetry, records);
     return router;
   };
@@ -169,6 +183,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   middleware.metrics = telemetry?.metrics?.registry;
   middleware.ready = async function ready(signal) {
     const down: Record<string, string> = inFlight.closing ? { 'agent-loop': 'shutting down' } : {};
+    if (store.unreachable !== undefined) down.store = `${store.description}: ${store.unreachable}`;
     await Promise.all(
       bindings.all.map(async function listedOnce({ name, catalog, trellis }) {
         // each user lists their own tools: there is no listing of the binding's to wait for
@@ -184,7 +199,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const ended = await inFlight.drain(config.shutdownDrainSec);
     if (ended > 0) logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', { ended, shutdownDrainSec: config.shutdownDrainSec });
     caller.close();
-    await Promise.all(owned.map((trellis) => trellis.close?.()));
+    await loops?.close();
+    await Promise.all([...owned.map((trellis) => trellis.close?.()), store.close()]);
   };
   return middleware;
 }

@@ -7,6 +7,7 @@ import { MAX_REPLY_BYTES } from './loop/held-bytes';
 import { loggerOption } from './logger';
 import { distance, validated } from './option-error';
 import { defaulted, hintsOf, limit, option, required, schemaOf, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from './option';
+import { keyBudgetOption, storeOption } from './store/options';
 import { metricsOption, telemetryOption } from './telemetry/options';
 import { toolSearchOption, type ToolSearchOptions } from './tool-search/options';
 import type { HierarchySource } from './trellis/catalog';
@@ -111,6 +112,7 @@ export const settingsOptions = {
   maxToolCallsPerTurn: wholeNumber(1, 64, 8, { does: 'calls past the cap never run and are removed from the assistant message; run-time tunable' }),
   /** undefined: no token budget */
   maxTokensPerLoop: limit(1, 1_000_000_000, 50_000, "summed `usage.total_tokens` of the loop's turns; once reached, the loop stops like the other budgets (`x-agent-loop-stop: tokens`); run-time tunable"),
+  keyBudget: keyBudgetOption,
 };
 
 const approvalOptions = {
@@ -207,6 +209,12 @@ export const loopOptions = {
   }),
   webSearch: webSearchOption,
   toolSearch: toolSearchOption,
+  store: storeOption,
+  replicaName: option<string>({
+    schema: Joi.string().min(1).max(200),
+    hint: "it must be a name for this replica in the fleet's loop list, e.g. replicaName: 'gateway-a'",
+    doc: { range: 'a string', fallback: '`<host name>:<pid>`', does: "this replica's name in the fleet-wide loop list (`replica` of each loop in `GET /admin/api/loops`) and in the store's messages ([A fleet](fleet.md))" },
+  }),
   metrics: metricsOption,
   telemetry: telemetryOption,
   logger: option<Logger>({
@@ -233,8 +241,8 @@ export interface RunTimeSettings extends Settings {
   bindings: Record<string, BindingSettings>;
 }
 
-/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` (or undefined) lifts the token budget. */
-export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop'>> & { maxTokensPerLoop?: number | null; bindings?: Record<string, Partial<BindingSettings>> };
+/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` or `keyBudget: null` (or undefined) lifts that budget. */
+export type SettingsPatch = Partial<Omit<Settings, 'maxTokensPerLoop' | 'keyBudget'>> & { maxTokensPerLoop?: number | null; keyBudget?: Settings['keyBudget'] | null; bindings?: Record<string, Partial<BindingSettings>> };
 
 export type ValidOptions = OptionsOut<typeof loopOptions>;
 

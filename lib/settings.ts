@@ -11,7 +11,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 function merged(current: RunTimeSettings, patch: Record<string, unknown>): Record<string, unknown> {
   const { bindings, ...global } = patch;
   const next: Record<string, unknown> = { ...current, ...global };
-  if (next.maxTokensPerLoop === null || next.maxTokensPerLoop === undefined) delete next.maxTokensPerLoop;
+  for (const lifted of ['maxTokensPerLoop', 'keyBudget']) if (next[lifted] === null || next[lifted] === undefined) delete next[lifted];
   if (bindings === undefined) return next;
   if (!isObject(bindings)) return { ...next, bindings };
   const tuned = Object.entries(bindings).map(([name, values]) => [name, isObject(values) ? { ...current.bindings[name], ...values } : values]);
@@ -36,6 +36,7 @@ function changes(before: Record<string, unknown>, after: Record<string, unknown>
 export class LiveSettings {
   private global: Settings;
   private readonly schema: Joi.ObjectSchema;
+  private readonly listeners = new Set<(after: RunTimeSettings, source: string) => void>();
 
   constructor(
     initial: Settings,
@@ -64,7 +65,15 @@ export class LiveSettings {
     for (const [name, values] of Object.entries(bindings)) this.bindings.tune(name, values);
     const after = this.get();
     const changed = changes(before as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>);
-    if (Object.keys(changed).length > 0) this.logger.info('agent-loop settings changed', { source, changed });
+    if (Object.keys(changed).length > 0) {
+      this.logger.info('agent-loop settings changed', { source, changed });
+      for (const listener of this.listeners) listener(after, source);
+    }
     return after;
+  }
+
+  /** `listener` hears of every update that changed something, with who made it */
+  onChange(listener: (after: RunTimeSettings, source: string) => void): void {
+    this.listeners.add(listener);
   }
 }

@@ -19,6 +19,7 @@ export type Unapproved =
   | { why: 'denied'; reason: string }
   | { why: 'expired'; ttlSec: number }
   | { why: 'already_answered' }
+  | { why: 'unrecorded' }
   | { why: 'not_asked' };
 
 /**
@@ -93,6 +94,8 @@ function unapprovedText(tool: string, unapproved: Unapproved): string {
       return toolErrorText(`the approval of '${tool}' came after it expired (approvals last ${unapproved.ttlSec}s); the call did not run: call it again to ask anew`);
     case 'already_answered':
       return toolErrorText(`the approval of '${tool}' was already answered; the call does not run again`);
+    case 'unrecorded':
+      return toolErrorText(`the approval of '${tool}' could not be recorded; ask again`);
     case 'not_asked':
       return toolErrorText(`the approval of '${tool}' is not one this gateway asked for; the call did not run`);
   }

@@ -23,6 +23,7 @@ describe('toolOutcomeText', () => {
     ['a denial', { kind: 'unapproved', tool: 'rm', why: 'denied', reason: 'no answer came' }, "tool error: 'rm' was not approved: no answer came"],
     ['an expired approval', { kind: 'unapproved', tool: 'rm', why: 'expired', ttlSec: 600 }, "tool error: the approval of 'rm' came after it expired (approvals last 600s); the call did not run: call it again to ask anew"],
     ['an approval answered twice', { kind: 'unapproved', tool: 'rm', why: 'already_answered' }, "tool error: the approval of 'rm' was already answered; the call does not run again"],
+    ['an approval the store could not record', { kind: 'unapproved', tool: 'rm', why: 'unrecorded' }, "tool error: the approval of 'rm' could not be recorded; ask again"],
     ['an approval never asked for', { kind: 'unapproved', tool: 'rm', why: 'not_asked' }, "tool error: the approval of 'rm' is not one this gateway asked for; the call did not run"],
     ['a call approved and run in an earlier request', { kind: 'approved_earlier', tool: 'rm' }, "[the result of 'rm' is not kept: it ran in an earlier request, after a person approved it]"],
     ['a call over the per-turn cap', { kind: 'not_run', tool: 'extra' }, "tool error: 'extra' was not run: the turn asked for more tool calls than the loop runs in one turn"],

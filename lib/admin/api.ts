@@ -4,7 +4,8 @@ import { AgentLoopError } from '../errors';
 import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
 import type { LiveSettings } from '../settings';
-import type { LoopRecorder } from '../telemetry/loop-records';
+import type { FleetLoops } from '../store/fleet-loops';
+import type { KeyBudget } from '../store/key-budget';
 import { apiError } from './auth';
 import type { TokenVault } from '../trellis/oauth/vault';
 
@@ -13,7 +14,8 @@ export interface AdminSubject {
   settings: LiveSettings;
   bindings: Bindings;
   judge: LiveJudge;
-  records: LoopRecorder;
+  loops: FleetLoops;
+  budgets: KeyBudget;
   captureContent: boolean;
   /** the users' OAuth tokens (what they are for, never the tokens) */
   tokens: TokenVault;
@@ -83,7 +85,16 @@ export function adminApi(subject: AdminSubject): Router {
   );
   api.get('/judge/rules', answering(() => subject.judge.view()));
   api.put('/judge/rules', answering((req) => subject.judge.replaceRules(jsonObject(req).rules, sourceOf(req))));
-  api.get('/loops', answering(() => ({ captureContent: subject.captureContent, ...subject.records.snapshot() })));
+  api.get('/loops', answering(async () => ({ captureContent: subject.captureContent, ...(await subject.loops.snapshot()) })));
+  api.get(
+    '/key-budget',
+    answering(async () => {
+      const budget = subject.settings.current.keyBudget;
+      if (!budget) return { tokens: null, windowSec: null, keys: [] };
+      // while the store is away nobody can say what the fleet spent: null, not a wrong zero
+      return { ...budget, keys: await subject.budgets.keys(budget).catch(() => null) };
+    }),
+  );
   api.get('/oauth', answering(async () => ({ tokens: await subject.tokens.list() })));
   api.delete('/oauth/:server/:user', async function forgetTokens(req, res, next) {
     const { server, user } = req.params as { server: string; user: string };
@@ -95,7 +106,7 @@ export function adminApi(subject: AdminSubject): Router {
     }
   });
   api.use(function unknownRoute(req, res) {
-    apiError(res, 404, `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops, GET oauth, DELETE oauth/<server>/<user>`, 'not_found');
+    apiError(res, 404, `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`, 'not_found');
   });
   return api;
 }

@@ -15,6 +15,8 @@ function kindOf(option: JudgeOption | undefined): JudgeView['judge'] {
 
 /** The judge in force. Replacing its rules makes a new runner: a loop in flight keeps the one it started with. */
 export class LiveJudge {
+  private readonly listeners = new Set<(rules: Rule[], source: string) => void>();
+
   constructor(
     private option: JudgeOption | undefined,
     private readonly runnerFor: (option: JudgeOption) => JudgeRunner,
@@ -41,7 +43,14 @@ export class LiveJudge {
     const { judge } = validate<{ judge: JudgeOption }>(judgeSchema, { judge: { rules, ...defined } });
     this.runner = this.runnerFor(judge);
     this.option = judge;
-    this.logger.info('agent-loop judge rules replaced', { source, rules: (judge as { rules: Rule[] }).rules.length });
+    const replaced = (judge as { rules: Rule[] }).rules;
+    this.logger.info('agent-loop judge rules replaced', { source, rules: replaced.length });
+    for (const listener of this.listeners) listener(replaced, source);
     return this.view();
+  }
+
+  /** `listener` hears of every replacement of the rules, with who made it */
+  onReplace(listener: (rules: Rule[], source: string) => void): void {
+    this.listeners.add(listener);
   }
 }

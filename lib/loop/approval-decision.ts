@@ -10,8 +10,8 @@ import { watchedToolCall } from './turn';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
 export type ApprovalDecision =
-  | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown> }
-  | { outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>; tool: string; callId: string; refusal: Unapproved; reason: string };
+  | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown>; token: string }
+  | { outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>; tool: string; callId: string; refusal: Unapproved; reason: string; token?: string };
 
 export interface ApprovalReader {
   /** the name of the tool a client declares to approve calls (chat completions, Messages) */
@@ -60,9 +60,25 @@ export function decideApproval(reader: ApprovalReader, req: Request, binding: st
   }
   const { tool, arguments: args } = read.opened;
   if (answer === undefined) return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: 'no answer came' }, reason: 'no answer came' };
-  if (!reader.ledger.answer(read.token)) return { outcome: 'refused', tool, callId, refusal: { why: 'already_answered' }, reason: 'already answered' };
-  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args };
-  return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: answer.reason }, reason: answer.reason };
+  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token };
+  return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: answer.reason }, reason: answer.reason, token: read.token };
+}
+
+/**
+ * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
+ * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
+ */
+export async function recordedDecisions(ledger: ApprovalLedger, decisions: readonly ApprovalDecision[]): Promise<ApprovalDecision[]> {
+  return Promise.all(
+    decisions.map(async function recorded(decision): Promise<ApprovalDecision> {
+      if (decision.token === undefined) return decision;
+      const { tool, callId } = decision;
+      const found = await ledger.answer(decision.token);
+      if (found === 'again') return { outcome: 'refused', tool, callId, refusal: { why: 'already_answered' }, reason: 'already answered' };
+      if (found === 'unrecorded') return { outcome: 'refused', tool, callId, refusal: { why: 'unrecorded' }, reason: 'the answer could not be recorded (the store is unreachable)' };
+      return decision;
+    }),
+  );
 }
 
 /** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */

@@ -1,30 +1,26 @@
-/** Past this many answered approvals still open, the oldest is forgotten first. */
-const MAX_REMEMBERED = 100_000;
+import { createHash } from 'node:crypto';
+import type { Store } from '../store/store';
+
+/** What recording an answer found: the first answer, one already given, or no record possible now (the store is away). */
+export type Recorded = 'first' | 'again' | 'unrecorded';
 
 /**
- * The approvals already answered, each remembered until its token could no longer open anyway, so that an answer sent
- * twice (a replayed follow-up) decides nothing the second time. In this process only: a cluster without sticky
- * sessions catches a replay only on the process that saw the first answer.
+ * The approvals already answered, each remembered in the store until its token could no longer open anyway, so that
+ * an answer sent twice (a replayed follow-up) decides nothing the second time: on any replica of a fleet that shares
+ * a store. The store holds a digest of the token, never the token.
  */
 export class ApprovalLedger {
-  private readonly answered = new Map<string, number>();
+  constructor(
+    private readonly store: Store,
+    private readonly ttlSec: number,
+  ) {}
 
-  constructor(private readonly ttlSec: number) {}
-
-  /** true the first time `token` is answered; false for every later time while it could still open */
-  answer(token: string): boolean {
-    const now = Date.now();
-    this.forgetExpired(now);
-    if (this.answered.has(token)) return false;
-    if (this.answered.size >= MAX_REMEMBERED) this.answered.delete(this.answered.keys().next().value as string);
-    this.answered.set(token, now + this.ttlSec * 1000);
-    return true;
-  }
-
-  private forgetExpired(now: number): void {
-    for (const [token, until] of this.answered) {
-      if (until > now) return;
-      this.answered.delete(token);
+  async answer(token: string): Promise<Recorded> {
+    const digest = createHash('sha256').update(token).digest('hex');
+    try {
+      return (await this.store.set(`approval:${digest}`, '1', { ifAbsent: true, ttlMs: this.ttlSec * 1000 })) ? 'first' : 'again';
+    } catch {
+      return 'unrecorded';
     }
   }
 }

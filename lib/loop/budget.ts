@@ -1,8 +1,8 @@
 /** `authorization`: the user must first consent at an MCP server's authorization server (the answer holds the link) */
-export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'shutdown' | 'authorization';
+export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'key-budget' | 'shutdown' | 'authorization';
 
 /** The short note appended to the last answer when the loop stops before a final one. */
-export function budgetNote(stop: Exclude<StopReason, 'final' | 'authorization'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number; maxTokensPerLoop?: number; tokens?: number }): string {
+export function budgetNote(stop: Exclude<StopReason, 'final' | 'authorization'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number; maxTokensPerLoop?: number; tokens?: number; keyBudget?: { tokens: number; windowSec: number } }): string {
   switch (stop) {
     case 'max_turns':
       return `[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = ${detail.maxTurns}).`;
@@ -12,6 +12,8 @@ export function budgetNote(stop: Exclude<StopReason, 'final' | 'authorization'>,
       return `[agent-loop] Stopped before a final answer: the model call of turn ${detail.turn} failed (${detail.reason}).`;
     case 'tokens':
       return `[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = ${detail.maxTokensPerLoop}, ${detail.tokens} used).`;
+    case 'key-budget':
+      return `[agent-loop] Stopped before a final answer: this key's token budget ran out (keyBudget = ${detail.keyBudget?.tokens} tokens per ${detail.keyBudget?.windowSec}s).`;
     case 'shutdown':
       return '[agent-loop] Stopped before a final answer: the gateway is shutting down.';
   }

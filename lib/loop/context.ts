@@ -76,6 +76,8 @@ export interface Loop {
   /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
   onToolProgress?(tool: string, progress: ToolProgress): void;
   repeats: RepeatedCalls;
+  /** the client key's token budget (`keyBudget`): adds a turn's tokens, true once the key spent it */
+  keyBudget?: { tokens: number; windowSec: number; add(tokens: number): Promise<boolean> };
   judge?: JudgeRunner;
   /** the tool this client declared to approve calls; undefined: it cannot approve, calls needing approval do not run */
   approvalTool?: string;

@@ -25,7 +25,7 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
   const answer = (stop: StopReason, handBack?: WireCall[]): LoopResult => ({ kind: 'answer', answer: { stop, text: text.value, last, usage, ...(handBack ? { handBack } : {}) } });
   const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization'>, reason?: string): LoopResult => {
     text.newParagraph();
-    text.append(budgetNote(stop, { maxTurns, totalBudgetSec: deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: maxTokens, tokens: usage?.total }));
+    text.append(budgetNote(stop, { maxTurns, totalBudgetSec: deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: maxTokens, tokens: usage?.total, keyBudget: loop.keyBudget }));
     return answer(stop);
   };
 
@@ -50,6 +50,7 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     watch?.succeeded(reply);
     last = reply;
     usage = addUsage(usage, reply.usage);
+    const keySpent = reply.usage !== undefined && loop.keyBudget !== undefined && (await loop.keyBudget.add(reply.usage.total));
     const { calls } = reply;
     if (loop.verbose) {
       loop.logger.info('agent-loop turn', {
@@ -65,6 +66,7 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     const forClient = calls.filter((call) => loop.clientTools.has(call.name));
     if (forClient.length > 0) return answer('final', loop.conversation.handBack(reply, forClient));
     if (maxTokens !== undefined && (usage?.total ?? 0) >= maxTokens) return stopWith('tokens');
+    if (keySpent) return stopWith('key-budget');
     if (turn === maxTurns) break;
     loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);

@@ -9,7 +9,7 @@ import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
 import { wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
-import { answerApprovals, type ApprovalReader } from './approval-decision';
+import { answerApprovals, recordedDecisions, type ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
 import type { AnswerIds } from './answer-ids';
@@ -19,6 +19,7 @@ import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
+import { keyMeter, type KeyBudget } from '../store/key-budget';
 import { consentHeaders, signedIn } from './sign-in';
 import { consentNote } from '../trellis/oauth/consent';
 
@@ -38,6 +39,8 @@ export interface LoopServices {
   /** reads the client's approval answers and seals the calls handed to it for approval */
   approvals: ApprovalReader;
   telemetry?: Telemetry;
+  /** what each client key spent of `keyBudget` */
+  keyBudget: KeyBudget;
   /** aborted when a shutdown's drain runs out */
   shutdown: AbortSignal;
 }
@@ -121,7 +124,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
     const access = await signedIn(configured, req, signal);
     if ('binding' in access) binding = access.binding;
     const split = splitListing('consent' in access ? [] : await binding.catalog.tools(signal), binding.toolSearch);
-    const session = wire.open(body, { loopId: id, tools: [...split.offered], servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native, countsTokens: settings.maxTokensPerLoop !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
+    const session = wire.open(body, { loopId: id, tools: [...split.offered], servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native, countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
     const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
     const { conversation, reader } = session;
     const clientTools = new Set(session.clientTools);
@@ -148,6 +151,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       reply: answer,
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
       repeats: new RepeatedCalls(config.maxRepeatedCalls),
+      keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req),
       judge,
       approvalTool: session.approvalTool,
       telemetry,
@@ -167,7 +171,7 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
     }
     if (settled && approvals) {
-      await answerApprovals(loop, settled.decisions);
+      await answerApprovals(loop, await recordedDecisions(services.approvals.ledger, settled.decisions));
       // a follow-up that falls through hands the normal handler the conversation with every call answered
       req.body = approvals.withItems(req.body as WireRequest, conversation.items);
     }

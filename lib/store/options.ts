@@ -6,6 +6,7 @@ import { optionalPeer } from '../telemetry/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';
 import { RedisStore, type StoreObserver } from './redis-store';
+import type { KeyBudgetOption } from './key-budget';
 import type { Store } from './store';
 
 export interface StoreOption {
@@ -24,6 +25,16 @@ export const storeOption = option<StoreOption>({
     range: "`{ url: 'redis://…' or 'rediss://…', prefix? }`",
     fallback: 'this process only (memory)',
     does: "what a fleet of replicas shares through Redis: one-time approval answers, settings and judge rules, the loop list, `keyBudget` ([A fleet](fleet.md)); needs the ioredis package; a password in the URL never shows in a log line, an error or the admin API",
+  },
+});
+
+export const keyBudgetOption = option<KeyBudgetOption>({
+  schema: Joi.object({ tokens: Joi.number().integer().min(1).max(1e15).required(), windowSec: Joi.number().integer().min(1).max(31 * 86400).required() }),
+  hint: 'it must be { tokens: a whole number of 1 or more, windowSec: 1 to 2678400 }, or left out for no budget, e.g. keyBudget: { tokens: 1000000, windowSec: 86400 }',
+  doc: {
+    range: '`{ tokens, windowSec }`, or left out',
+    fallback: 'no budget',
+    does: "the `total_tokens` the loops of one client key (its bearer or `x-api-key`, hashed) may spend per window, summed across the fleet with `store` (else per process): a new loop of a spent key gets HTTP 429 with `retry-after` and `x-agent-loop-stop: key-budget`, a running one stops like `maxTokensPerLoop`; `GET /admin/api/key-budget`; run-time tunable",
   },
 });
 

@@ -12,6 +12,7 @@ export type LoopLabels = { binding: string; wire: string };
 
 const TURN_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 const TOOL_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5];
 const TURNS_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50];
 
 /** The loop's Prometheus metrics. Two middlewares on one registry share them rather than fail to register twice. */
@@ -26,6 +27,9 @@ export class LoopMetrics {
   private readonly verdicts: Counter<'binding' | 'surface' | 'action'>;
   private readonly tokens: Counter<'binding' | 'wire' | 'type'>;
   private readonly approvals: Counter<'binding' | 'wire' | 'outcome'>;
+  private readonly storeSeconds: Histogram<'operation' | 'outcome'>;
+  private readonly storeErrors: Counter<'operation'>;
+  private readonly unenforced: Counter;
 
   constructor(prom: Prom, option: MetricsOption) {
     const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
@@ -41,6 +45,9 @@ export class LoopMetrics {
     this.toolSeconds = metric('tool_call_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'], buckets: TOOL_BUCKETS }), 'One tool call, checks and judge included.');
     this.tokens = metric('tokens_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'type'] }), "Tokens the loops' turns used, as the upstream reported them (type: input, output).");
     this.approvals = metric('approvals_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'outcome'] }), 'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.');
+    this.storeSeconds = metric('store_operation_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['operation', 'outcome'], buckets: STORE_BUCKETS }), 'One call to the store (Redis with `store`): get, set, delete, increment, entries, publish; outcome ok or error.');
+    this.storeErrors = metric('store_errors_total', (c) => new prom.Counter({ ...c, labelNames: ['operation'] }), 'Store calls that failed (Redis unreachable or too slow), by operation.');
+    this.unenforced = metric('key_budget_unenforced_total', (c) => new prom.Counter(c), 'Key budget checks and sums skipped because the store was unreachable: the loop ran on without the budget.');
     this.verdicts = metric('judge_verdicts_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }), 'Judge verdicts, by surface and action (error: the judge failed).');
   }
 
@@ -74,6 +81,15 @@ export class LoopMetrics {
 
   approval(labels: LoopLabels, outcome: string): void {
     this.approvals.inc({ ...labels, outcome });
+  }
+
+  storeCall(operation: string, seconds: number, ok: boolean): void {
+    this.storeSeconds.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
+    if (!ok) this.storeErrors.inc({ operation });
+  }
+
+  keyBudgetUnenforced(): void {
+    this.unenforced.inc();
   }
 
   verdict(binding: string, surface: string, action: string): void {

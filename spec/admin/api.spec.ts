@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import request from 'supertest';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
@@ -171,6 +172,7 @@ describe('the admin API of createGateway', () => {
         id: response.headers.get('x-agent-loop-id'),
         binding: 'notes',
         model: 'agent-1',
+        replica: `${hostname()}:${process.pid}`,
         startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         durationMs: expect.any(Number),
         turn: 2,

@@ -1,11 +1,12 @@
 import type { Request } from 'express';
 import { ApprovalLedger } from '../../lib/loop/approval-ledger';
-import { answerOf, approvedCall, decideApproval, earlierDecision } from '../../lib/loop/approval-decision';
+import { MemoryStore } from '../../lib/store/memory-store';
+import { answerOf, approvedCall, decideApproval, earlierDecision, recordedDecisions } from '../../lib/loop/approval-decision';
 import { toolOutcomeText } from '../../lib/tool-outcome';
 import { ApprovalTokens } from '../../lib/loop/approval-token';
 
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request;
-const reader = () => ({ tool: 'approve_tool_call', tokens: new ApprovalTokens(Buffer.alloc(32, 5), 600), ledger: new ApprovalLedger(600) });
+const reader = () => ({ tool: 'approve_tool_call', tokens: new ApprovalTokens(Buffer.alloc(32, 5), 600), ledger: new ApprovalLedger(new MemoryStore(), 600) });
 const pending = { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' };
 
 describe('a person’s answer to an approval', () => {
@@ -26,13 +27,29 @@ describe('a person’s answer to an approval', () => {
 });
 
 describe('decideApproval: only what the token holds runs, once', () => {
-  it('grants the sealed call with the arguments the person saw, once; the same answer again is refused', () => {
+  it('grants the sealed call with the arguments the person saw, once recorded; the same answer again is refused', async () => {
     const r = reader();
     const id = r.tokens.idFor(req, 'notes', pending);
     const granted = decideApproval(r, req, 'notes', id, 'notes_delete', { approved: true });
-    expect(granted).toEqual({ outcome: 'granted', tool: 'notes_delete', callId: 'call_del', arguments: { id: 'groceries' } });
+    expect(granted).toEqual({ outcome: 'granted', tool: 'notes_delete', callId: 'call_del', arguments: { id: 'groceries' }, token: expect.any(String) });
     expect(approvedCall(granted as Extract<typeof granted, { outcome: 'granted' }>)).toEqual({ id: 'call_del', type: 'function', function: { name: 'notes_delete', arguments: '{"id":"groceries"}' } });
-    expect(decideApproval(r, req, 'notes', id, 'notes_delete', { approved: true })).toMatchObject({ outcome: 'refused', tool: 'notes_delete', callId: 'call_del', reason: 'already answered' });
+    expect(await recordedDecisions(r.ledger, [granted])).toEqual([granted]);
+    const again = decideApproval(r, req, 'notes', id, 'notes_delete', { approved: true });
+    expect(await recordedDecisions(r.ledger, [again])).toEqual([{ outcome: 'refused', tool: 'notes_delete', callId: 'call_del', refusal: { why: 'already_answered' }, reason: 'already answered' }]);
+    const denial = decideApproval(r, req, 'notes', id, 'notes_delete', { approved: false, reason: 'no' });
+    expect(await recordedDecisions(r.ledger, [denial])).toMatchObject([{ outcome: 'refused', reason: 'already answered' }]);
+  });
+
+  it('does not honour an answer the store cannot record, so nothing can run twice', async () => {
+    const unreachable = new MemoryStore();
+    unreachable.set = () => Promise.reject(new Error('store set failed: the connection closed'));
+    const r = { ...reader(), ledger: new ApprovalLedger(unreachable, 600) };
+    const granted = decideApproval(r, req, 'notes', r.tokens.idFor(req, 'notes', pending), 'notes_delete', { approved: true });
+    const noAnswer = decideApproval(r, req, 'notes', r.tokens.idFor(req, 'notes', pending), 'notes_delete', undefined);
+    expect(await recordedDecisions(r.ledger, [granted, noAnswer])).toEqual([
+      { outcome: 'refused', tool: 'notes_delete', callId: 'call_del', refusal: { why: 'unrecorded' }, reason: 'the answer could not be recorded (the store is unreachable)' },
+      noAnswer,
+    ]);
   });
 
   it('denies with the reason, or for want of an answer; refuses a token that does not open, naming the tool shown', () => {

@@ -10,9 +10,9 @@ const NOT_JSON = ['logger'];
 /**
  * left out on purpose: a secret belongs in MCP_INTERNAL_SECRET, the default self URL is right unless TLS ends inside
  * the app, and `metrics` needs the optional peer prom-client (the gateway turns it on by itself when installed), so
- * the example starts after a plain `npm install`
+ * the example starts after a plain `npm install`; `store` needs the optional peer ioredis and a Redis ([A fleet](docs/fleet.md))
  */
-const LEFT_OUT = ['internalSecret', 'selfUrl', 'metrics'];
+const LEFT_OUT = ['internalSecret', 'selfUrl', 'metrics', 'store'];
 
 describe('gateway.example.json', () => {
   beforeAll(() => {
@@ -23,7 +23,7 @@ describe('gateway.example.json', () => {
   it('is a config createGateway accepts', async () => {
     const app = createGateway({ ...(example as GatewayConfig), logger: quiet });
     const loop = app.locals.agentLoop as AgentLoopMiddleware;
-    expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });
+    expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, keyBudget: example.keyBudget, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });
     await loop.close();
   });
 

@@ -68,6 +68,7 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
       'agent_loop_judge_verdicts_total{binding="notes",surface="context",action="allow"} 1',
       'agent_loop_tokens_total{binding="notes",wire="chat",type="input"} 20',
       'agent_loop_tokens_total{binding="notes",wire="chat",type="output"} 10',
+      'agent_loop_key_budget_unenforced_total 0',
     ];
     expect(lines.sort()).toEqual(expected.sort());
     expect(samples(text)).toContain('agent_loop_turns_per_loop_sum{binding="notes",wire="chat"} 3');
@@ -98,7 +99,7 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     const second = agentLoop(options);
     expect(first.metrics).toBe(registry);
     expect(second.metrics).toBe(registry);
-    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(9);
+    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(12);
   });
 
   it.each([

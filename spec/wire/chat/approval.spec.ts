@@ -1,11 +1,12 @@
 import type { Request } from 'express';
 import { settleApprovals } from '../../../lib/wire/chat/approval';
 import { ApprovalLedger } from '../../../lib/loop/approval-ledger';
+import { MemoryStore } from '../../../lib/store/memory-store';
 import { ApprovalTokens } from '../../../lib/loop/approval-token';
 import type { ChatMessage } from '../../../lib/types';
 
 const req = { headers: {} } as Request;
-const reader = { tool: 'approve_tool_call', tokens: new ApprovalTokens(Buffer.alloc(32, 9), 600), ledger: new ApprovalLedger(600) };
+const reader = { tool: 'approve_tool_call', tokens: new ApprovalTokens(Buffer.alloc(32, 9), 600), ledger: new ApprovalLedger(new MemoryStore(), 600) };
 const approvalId = reader.tokens.idFor(req, 'notes', { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' });
 const user: ChatMessage = { role: 'user', content: 'delete the groceries' };
 const work: ChatMessage[] = [
@@ -19,7 +20,7 @@ describe('settleApprovals: the approval exchanges of a chat follow-up, read back
   it('takes the latest exchange out, the text back on the model’s message, and decides it', () => {
     const settled = settleApprovals(reader, req, 'notes', [user, ...work, asked, answered('{"approved":true}')]);
     expect(settled?.messages).toEqual([user, { ...work[0], content: 'On it.' }, work[1]]);
-    expect(settled?.decisions).toEqual([{ outcome: 'granted', tool: 'notes_delete', callId: 'call_del', arguments: { id: 'groceries' } }]);
+    expect(settled?.decisions).toEqual([{ outcome: 'granted', tool: 'notes_delete', callId: 'call_del', arguments: { id: 'groceries' }, token: expect.any(String) }]);
   });
 
   it('answers an older, denied exchange with what it decided, and decides nothing again', () => {

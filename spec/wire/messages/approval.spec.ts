@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import { ApprovalLedger } from '../../../lib/loop/approval-ledger';
+import { MemoryStore } from '../../../lib/store/memory-store';
 import { ApprovalTokens } from '../../../lib/loop/approval-token';
 import { settleApprovalMessages } from '../../../lib/wire/messages/approval';
 
 const key = Buffer.alloc(32, 7);
-const reader = { tool: 'approve_tool_call', tokens: new ApprovalTokens(key, 600), ledger: new ApprovalLedger(600) };
+const reader = { tool: 'approve_tool_call', tokens: new ApprovalTokens(key, 600), ledger: new ApprovalLedger(new MemoryStore(), 600) };
 const req = { headers: {} } as Request;
 const approvalId = reader.tokens.idFor(req, 'notes', { callId: 'toolu_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' });
 const user = { role: 'user', content: 'delete the groceries' };
@@ -19,7 +20,7 @@ describe('Messages approval exchanges (tool_use of the approval tool, tool_resul
   it('takes the latest exchange out, the text back on the model’s message, and decides it', () => {
     const settled = settleApprovalMessages(reader, req, 'notes', [user, ...work, asked, answered('{"approved":true}')]);
     expect(settled?.messages).toEqual([user, { ...work[0], content: [{ type: 'text', text: 'On it.' }, ...work[0].content] }, work[1]]);
-    expect(settled?.decisions).toEqual([{ outcome: 'granted', tool: 'notes_delete', callId: 'toolu_del', arguments: { id: 'groceries' } }]);
+    expect(settled?.decisions).toEqual([{ outcome: 'granted', tool: 'notes_delete', callId: 'toolu_del', arguments: { id: 'groceries' }, token: expect.any(String) }]);
   });
 
   it('answers an older, denied exchange beside the turn’s other results, as an error', () => {

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { credentialOf } from '../signed-token';
+import type { Logger } from '../types';
+import type { Store } from './store';
+
+export interface KeyBudgetOption {
+  /** the `total_tokens` one client key's loops may spend in a window */
+  tokens: number;
+  windowSec: number;
+}
+
+/** What one key spent in the window in force, and when the window ends. */
+export interface KeySpend {
+  spent: number;
+  /** ms since the epoch */
+  resetsAt: number;
+}
+
+/** At most one warning a minute that budgets are not enforced while the store is away. */
+const WARN_EVERY_MS = 60_000;
+
+const windowOf = (windowSec: number, now = Date.now()) => Math.floor(now / 1000 / windowSec);
+const prefixOf = (budget: KeyBudgetOption, window: number) => `budget:${budget.windowSec}:${window}:`;
+
+/**
+ * The token budget per client key (`keyBudget`): what the loops of one credential (the bearer or `x-api-key`, hashed)
+ * spent in the current window, summed in the store with atomic increments, so a fleet sums it as one. While the store
+ * is away, the budget is not enforced (a request is never dropped for it): a warning at most once a minute, and a metric.
+ */
+export class KeyBudget {
+  private warnedAt = -Infinity;
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+    private readonly unenforced?: () => void,
+  ) {}
+
+  /** the hash a key is counted under; undefined for a request without a credential (not budgeted) */
+  keyOf(req: IncomingMessage): string | undefined {
+    const credential = credentialOf(req);
+    return credential === undefined ? undefined : createHash('sha256').update(credential).digest('hex');
+  }
+
+  /** what `key` spent in the window in force; undefined while the store cannot say */
+  async spent(budget: KeyBudgetOption, key: string): Promise<KeySpend | undefined> {
+    const window = windowOf(budget.windowSec);
+    try {
+      return { spent: Number((await this.store.get(prefixOf(budget, window) + key)) ?? 0), resetsAt: (window + 1) * budget.windowSec * 1000 };
+    } catch (error) {
+      return this.notEnforced(error as Error);
+    }
+  }
+
+  /** adds a turn's tokens to what `key` spent; what it spent now, undefined while the store cannot say */
+  async add(budget: KeyBudgetOption, key: string, tokens: number): Promise<KeySpend | undefined> {
+    const window = windowOf(budget.windowSec);
+    const resetsAt = (window + 1) * budget.windowSec * 1000;
+    try {
+      return { spent: await this.store.increment(prefixOf(budget, window) + key, tokens, resetsAt - Date.now() + 1000), resetsAt };
+    } catch (error) {
+      return this.notEnforced(error as Error);
+    }
+  }
+
+  /** every key that spent in the window in force, by the first 12 hex of its hash */
+  async keys(budget: KeyBudgetOption): Promise<{ key: string; spent: number; resetsAt: string }[]> {
+    const window = windowOf(budget.windowSec);
+    const prefix = prefixOf(budget, window);
+    const resetsAt = new Date((window + 1) * budget.windowSec * 1000).toISOString();
+    const entries = await this.store.entries(prefix);
+    return [...entries].map(([name, spent]) => ({ key: name.slice(prefix.length, prefix.length + 12), spent: Number(spent), resetsAt })).sort((a, b) => b.spent - a.spent);
+  }
+
+  private notEnforced(error: Error): undefined {
+    this.unenforced?.();
+    const now = Date.now();
+    if (now - this.warnedAt >= WARN_EVERY_MS) {
+      this.warnedAt = now;
+      this.logger.warn('agent-loop key budgets are not enforced: the store is unreachable', { reason: error.message });
+    }
+    return undefined;
+  }
+}
+
+/** One loop's meter of its key's budget: each turn's tokens added, true once the key spent it (never while the store is away). */
+export function keyMeter(budgets: KeyBudget, budget: KeyBudgetOption | undefined, req: IncomingMessage): { tokens: number; windowSec: number; add(tokens: number): Promise<boolean> } | undefined {
+  const key = budget && budgets.keyOf(req);
+  if (!budget || key === undefined) return undefined;
+  return { ...budget, add: async (tokens) => ((await budgets.add(budget, key, tokens))?.spent ?? 0) >= budget.tokens };
+}

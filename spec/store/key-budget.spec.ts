@@ -1,0 +1,57 @@
+import type { IncomingMessage } from 'node:http';
+import { KeyBudget, keyMeter } from '../../lib/store/key-budget';
+import { MemoryStore } from '../../lib/store/memory-store';
+import { memoryLogger } from '../helpers/memory-logger';
+
+const budget = { tokens: 1000, windowSec: 60 };
+const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+
+describe('KeyBudget: tokens per client key per window', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('counts a key under the hash of its credential (bearer, else x-api-key), never the credential; none without one', () => {
+    const budgets = new KeyBudget(new MemoryStore(), memoryLogger().logger);
+    expect(budgets.keyOf(req({ authorization: 'Bearer alice-key' }))).toMatch(/^[0-9a-f]{64}$/);
+    expect(budgets.keyOf(req({ 'x-api-key': 'alice-key' }))).not.toBe(budgets.keyOf(req({ authorization: 'Bearer alice-key' })));
+    expect(budgets.keyOf(req({}))).toBeUndefined();
+    expect(keyMeter(budgets, budget, req({}))).toBeUndefined();
+    expect(keyMeter(budgets, undefined, req({ authorization: 'Bearer a' }))).toBeUndefined();
+  });
+
+  it('sums what a key spent in the window, lists keys by 12 hex, and starts afresh in the next window', async () => {
+    jest.useFakeTimers({ now: 1_800_000_000_000 });
+    const store = new MemoryStore();
+    const budgets = new KeyBudget(store, memoryLogger().logger);
+    const key = budgets.keyOf(req({ authorization: 'Bearer alice-key' }))!;
+    const meter = keyMeter(budgets, budget, req({ authorization: 'Bearer alice-key' }))!;
+    expect(await meter.add(600)).toBe(false);
+    expect(await meter.add(400)).toBe(true);
+    const resetsAt = (Math.floor(1_800_000_000 / 60) + 1) * 60_000;
+    expect(await budgets.spent(budget, key)).toEqual({ spent: 1000, resetsAt });
+    expect(await budgets.keys(budget)).toEqual([{ key: key.slice(0, 12), spent: 1000, resetsAt: new Date(resetsAt).toISOString() }]);
+    jest.setSystemTime(resetsAt);
+    expect(await budgets.spent(budget, key)).toEqual({ spent: 0, resetsAt: resetsAt + 60_000 });
+    expect(await budgets.keys(budget)).toEqual([]);
+  });
+
+  it('while the store cannot count: not enforced, a warning at most once a minute, and the metric each time', async () => {
+    jest.useFakeTimers({ now: 1_800_000_000_000 });
+    const store = new MemoryStore();
+    const failing = () => Promise.reject(new Error('store get failed: the connection closed'));
+    store.get = failing;
+    store.increment = failing;
+    const { logger, lines } = memoryLogger('warn');
+    const unenforced = jest.fn();
+    const budgets = new KeyBudget(store, logger, unenforced);
+    const meter = keyMeter(budgets, { tokens: 1, windowSec: 60 }, req({ authorization: 'Bearer k' }))!;
+    expect(await meter.add(50)).toBe(false);
+    expect(await budgets.spent(budget, 'k')).toBeUndefined();
+    jest.advanceTimersByTime(59_000);
+    await meter.add(1);
+    expect(lines).toEqual([{ level: 'warn', message: 'agent-loop key budgets are not enforced: the store is unreachable', reason: 'store get failed: the connection closed' }]);
+    jest.advanceTimersByTime(1_000);
+    await meter.add(1);
+    expect(lines).toHaveLength(2);
+    expect(unenforced).toHaveBeenCalledTimes(4);
+  });
+});
