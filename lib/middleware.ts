@@ -61,10 +61,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const key = tokenSecret(config.internalSecret);
-  const signIns = new SignIns(key, logger);
-  const bindings = activateBindings(config, logger, owned, signIns);
   const telemetry = Telemetry.create(config);
   const store = openStore(config.store, logger, telemetry?.metrics && telemetry.metrics.storeCall.bind(telemetry.metrics));
+  const signIns = new SignIns(key, logger, store);
+  const bindings = activateBindings(config, logger, owned, signIns);
   const servesApp = markerTrust(key);
   const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
   const inFlight = new InFlightLoops();
