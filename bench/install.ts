@@ -12,6 +12,6 @@ const installed = path.join(bench, 'node_modules', '.package-lock.json');
 const mtime = (file: string) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
 
 if (mtime(installed) < mtime(lock)) {
-  console.log('installing the bench\'s own packages (npm --prefix bench ci)');
+  console.log("installing the bench's own packages (npm --prefix bench ci)");
   execSync('npm ci --no-audit --no-fund', { cwd: bench, stdio: 'inherit' });
 }

@@ -21,7 +21,11 @@ async function probe(argv: string[]): Promise<void> {
     await upstream.ask('latency', argv.includes('--latency') ? option('--latency') : 0);
     if (!argv.includes('--repeat')) {
       const body = JSON.stringify({ model: MODEL, stream, messages: [{ role: 'user', content: userPrompt('probe') }] });
-      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       console.log(res.status, res.headers.get('content-type'));
       console.log(await res.text());
       console.log('upstream:', await upstream.ask('take'));
@@ -32,8 +36,18 @@ async function probe(argv: string[]): Promise<void> {
     for (let i = 0; i < option('--repeat'); i++) samples.push(await client.loop(`p${i}`, stream));
     await client.close();
     const ok = samples.filter((sample) => sample.ok);
-    console.log(`${system.name}: ${ok.length}/${samples.length} ok (client side only), p50 ${percentile(ok.map((s) => s.ms), 50).toFixed(2)} ms` +
-      (stream ? `, ttfb p50 ${percentile(ok.map((s) => s.ttfbMs ?? NaN), 50).toFixed(2)} ms` : ''));
+    console.log(
+      `${system.name}: ${ok.length}/${samples.length} ok (client side only), p50 ${percentile(
+        ok.map((s) => s.ms),
+        50,
+      ).toFixed(2)} ms` +
+        (stream
+          ? `, ttfb p50 ${percentile(
+              ok.map((s) => s.ttfbMs ?? NaN),
+              50,
+            ).toFixed(2)} ms`
+          : ''),
+    );
     if (ok.length < samples.length) console.log(samples.find((sample) => !sample.ok)?.error);
   } finally {
     await gateway.stop();

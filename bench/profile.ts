@@ -45,9 +45,15 @@ export function placeOf(url: string): string {
 }
 
 /** Each node's self time in µs, over the samples of the window. */
-function selfTimes(profile: CpuProfile, parents: Map<number, number>, byId: Map<number, ProfileNode>, window: Window): Map<number, number> {
+function selfTimes(
+  profile: CpuProfile,
+  parents: Map<number, number>,
+  byId: Map<number, ProfileNode>,
+  window: Window,
+): Map<number, number> {
   const under = (id: number, name: string) => {
-    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) if (byId.get(at)?.callFrame.functionName === name) return true;
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at))
+      if (byId.get(at)?.callFrame.functionName === name) return true;
     return false;
   };
   const selfUs = new Map<number, number>();
@@ -119,6 +125,11 @@ if (require.main === module) {
   const argv = process.argv.slice(2);
   const value = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
   const [file] = argv.filter((arg, i) => !arg.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-  const window: Window = { top: Number(value('--top') ?? 30), from: value('--from'), skipMs: Number(value('--skip-ms') ?? 0), callers: value('--callers') };
+  const window: Window = {
+    top: Number(value('--top') ?? 30),
+    from: value('--from'),
+    skipMs: Number(value('--skip-ms') ?? 0),
+    callers: value('--callers'),
+  };
   console.log(summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, window).join('\n'));
 }

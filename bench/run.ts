@@ -19,16 +19,25 @@ function parseArgs(argv: string[]) {
     if (at < 0) return undefined;
     return argv[at].includes('=') ? argv[at].split('=')[1] : argv[at + 1];
   };
-  const only = valueOf('--only')?.split(',').map((name) => name.trim()).filter(Boolean);
+  const only = valueOf('--only')
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = only?.filter((name) => !SYSTEMS.some((system) => system.name === name));
-  if (unknown?.length) throw new Error(`unknown system(s) ${unknown.join(', ')}; known: ${SYSTEMS.map((s) => s.name).join(', ')}`);
+  if (unknown?.length)
+    throw new Error(`unknown system(s) ${unknown.join(', ')}; known: ${SYSTEMS.map((s) => s.name).join(', ')}`);
   const plan: Plan = { ...PLANS[quick ? 'quick' : 'full'] };
   const runs = valueOf('--runs');
   if (runs) plan.runs = Math.max(1, Math.min(10, Number(runs) || 1));
   if (argv.includes('--cpu-prof')) cpuProfileDir = path.join(os.tmpdir(), `agent-loop-bench-profiles-${Date.now()}`);
   const proxyConnectionClose = argv.includes('--proxy-connection-close');
   if (proxyConnectionClose) process.env.BENCH_PROXY_CONNECTION_CLOSE = '1';
-  return { quick, plan, proxyConnectionClose, systems: SYSTEMS.filter((system) => !only || only.includes(system.name)) };
+  return {
+    quick,
+    plan,
+    proxyConnectionClose,
+    systems: SYSTEMS.filter((system) => !only || only.includes(system.name)),
+  };
 }
 
 const log = (line: string) => console.log(line);
@@ -37,9 +46,21 @@ let cpuProfileDir: string | undefined;
 
 /** Starts the system's gateway process, runs `body` against it, stops it. A gateway that does not start throws `LoadError`. */
 class LoadError extends Error {}
-async function withGateway<T>(system: SystemSpec, upstream: BenchChild, origin: string, body: (target: Target) => Promise<T>): Promise<T> {
-  const profile = cpuProfileDir ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${system.name}.${Date.now()}.cpuprofile`] : [];
-  const gateway = new BenchChild(path.join(__dirname, 'systems', `${system.name}.ts`), { BENCH_UPSTREAM: origin }, 60_000, profile);
+async function withGateway<T>(
+  system: SystemSpec,
+  upstream: BenchChild,
+  origin: string,
+  body: (target: Target) => Promise<T>,
+): Promise<T> {
+  const profile = cpuProfileDir
+    ? [`--cpu-prof`, `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${system.name}.${Date.now()}.cpuprofile`]
+    : [];
+  const gateway = new BenchChild(
+    path.join(__dirname, 'systems', `${system.name}.ts`),
+    { BENCH_UPSTREAM: origin },
+    60_000,
+    profile,
+  );
   let port: number;
   try {
     port = Number((await gateway.ready).port);
@@ -56,15 +77,24 @@ async function withGateway<T>(system: SystemSpec, upstream: BenchChild, origin: 
   }
 }
 
-async function runSystem(system: SystemSpec, upstream: BenchChild, origin: string, plan: Plan, run: number): Promise<Record<Latency, Figures>> {
+async function runSystem(
+  system: SystemSpec,
+  upstream: BenchChild,
+  origin: string,
+  plan: Plan,
+  run: number,
+): Promise<Record<Latency, Figures>> {
   const figures = await withGateway(system, upstream, origin, async (target) => {
     await warmUp(target, plan);
     const byLatency = {} as Record<Latency, Figures>;
-    for (const latency of LATENCIES) byLatency[latency] = await measure(target, plan, latency, `${run}.${system.name}.${latency}`, log);
+    for (const latency of LATENCIES)
+      byLatency[latency] = await measure(target, plan, latency, `${run}.${system.name}.${latency}`, log);
     return byLatency;
   });
   if (system.kind !== 'loop') return figures;
-  const { parked, failed, errors } = await withGateway(system, upstream, origin, (target) => measureParked(target, plan, `${run}.${system.name}`, log));
+  const { parked, failed, errors } = await withGateway(system, upstream, origin, (target) =>
+    measureParked(target, plan, `${run}.${system.name}`, log),
+  );
   const atZero = figures[0];
   Object.assign(atZero, {
     parked: parked.parked,
@@ -83,9 +113,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const { quick, plan, proxyConnectionClose, systems } = parseArgs(process.argv.slice(2));
   const loadBefore = os.loadavg()[0];
-  log(`bench: ${quick ? 'quick' : 'full'}, ${plan.runs} run(s), systems: ${systems.map((s) => s.name).join(', ')}` +
-    `${proxyConnectionClose ? ', proxies without an agent (a connection per request)' : ''}; load average ${loadBefore.toFixed(2)}` +
-    `${cpuProfileDir ? `; CPU profiles of the gateways in ${cpuProfileDir}` : ''}`);
+  log(
+    `bench: ${quick ? 'quick' : 'full'}, ${plan.runs} run(s), systems: ${systems.map((s) => s.name).join(', ')}` +
+      `${proxyConnectionClose ? ', proxies without an agent (a connection per request)' : ''}; load average ${loadBefore.toFixed(2)}` +
+      `${cpuProfileDir ? `; CPU profiles of the gateways in ${cpuProfileDir}` : ''}`,
+  );
   const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
   const { origin } = (await upstream.ready) as { origin: string };
   const results = new Map<string, SystemResult>(systems.map((s) => [s.name, { ...s, runs: [] }]));
@@ -100,7 +132,9 @@ async function main(): Promise<void> {
         } catch (error) {
           if (error instanceof LoadError) result.loadError = error.message;
           else result.runError = (error as Error).message;
-          log(`  ${system.name}: ${error instanceof LoadError ? 'SKIPPED, did not load' : 'ABORTED'}: ${(error as Error).message}`);
+          log(
+            `  ${system.name}: ${error instanceof LoadError ? 'SKIPPED, did not load' : 'ABORTED'}: ${(error as Error).message}`,
+          );
         }
       }
     }
@@ -110,7 +144,14 @@ async function main(): Promise<void> {
   const summary = aggregate([...results.values()]);
   printReport(summary, log);
   const seconds = (Date.now() - started) / 1000;
-  const meta = { quick, plan, proxyConnectionClose, subset: systems.length < SYSTEMS.length, seconds, loadAverage: [loadBefore, os.loadavg()[0]] };
+  const meta = {
+    quick,
+    plan,
+    proxyConnectionClose,
+    subset: systems.length < SYSTEMS.length,
+    seconds,
+    loadAverage: [loadBefore, os.loadavg()[0]],
+  };
   await writeResults(summary, meta, log);
 }
 

@@ -32,7 +32,13 @@ function measure(count: number, rounds: number) {
     }
   }
   const cpu = process.cpuUsage(cpuBefore);
-  return { tools: count, buildMs: median(builds), p50Us: median(times), p99Us: percentile(times, 99), cpuUs: (cpu.user + cpu.system) / times.length };
+  return {
+    tools: count,
+    buildMs: median(builds),
+    p50Us: median(times),
+    p99Us: percentile(times, 99),
+    cpuUs: (cpu.user + cpu.system) / times.length,
+  };
 }
 
 /**
@@ -47,15 +53,21 @@ function benchToolSearch(argv: string[], log: (line: string) => void): void {
   log('| ---: | ---: | ---: | ---: | ---: |');
   for (const count of [catalogTools().length, 300, 1000]) {
     const row = measure(count, rounds);
-    log(`| ${row.tools} | ${row.buildMs.toFixed(1)} | ${row.p50Us.toFixed(0)} | ${row.p99Us.toFixed(0)} | ${row.cpuUs.toFixed(0)} |`);
+    log(
+      `| ${row.tools} | ${row.buildMs.toFixed(1)} | ${row.p50Us.toFixed(0)} | ${row.p99Us.toFixed(0)} | ${row.cpuUs.toFixed(0)} |`,
+    );
   }
   const index = ToolIndex.of(asChatTools(catalogTools()));
   const asked = queries as CatalogQuery[];
-  const found = asked.filter(({ query, expect }) => index.search(query, 5).some((tool) => expect.includes(tool.name))).length;
+  const found = asked.filter(({ query, expect }) =>
+    index.search(query, 5).some((tool) => expect.includes(tool.name)),
+  ).length;
   log(`recall@5: ${(found / asked.length).toFixed(3)} (${found} of ${asked.length})`);
   const all = Buffer.byteLength(JSON.stringify(toolsOf(300)));
   const offered = Buffer.byteLength(JSON.stringify([toolSearchTool('bm25', 5)]));
-  log(`300 tools: ${all} bytes of tool definitions offered whole, ${offered} bytes for tool_search alone (${((offered / all) * 100).toFixed(2)}%)`);
+  log(
+    `300 tools: ${all} bytes of tool definitions offered whole, ${offered} bytes for tool_search alone (${((offered / all) * 100).toFixed(2)}%)`,
+  );
   log(`load average after: ${os.loadavg()[0].toFixed(2)}`);
 }
 

@@ -30,7 +30,13 @@ function recordOf(prompt: string): { id: string; record: LoopRecord } {
 
 /** Turn `turn`'s step of loop `id` on any wire: the echo calls, or (turn 4) the text listing the echoes in `toolText`. */
 function stepOf(id: string, record: LoopRecord, turn: number, toolText: () => string) {
-  if (turn < TURNS) return { calls: Array.from({ length: CALLS_PER_TURN }, (_, call) => ({ name: 'echo', arguments: { text: echoText(id, turn, call) } })) };
+  if (turn < TURNS)
+    return {
+      calls: Array.from({ length: CALLS_PER_TURN }, (_, call) => ({
+        name: 'echo',
+        arguments: { text: echoText(id, turn, call) },
+      })),
+    };
   const seen = toolText();
   const found = allEchoTexts(id).filter((text) => seen.includes(text));
   record.echoOk = found.length === allEchoTexts(id).length;
@@ -41,16 +47,27 @@ function play(body: RecordedRequest['body']): ScriptStep {
   server?.requests.splice(0);
   const { id, record } = recordOf(textOf(body.messages.find((m) => m.role === 'user')?.content));
   const turn = body.messages.filter((m) => m.role === 'assistant').length + 1;
-  const step = stepOf(id, record, turn, () => body.messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content)).join('\n'));
+  const step = stepOf(id, record, turn, () =>
+    body.messages
+      .filter((m) => m.role === 'tool')
+      .map((m) => textOf(m.content))
+      .join('\n'),
+  );
   return { delayMs: latencyMs, ...(step.calls ? { toolCalls: step.calls } : { content: step.text }) };
 }
 
 type Item = Record<string, unknown>;
 const startResponses = () =>
   startResponsesServer((request) => {
-    const input = typeof request.body.input === 'string' ? [{ role: 'user', content: request.body.input }] : request.body.input;
+    const input =
+      typeof request.body.input === 'string' ? [{ role: 'user', content: request.body.input }] : request.body.input;
     const { id, record } = recordOf(textOf(input.find((item: Item) => item.role === 'user')?.content));
-    const step = stepOf(id, record, request.turn + 1, () => input.filter((item: Item) => item.type === 'function_call_output').map((item: Item) => textOf(item.output)).join('\n'));
+    const step = stepOf(id, record, request.turn + 1, () =>
+      input
+        .filter((item: Item) => item.type === 'function_call_output')
+        .map((item: Item) => textOf(item.output))
+        .join('\n'),
+    );
     return { delayMs: latencyMs, ...step };
   });
 
@@ -58,9 +75,20 @@ const startMessages = () =>
   startMessagesServer((body) => {
     const { id, record } = recordOf(textOf(body.messages.find((m) => m.role === 'user')?.content));
     const turn = body.messages.filter((m) => m.role === 'assistant').length + 1;
-    const results = () => body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((block: Item) => block?.type === 'tool_result');
-    const step = stepOf(id, record, turn, () => results().map((block: Item) => textOf(block.content)).join('\n'));
-    return { delayMs: latencyMs, text: step.text, toolUses: step.calls?.map((call) => ({ name: call.name, input: call.arguments })) };
+    const results = () =>
+      body.messages
+        .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((block: Item) => block?.type === 'tool_result');
+    const step = stepOf(id, record, turn, () =>
+      results()
+        .map((block: Item) => textOf(block.content))
+        .join('\n'),
+    );
+    return {
+      delayMs: latencyMs,
+      text: step.text,
+      toolUses: step.calls?.map((call) => ({ name: call.name, input: call.arguments })),
+    };
   });
 
 answerAsks({
@@ -76,5 +104,10 @@ answerAsks({
 Promise.all([startModelServer(play), startResponses(), startMessages()]).then(([chat, responses, messages]) => {
   server = chat;
   wireServers.push(responses, messages);
-  process.send?.({ type: 'ready', origin: chat.url.replace(/\/v1$/, ''), responses: responses.url.replace(/\/v1$/, ''), messages: messages.url });
+  process.send?.({
+    type: 'ready',
+    origin: chat.url.replace(/\/v1$/, ''),
+    responses: responses.url.replace(/\/v1$/, ''),
+    messages: messages.url,
+  });
 });

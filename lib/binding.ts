@@ -21,13 +21,18 @@ function matcherOf(match: BindingMatch | ((req: Request) => boolean), name: stri
       try {
         return match(req) === true;
       } catch (error) {
-        logger.error('agent-loop binding match function threw; treating as no match', { binding: name, reason: (error as Error).message });
+        logger.error('agent-loop binding match function threw; treating as no match', {
+          binding: name,
+          reason: (error as Error).message,
+        });
         return false;
       }
     };
   }
   const models = match.model === undefined ? undefined : [match.model].flat().map(globToRegExp);
-  const headers = Object.entries(match.header ?? {}).map(([header, value]) => [header.toLowerCase(), globToRegExp(value)] as const);
+  const headers = Object.entries(match.header ?? {}).map(
+    ([header, value]) => [header.toLowerCase(), globToRegExp(value)] as const,
+  );
   return function matchByModelAndHeader(req, model) {
     if (models && !(typeof model === 'string' && models.some((glob) => glob.test(model)))) return false;
     return headers.every(([header, glob]) => {
@@ -39,24 +44,40 @@ function matcherOf(match: BindingMatch | ((req: Request) => boolean), name: stri
 
 /** Bindings in the order given: the first that matches the request applies; else the web_search-only loop, if asked for. */
 export class Bindings {
-  private readonly rules: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean); matches: Matcher }[];
+  private readonly rules: {
+    binding: ActiveBinding;
+    match: BindingMatch | ((req: Request) => boolean);
+    matches: Matcher;
+  }[];
 
   constructor(
     entries: { binding: ActiveBinding; match: BindingMatch | ((req: Request) => boolean) }[],
     logger: Logger,
     private readonly webSearch?: { binding: ActiveBinding; always: boolean },
   ) {
-    this.rules = entries.map(({ binding, match }) => ({ binding, match, matches: matcherOf(match, binding.name, logger) }));
+    this.rules = entries.map(({ binding, match }) => ({
+      binding,
+      match,
+      matches: matcherOf(match, binding.name, logger),
+    }));
   }
 
   /** the configured bindings with what they match, in order (the web_search-only loop is not one) */
   get configured(): { binding: ActiveBinding; match: BindingMatch | 'a function' }[] {
-    return this.rules.map(({ binding, match }) => ({ binding, match: typeof match === 'function' ? 'a function' : match }));
+    return this.rules.map(({ binding, match }) => ({
+      binding,
+      match: typeof match === 'function' ? 'a function' : match,
+    }));
   }
 
   /** each configured binding's run-time settings, by name */
   settings(): Record<string, { maxTurns: number; toolTimeoutSec: number }> {
-    return Object.fromEntries(this.rules.map(({ binding }) => [binding.name, { maxTurns: binding.maxTurns!, toolTimeoutSec: binding.toolTimeoutSec }]));
+    return Object.fromEntries(
+      this.rules.map(({ binding }) => [
+        binding.name,
+        { maxTurns: binding.maxTurns!, toolTimeoutSec: binding.toolTimeoutSec },
+      ]),
+    );
   }
 
   /** Loops from now on get the new values; a loop in flight holds the binding it started with, and keeps its values. */
@@ -89,7 +110,13 @@ export class Bindings {
  * Lists the tools right away (without waiting) so that hierarchy names Trellis lacks are warned of at start-up;
  * not where each user lists their own.
  */
-function activeBinding(name: string, hierarchy: HierarchySource, trellis: Trellis, logger: Logger, tuning: Omit<ActiveBinding, 'name' | 'trellis' | 'catalog'>): ActiveBinding {
+function activeBinding(
+  name: string,
+  hierarchy: HierarchySource,
+  trellis: Trellis,
+  logger: Logger,
+  tuning: Omit<ActiveBinding, 'name' | 'trellis' | 'catalog'>,
+): ActiveBinding {
   const catalog = new ToolCatalog(trellis, hierarchy, name, logger);
   if (!trellis.forRequest) void catalog.tools();
   return { name, trellis, catalog, ...tuning };
@@ -109,11 +136,26 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
     }
     const { maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval } = spec;
     const toolSearch = toolSearchOf(valid.toolSearch, spec.toolSearch);
-    return { binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, { maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval, toolSearch }), match: spec.match };
+    return {
+      binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, {
+        maxTurns,
+        toolTimeoutSec,
+        resetTimeoutOnProgress,
+        requireApproval,
+        toolSearch,
+      }),
+      match: spec.match,
+    };
   });
   const search = valid.webSearch && {
     always: valid.webSearch.always === true,
-    binding: activeBinding(WEB_SEARCH_TOOL.name, new Hierarchy([WEB_SEARCH_TOOL.name]), webSearchTrellis(valid.webSearch), logger, { toolTimeoutSec: defaultOf(bindingOptions.toolTimeoutSec), requireApproval: 'never', toolSearch: false }),
+    binding: activeBinding(
+      WEB_SEARCH_TOOL.name,
+      new Hierarchy([WEB_SEARCH_TOOL.name]),
+      webSearchTrellis(valid.webSearch),
+      logger,
+      { toolTimeoutSec: defaultOf(bindingOptions.toolTimeoutSec), requireApproval: 'never', toolSearch: false },
+    ),
   };
   return new Bindings(entries, logger, search);
 }

@@ -88,7 +88,9 @@ export class Hierarchy {
   private add(node: HierarchyNode, parent: string | undefined): void {
     const tool = typeof node === 'string' ? node : node?.tool;
     if (typeof tool !== 'string' || !TOOL_NAME.test(tool)) {
-      throw new Error(`${JSON.stringify(node)} is not a tool node; use 'tool_name' or { tool: 'tool_name', children: [...] }`);
+      throw new Error(
+        `${JSON.stringify(node)} is not a tool node; use 'tool_name' or { tool: 'tool_name', children: [...] }`,
+      );
     }
     if (this.parents.has(tool)) throw new Error(`'${tool}' appears twice; each tool has one place in the tree`);
     this.parents.set(tool, parent);
@@ -114,7 +116,8 @@ export function succeededIn(history: Iterable<HistoryEntry>): Set<string> {
       continue;
     }
     const name = names.get(entry.answers);
-    if (typeof name === 'string' && name !== '' && entry.failed !== true && !readsAsFailure(entry.text)) succeeded.add(name);
+    if (typeof name === 'string' && name !== '' && entry.failed !== true && !readsAsFailure(entry.text))
+      succeeded.add(name);
   }
   return succeeded;
 }

@@ -8,7 +8,12 @@ import type { Logger } from './types';
  * private fields) is what logs.
  */
 export const loggerOption = option<Logger>({
-  schema: Joi.object({ error: Joi.function().required(), warn: Joi.function().required(), info: Joi.function().required(), debug: Joi.function().required() })
+  schema: Joi.object({
+    error: Joi.function().required(),
+    warn: Joi.function().required(),
+    info: Joi.function().required(),
+    debug: Joi.function().required(),
+  })
     .unknown()
     .custom((_copy, helpers) => helpers.original),
   hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
@@ -38,5 +43,11 @@ export function withFields(logger: Logger, fields: Record<string, unknown>): Log
     function logWithFields(message: string, meta?: Record<string, unknown>) {
       return logger[level](message, { ...fields, ...meta });
     };
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), ...(logger.isLevelEnabled ? { isLevelEnabled: (level: string) => logger.isLevelEnabled!(level) } : {}) };
+  return {
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    ...(logger.isLevelEnabled ? { isLevelEnabled: (level: string) => logger.isLevelEnabled!(level) } : {}),
+  };
 }

@@ -62,18 +62,47 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const owned: Trellis[] = [];
   const key = tokenSecret(config.internalSecret);
   const telemetry = Telemetry.create(config);
-  const store = openStore(config.store, logger, telemetry?.metrics && telemetry.metrics.storeCall.bind(telemetry.metrics));
+  const store = openStore(
+    config.store,
+    logger,
+    telemetry?.metrics && telemetry.metrics.storeCall.bind(telemetry.metrics),
+  );
   const signIns = new SignIns(key, logger, store);
   const bindings = activateBindings(config, logger, owned, signIns);
   const servesApp = markerTrust(key);
-  const caller = new SelfCaller(key, config.forwardHeaders.map((name) => name.toLowerCase()), config.selfUrl, config.selfCall, config.maxReplyBytes);
+  const caller = new SelfCaller(
+    key,
+    config.forwardHeaders.map((name) => name.toLowerCase()),
+    config.selfUrl,
+    config.selfCall,
+    config.maxReplyBytes,
+  );
   const inFlight = new InFlightLoops();
-  const settings = new LiveSettings({ totalBudgetSec: config.totalBudgetSec, defaultMaxTurns: config.defaultMaxTurns, maxToolCallsPerTurn: config.maxToolCallsPerTurn, maxTokensPerLoop: config.maxTokensPerLoop, keyBudget: config.keyBudget }, bindings, logger);
+  const settings = new LiveSettings(
+    {
+      totalBudgetSec: config.totalBudgetSec,
+      defaultMaxTurns: config.defaultMaxTurns,
+      maxToolCallsPerTurn: config.maxToolCallsPerTurn,
+      maxTokensPerLoop: config.maxTokensPerLoop,
+      keyBudget: config.keyBudget,
+    },
+    bindings,
+    logger,
+  );
   const replica = replicaOf(config.replicaName);
-  const keyBudget = new KeyBudget(store, logger, telemetry?.metrics && (() => telemetry.metrics?.keyBudgetUnenforced()));
+  const keyBudget = new KeyBudget(
+    store,
+    logger,
+    telemetry?.metrics && (() => telemetry.metrics?.keyBudgetUnenforced()),
+  );
   let records: LoopRecorder | undefined;
   let loops: FleetLoops | undefined;
-  const judge = new LiveJudge(config.judge, (option) => createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)), logger);
+  const judge = new LiveJudge(
+    config.judge,
+    (option) =>
+      createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)),
+    logger,
+  );
   if (config.store) new SharedSettings(store, replica, settings, judge, logger);
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds();
@@ -87,7 +116,11 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     get judge() {
       return judge.runner;
     },
-    approvals: { tool: config.approval.tool, tokens: new ApprovalTokens(key, config.approval.ttlSec), ledger: new ApprovalLedger(store, config.approval.ttlSec) },
+    approvals: {
+      tool: config.approval.tool,
+      tokens: new ApprovalTokens(key, config.approval.ttlSec),
+      ledger: new ApprovalLedger(store, config.approval.ttlSec),
+    },
     judgeWire: JUDGE_WIRE,
     telemetry,
     keyBudget,
@@ -97,7 +130,13 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const maxConcurrentLoops = config.maxConcurrentLoops ?? Infinity;
 
   /** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
-  function passOn(res: Response, next: NextFunction, stop: 'overloaded' | 'shutdown', message: string, meta: { binding: string; wire: string } & Record<string, unknown>): void {
+  function passOn(
+    res: Response,
+    next: NextFunction,
+    stop: 'overloaded' | 'shutdown',
+    message: string,
+    meta: { binding: string; wire: string } & Record<string, unknown>,
+  ): void {
     res.setHeader('x-agent-loop-stop', stop);
     telemetry?.metrics?.loopNotStarted({ binding: meta.binding, wire: meta.wire }, stop);
     logger.warn(message, meta);
@@ -108,23 +147,50 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   function warnOnceNoBody(): void {
     if (warnedNoBody) return;
     warnedNoBody = true;
-    logger.warn('agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then');
+    logger.warn(
+      'agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then',
+    );
   }
 
   /**
    * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
    * only once a binding took the request, since a token opens only for the binding that wrote it.
    */
-  function withRestoredWork(req: Request, wire: Wire, body: WireRequest, binding: ActiveBinding): { request: WireRequest; succeeded: string[] } {
+  function withRestoredWork(
+    req: Request,
+    wire: Wire,
+    body: WireRequest,
+    binding: ActiveBinding,
+  ): { request: WireRequest; succeeded: string[] } {
     const restored = wire.restore(body, { continuations, answerIds, req, binding: binding.name });
     if (!restored) return { request: body, succeeded: [] };
-    if (restored.forged > 0) logger.warn('agent-loop ignored a continuation that does not verify', { ip: req.ip, binding: binding.name, wire: wire.name, forged: restored.forged });
-    if (restored.ignored > 0) logger.warn('agent-loop ignored continuations past the bound of one per hand-back', { ip: req.ip, binding: binding.name, wire: wire.name, ignored: restored.ignored });
+    if (restored.forged > 0)
+      logger.warn('agent-loop ignored a continuation that does not verify', {
+        ip: req.ip,
+        binding: binding.name,
+        wire: wire.name,
+        forged: restored.forged,
+      });
+    if (restored.ignored > 0)
+      logger.warn('agent-loop ignored continuations past the bound of one per hand-back', {
+        ip: req.ip,
+        binding: binding.name,
+        wire: wire.name,
+        ignored: restored.ignored,
+      });
     req.body = restored.body;
     return { request: restored.body, succeeded: restored.succeeded };
   }
 
-  async function loopOrPass(req: Request, res: Response, next: NextFunction, wire: Wire, body: WireRequest, binding: ActiveBinding, succeeded: string[]): Promise<void> {
+  async function loopOrPass(
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    wire: Wire,
+    body: WireRequest,
+    binding: ActiveBinding,
+    succeeded: string[],
+  ): Promise<void> {
     if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire.name)) return;
     const result = await startLoop(services, req, res, wire, body, binding, succeeded);
     if (result.kind === 'fallthrough') next();
@@ -142,12 +208,20 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     // signed under another process's key (a cluster without a shared secret), and a loop there would self-call again.
     if (verdict === 'forged') {
       // another agentLoop's turn in this app (its own secret) is no forgery: it is just not ours to loop
-      if (isInternalRequest(req)) logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
-      else logger.warn('agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop', { ip: req.ip, path: req.originalUrl });
+      if (isInternalRequest(req))
+        logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
+      else
+        logger.warn(
+          'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop',
+          { ip: req.ip, path: req.originalUrl },
+        );
       return next();
     }
     if (isAmbiguousPath(req.originalUrl)) {
-      logger.warn('agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler', { ip: req.ip });
+      logger.warn(
+        'agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler',
+        { ip: req.ip },
+      );
       return next();
     }
     const body: unknown = req.body;
@@ -156,15 +230,29 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const binding = bindings.resolve(req, body);
     if (!binding) return next();
     const { request, succeeded } = withRestoredWork(req, wire, body, binding);
-    if (inFlight.closing) return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', { binding: binding.name, wire: wire.name });
+    if (inFlight.closing)
+      return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', {
+        binding: binding.name,
+        wire: wire.name,
+      });
     if (inFlight.size >= maxConcurrentLoops) {
-      return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', { binding: binding.name, wire: wire.name, inFlight: inFlight.size, maxConcurrentLoops });
+      return passOn(res, next, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', {
+        binding: binding.name,
+        wire: wire.name,
+        inFlight: inFlight.size,
+        maxConcurrentLoops,
+      });
     }
-    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, succeeded).catch(function neverDrop(error: Error) {
-      logger.error('agent-loop failed unexpectedly; passing the request on', { reason: error.message, stack: error.stack });
-      if (!res.headersSent) next();
-      else if (!res.writableEnded) res.end();
-    });
+    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, succeeded).catch(
+      function neverDrop(error: Error) {
+        logger.error('agent-loop failed unexpectedly; passing the request on', {
+          reason: error.message,
+          stack: error.stack,
+        });
+        if (!res.headersSent) next();
+        else if (!res.writableEnded) res.end();
+      },
+    );
     inFlight.track(run);
   } as AgentLoopMiddleware;
 
@@ -173,7 +261,19 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   middleware.admin = function admin(adminOptions) {
     records ??= new LoopRecorder(config.telemetry?.captureContent === true);
     loops ??= new FleetLoops(store, replica, records, config.store !== undefined);
-    const router = adminRouter({ settings, bindings, judge, loops, budgets: keyBudget, captureContent: config.telemetry?.captureContent === true, tokens: signIns.vault }, adminOptions, logger);
+    const router = adminRouter(
+      {
+        settings,
+        bindings,
+        judge,
+        loops,
+        budgets: keyBudget,
+        captureContent: config.telemetry?.captureContent === true,
+        tokens: signIns.vault,
+      },
+      adminOptions,
+      logger,
+    );
     services.telemetry = Telemetry.recording(telemetry, records);
     return router;
   };
@@ -195,9 +295,17 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     return down;
   };
   middleware.close = async function close() {
-    if (inFlight.size > 0) logger.info('agent-loop draining: waiting for in-flight loops', { inFlight: inFlight.size, shutdownDrainSec: config.shutdownDrainSec });
+    if (inFlight.size > 0)
+      logger.info('agent-loop draining: waiting for in-flight loops', {
+        inFlight: inFlight.size,
+        shutdownDrainSec: config.shutdownDrainSec,
+      });
     const ended = await inFlight.drain(config.shutdownDrainSec);
-    if (ended > 0) logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', { ended, shutdownDrainSec: config.shutdownDrainSec });
+    if (ended > 0)
+      logger.warn('agent-loop drain ran out; in-flight loops ended with the shutdown note', {
+        ended,
+        shutdownDrainSec: config.shutdownDrainSec,
+      });
     caller.close();
     await loops?.close();
     await Promise.all([...owned.map((trellis) => trellis.close?.()), store.close()]);

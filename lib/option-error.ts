@@ -9,7 +9,11 @@ export function distance(a: string, b: string): number {
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+      row[j] = Math.min(
+        row[j] + 1,
+        row[j - 1] + 1,
+        diagonal + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
+      );
       diagonal = above;
     }
   }
@@ -38,14 +42,20 @@ function alternativesOf(node: Described): Described[] {
 function knownKeys(described: Described, path: (string | number)[]): string[] {
   let nodes = [described];
   for (const part of path) {
-    nodes = nodes.flatMap(alternativesOf).flatMap((node) => (typeof part === 'number' ? node.items?.slice(0, 1) : node.keys?.[part] && [node.keys[part]]) ?? []);
+    nodes = nodes
+      .flatMap(alternativesOf)
+      .flatMap(
+        (node) => (typeof part === 'number' ? node.items?.slice(0, 1) : node.keys?.[part] && [node.keys[part]]) ?? [],
+      );
   }
   return [...new Set(nodes.flatMap(alternativesOf).flatMap((node) => Object.keys(node.keys ?? {})))];
 }
 
 /** joi's complaints, those of every alternative of a union that matched none included. */
 function flattened(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem[] {
-  const inner = detail.type.startsWith('alternatives.') ? (detail.context?.details as Joi.ValidationErrorItem[] | undefined) : undefined;
+  const inner = detail.type.startsWith('alternatives.')
+    ? (detail.context?.details as Joi.ValidationErrorItem[] | undefined)
+    : undefined;
   return inner ? inner.flatMap(flattened) : [detail];
 }
 
@@ -64,7 +74,10 @@ function hidingSecrets(key: string, value: unknown): unknown {
 function show(value: unknown, name?: string): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (name !== undefined && SECRET.has(name) && value !== undefined) return typeof value === 'string' ? `a string of ${value.length} characters (not shown)` : `${Array.isArray(value) ? 'an array' : `a ${value === null ? 'null' : typeof value}`} (not shown)`;
+  if (name !== undefined && SECRET.has(name) && value !== undefined)
+    return typeof value === 'string'
+      ? `a string of ${value.length} characters (not shown)`
+      : `${Array.isArray(value) ? 'an array' : `a ${value === null ? 'null' : typeof value}`} (not shown)`;
   const text = JSON.stringify(value, hidingSecrets);
   if (text === undefined) return String(value);
   const shown = redacted(text);
@@ -83,7 +96,11 @@ const CUSTOM_WORDS = /^(rule\.|regex\.|object\.(xor|missing)|string\.pattern|arr
  * `parent.name` or `name`; a field without its own, such as `webSearch.always`, gets its option's), with joi's words in front when the hint is
  * not the option's own, so the message says both what is wrong and what is right.
  */
-function hintFor(detail: Joi.ValidationErrorItem, path: (string | number)[], hints: ReadonlyMap<string, string>): string {
+function hintFor(
+  detail: Joi.ValidationErrorItem,
+  path: (string | number)[],
+  hints: ReadonlyMap<string, string>,
+): string {
   if (detail.type === 'any.custom') return (detail.context?.error as Error).message;
   const names = path.filter((part): part is string => typeof part === 'string').reverse();
   const keys = names.flatMap((name, i) => (i + 1 < names.length ? [`${names[i + 1]}.${name}`, name] : [name]));
@@ -99,16 +116,28 @@ function hintFor(detail: Joi.ValidationErrorItem, path: (string | number)[], hin
  * Validates `value`, else throws the coded error for joi's first complaint, a misspelt option first: `hierachy`
  * explains why `hierarchy` is missing, not the reverse.
  */
-export function validated<T>(schema: Joi.Schema, value: unknown, hints: ReadonlyMap<string, string>, component = 'agentLoop'): T {
+export function validated<T>(
+  schema: Joi.Schema,
+  value: unknown,
+  hints: ReadonlyMap<string, string>,
+  component = 'agentLoop',
+): T {
   const { error, value: valid } = schema.validate(value, { abortEarly: true, convert: false });
   if (!error) return valid as T;
-  const all = error.details[0].type === 'object.unknown' ? undefined : schema.validate(value, { abortEarly: false, convert: false }).error;
+  const all =
+    error.details[0].type === 'object.unknown'
+      ? undefined
+      : schema.validate(value, { abortEarly: false, convert: false }).error;
   // A key no alternative of a union knows (`listTTLSec` in trellis.mcp) is misspelt too; one that another
   // alternative knows (`forwardHeaders` beside `command`) is a bad value of the union, said below.
   const described = schema.describe() as Described;
   const misspelt = all?.details
     .flatMap(flattened)
-    .find((detail) => detail.type === 'object.unknown' && !knownKeys(described, detail.path.slice(0, -1)).includes(String(detail.path.at(-1))));
+    .find(
+      (detail) =>
+        detail.type === 'object.unknown' &&
+        !knownKeys(described, detail.path.slice(0, -1)).includes(String(detail.path.at(-1))),
+    );
   throw optionError(error, schema, hints, component, misspelt);
 }
 
@@ -119,7 +148,9 @@ export function validated<T>(schema: Joi.Schema, value: unknown, hints: Readonly
  */
 function deepestOf(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem {
   if (!detail.type.startsWith('alternatives.')) return detail;
-  const inner = flattened(detail).filter((item) => item.path.length > detail.path.length && !['any.required', 'object.unknown'].includes(item.type));
+  const inner = flattened(detail).filter(
+    (item) => item.path.length > detail.path.length && !['any.required', 'object.unknown'].includes(item.type),
+  );
   const depth = Math.max(...inner.map((item) => item.path.length));
   const deepest = inner.filter((item) => item.path.length === depth);
   return deepest.length === 1 ? deepest[0] : detail;
@@ -128,24 +159,44 @@ function deepestOf(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem {
 /** A list unique by a key (bindings by `name`) with a repeat: the bad value is that key's, at the repeat. */
 function pathOfValue(detail: Joi.ValidationErrorItem): (string | number)[] {
   if (detail.type === 'object.unknown') return detail.path.slice(0, -1);
-  return detail.type === 'array.unique' && typeof detail.context?.path === 'string' ? [...detail.path, detail.context.path] : detail.path;
+  return detail.type === 'array.unique' && typeof detail.context?.path === 'string'
+    ? [...detail.path, detail.context.path]
+    : detail.path;
 }
 
 /** A key no option has: named, with the closest known one as a guess, and the keys known there. */
 export function unknownOption(component: string, path: (string | number)[], known: string[]): AgentLoopError {
   const guess = closest(String(path[path.length - 1]), known);
-  return new AgentLoopError('ERR_AGENT_LOOP_UNKNOWN_OPTION', `${component}: unknown option '${pathOf(path)}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Known options here: ${known.join(', ')}.`);
+  return new AgentLoopError(
+    'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+    `${component}: unknown option '${pathOf(path)}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Known options here: ${known.join(', ')}.`,
+  );
 }
 
 /** Turns joi's complaint into a coded error naming the option, the bad value and the fix. */
-function optionError(error: Joi.ValidationError, schema: Joi.Schema, hints: ReadonlyMap<string, string>, component = 'agentLoop', first = error.details[0]): AgentLoopError {
+function optionError(
+  error: Joi.ValidationError,
+  schema: Joi.Schema,
+  hints: ReadonlyMap<string, string>,
+  component = 'agentLoop',
+  first = error.details[0],
+): AgentLoopError {
   const detail = deepestOf(first);
   const unknownKey = detail.type === 'object.unknown';
   // A custom check that knows the keys itself (a hierarchy node) says them; joi's description does not reach there.
-  const known = unknownKey ? ((detail.context?.known as string[] | undefined) ?? knownKeys(schema.describe() as Described, detail.path.slice(0, -1))) : [];
+  const known = unknownKey
+    ? ((detail.context?.known as string[] | undefined) ??
+      knownKeys(schema.describe() as Described, detail.path.slice(0, -1)))
+    : [];
   if (known.length > 0) return unknownOption(component, detail.path, known);
   // An unknown key inside a union (e.g. a binding's `match`) is a bad value of the option that holds it.
   const path = pathOfValue(detail);
   const code = detail.type.startsWith('number.') ? 'ERR_AGENT_LOOP_OUT_OF_RANGE' : 'ERR_AGENT_LOOP_INVALID_OPTION';
-  return new AgentLoopError(code, `${component}: option '${pathOf(path) || '(options)'}' is ${show(valueAt(error._original, path), path.find((part): part is string => typeof part === 'string' && SECRET.has(part)))}; ${hintFor(detail, path, hints)}.`);
+  return new AgentLoopError(
+    code,
+    `${component}: option '${pathOf(path) || '(options)'}' is ${show(
+      valueAt(error._original, path),
+      path.find((part): part is string => typeof part === 'string' && SECRET.has(part)),
+    )}; ${hintFor(detail, path, hints)}.`,
+  );
 }

@@ -35,12 +35,20 @@ export type Declarations = Readonly<Record<string, Declared<any, any, Presence>>
 type Fields<D> = Omit<Declared, 'types' | 'schema'> & { schema: Joi.Schema; doc?: D };
 
 export const option = <In, Out = In>(fields: Fields<OptionDoc>): Declared<In, Out, 'optional'> => fields;
-export const required = <In, Out = In>(fields: Fields<OptionDoc>): Declared<In, Out, 'required'> => ({ ...fields, schema: fields.schema.required() });
+export const required = <In, Out = In>(fields: Fields<OptionDoc>): Declared<In, Out, 'required'> => ({
+  ...fields,
+  schema: fields.schema.required(),
+});
 /** The schema gives the default. */
 export const defaulted = <In, Out = In>(fields: Fields<OptionDoc>): Declared<In, Out, 'defaulted'> => fields;
 
 /** A whole number with a default: its hint and its doc's range and default say the schema's. */
-export function wholeNumber(min: number, max: number, fallback: number, doc: { does: string; fallback?: string }): Declared<number, number, 'defaulted'> {
+export function wholeNumber(
+  min: number,
+  max: number,
+  fallback: number,
+  doc: { does: string; fallback?: string },
+): Declared<number, number, 'defaulted'> {
   return {
     schema: Joi.number().integer().min(min).max(max).default(fallback),
     hint: (name) => `it must be a whole number from ${min} to ${max} (default ${fallback}), e.g. ${name}: ${fallback}`,
@@ -52,7 +60,8 @@ export function wholeNumber(min: number, max: number, fallback: number, doc: { d
 export function limit(min: number, max: number, example: number, does: string): Declared<number, number, 'optional'> {
   return {
     schema: Joi.number().integer().min(min).max(max),
-    hint: (name) => `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`,
+    hint: (name) =>
+      `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`,
     doc: { range: `${min} to ${max}, or left out`, fallback: 'no limit', does },
   };
 }
@@ -64,12 +73,16 @@ type Flat<T> = { [K in keyof T]: T[K] } & {};
 
 /** What a caller gives: the required options, and the others optional. */
 export type OptionsIn<D extends Declarations> = Flat<
-  { -readonly [K in keyof D as PresenceOf<D[K]> extends 'required' ? K : never]: In<D[K]> } & { -readonly [K in keyof D as PresenceOf<D[K]> extends 'required' ? never : K]?: In<D[K]> }
+  { -readonly [K in keyof D as PresenceOf<D[K]> extends 'required' ? K : never]: In<D[K]> } & {
+    -readonly [K in keyof D as PresenceOf<D[K]> extends 'required' ? never : K]?: In<D[K]>;
+  }
 >;
 
 /** What validation gives: defaults filled in, only the options without one optional. */
 export type OptionsOut<D extends Declarations> = Flat<
-  { -readonly [K in keyof D as PresenceOf<D[K]> extends 'optional' ? never : K]: Out<D[K]> } & { -readonly [K in keyof D as PresenceOf<D[K]> extends 'optional' ? K : never]?: Out<D[K]> }
+  { -readonly [K in keyof D as PresenceOf<D[K]> extends 'optional' ? never : K]: Out<D[K]> } & {
+    -readonly [K in keyof D as PresenceOf<D[K]> extends 'optional' ? K : never]?: Out<D[K]>;
+  }
 >;
 
 /** Each option's schema, by its name. */
@@ -81,7 +94,11 @@ export function schemasOf(declarations: Declarations): Record<string, Joi.Schema
 export const schemaOf = (declarations: Declarations): Joi.ObjectSchema => Joi.object(schemasOf(declarations));
 
 /** Each option's hint, keyed by its name (`parent.name` when qualified), inner options' too. */
-export function hintsOf(declarations: Declarations, hints = new Map<string, string>(), parent?: string): Map<string, string> {
+export function hintsOf(
+  declarations: Declarations,
+  hints = new Map<string, string>(),
+  parent?: string,
+): Map<string, string> {
   for (const [name, declared] of Object.entries(declarations)) {
     if (declared.hint !== undefined) {
       const key = declared.qualified && parent ? `${parent}.${name}` : name;

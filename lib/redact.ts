@@ -8,9 +8,11 @@ const QUERY = /\b([a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi;
 /** `Authorization: Bearer <token>` or `Basic <credentials>`: a credential has a digit or a symbol, a word has not */
 const SCHEME_CREDENTIAL = /\b(bearer|basic)(\s+)(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/gi;
 /** Provider keys by their prefixes: OpenAI and Anthropic (`sk-`, `sk-ant-`, `sk-proj-`), Stripe-like, GitHub, Slack, Google */
-const KEY_SHAPES = /\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}/g;
+const KEY_SHAPES =
+  /\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}/g;
 /** `x-api-key: v`, `api_key=v`, `"password": "v"`, `--token=v`: the value of a field named like a credential */
-const NAMED_VALUE = /((?:x-)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)(?!\[redacted\]|(?:bearer|basic)\s)[^\s"',;&]+/gi;
+const NAMED_VALUE =
+  /((?:x-)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)(?!\[redacted\]|(?:bearer|basic)\s)[^\s"',;&]+/gi;
 /** a command-line flag that takes a credential as its next argument: `--api-key sk-...`, `--token x` */
 const SECRET_FLAG = /^--?[\w-]*(?:key|token|secret|password|passwd|auth)[\w-]*$/i;
 

@@ -1,25 +1,42 @@
 import Joi from 'joi';
 import type { Bindings } from './binding';
-import { bindingSettingsSchema, settingsSchema, validate, type RunTimeSettings, type Settings, type SettingsPatch } from './options';
+import {
+  bindingSettingsSchema,
+  settingsSchema,
+  validate,
+  type RunTimeSettings,
+  type Settings,
+  type SettingsPatch,
+} from './options';
 import type { Logger } from './types';
 
-const withoutUndefined = <T extends object>(values: T): T => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
+const withoutUndefined = <T extends object>(values: T): T =>
+  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `patch` over `current`, binding by binding; whatever is not an object is left for the schema to refuse by name. */
 function merged(current: RunTimeSettings, patch: Record<string, unknown>): Record<string, unknown> {
   const { bindings, ...global } = patch;
   const next: Record<string, unknown> = { ...current, ...global };
-  for (const lifted of ['maxTokensPerLoop', 'keyBudget']) if (next[lifted] === null || next[lifted] === undefined) delete next[lifted];
+  for (const lifted of ['maxTokensPerLoop', 'keyBudget'])
+    if (next[lifted] === null || next[lifted] === undefined) delete next[lifted];
   if (bindings === undefined) return next;
   if (!isObject(bindings)) return { ...next, bindings };
-  const tuned = Object.entries(bindings).map(([name, values]) => [name, isObject(values) ? { ...current.bindings[name], ...values } : values]);
+  const tuned = Object.entries(bindings).map(([name, values]) => [
+    name,
+    isObject(values) ? { ...current.bindings[name], ...values } : values,
+  ]);
   return { ...next, bindings: { ...current.bindings, ...Object.fromEntries(tuned) } };
 }
 
 /** What differs, by dotted path: `{ 'bindings.repo.maxTurns': { from: 6, to: 10 } }`. */
-function changes(before: Record<string, unknown>, after: Record<string, unknown>, prefix = ''): Record<string, { from: unknown; to: unknown }> {
+function changes(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  prefix = '',
+): Record<string, { from: unknown; to: unknown }> {
   const changed: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const [from, to] = [before[key], after[key]];
@@ -45,7 +62,9 @@ export class LiveSettings {
   ) {
     this.global = withoutUndefined(initial);
     const tunable = bindings.settings();
-    this.schema = settingsSchema.keys({ bindings: Joi.object(Object.fromEntries(Object.keys(tunable).map((name) => [name, bindingSettingsSchema]))) });
+    this.schema = settingsSchema.keys({
+      bindings: Joi.object(Object.fromEntries(Object.keys(tunable).map((name) => [name, bindingSettingsSchema]))),
+    });
   }
 
   /** what a loop starting now runs with */
@@ -60,7 +79,10 @@ export class LiveSettings {
   /** A bad value throws the option's coded error and changes nothing; every change is logged with what changed. */
   update(patch: SettingsPatch, source = 'settings.update()'): RunTimeSettings {
     const before = this.get();
-    const { bindings, ...global } = validate<RunTimeSettings>(this.schema, isObject(patch) ? merged(before, patch) : patch);
+    const { bindings, ...global } = validate<RunTimeSettings>(
+      this.schema,
+      isObject(patch) ? merged(before, patch) : patch,
+    );
     this.global = withoutUndefined(global);
     for (const [name, values] of Object.entries(bindings)) this.bindings.tune(name, values);
     const after = this.get();

@@ -25,7 +25,13 @@ export async function settledWithin(work: Promise<unknown>, ms: number): Promise
   let timer: NodeJS.Timeout | undefined;
   const ranOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
   try {
-    return await Promise.race([work.then(() => true, () => true), ranOut]);
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      ranOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -49,7 +55,11 @@ export class TimedOut extends Error {
  * the same: a timeout rejects with `TimedOut`, a parent abort with the parent's reason. `work` may call `extend()`
  * to start the timeout afresh (a tool that reports progress); only `parent` then bounds it.
  */
-export async function withinTimeout<T>(parent: AbortSignal, seconds: number, work: (signal: AbortSignal, extend: () => void) => Promise<T>): Promise<T> {
+export async function withinTimeout<T>(
+  parent: AbortSignal,
+  seconds: number,
+  work: (signal: AbortSignal, extend: () => void) => Promise<T>,
+): Promise<T> {
   const { controller, unlink } = linkedController(parent);
   const timer = setTimeout(() => controller.abort(new TimedOut(`timed out after ${seconds}s`)), seconds * 1000);
   let settled = false;

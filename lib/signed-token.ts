@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
@@ -48,7 +56,11 @@ function keyFor(secret: Buffer, kind: TokenKind): Buffer {
   let keys = derived.get(secret);
   if (!keys) derived.set(secret, (keys = new Map()));
   let key = keys.get(kind);
-  if (!key) keys.set(kind, (key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `agent-loop ${kind} v${VERSION}`, 32))));
+  if (!key)
+    keys.set(
+      kind,
+      (key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `agent-loop ${kind} v${VERSION}`, 32))),
+    );
   return key;
 }
 
@@ -71,14 +83,23 @@ function parsed(token: string, minBytes: number): { expiresAt: number; box: Buff
   const cut = token.indexOf('.');
   const expiresAt = cut > 0 && cut <= 12 ? parseInt(token.slice(0, cut), 36) : NaN;
   const box = Buffer.from(token.slice(cut + 1), 'base64url');
-  if (!Number.isSafeInteger(expiresAt) || box.length < 1 + minBytes || box[0] !== VERSION || tokenOf(expiresAt, box) !== token) return undefined;
+  if (
+    !Number.isSafeInteger(expiresAt) ||
+    box.length < 1 + minBytes ||
+    box[0] !== VERSION ||
+    tokenOf(expiresAt, box) !== token
+  )
+    return undefined;
   return { expiresAt, box };
 }
 
 /** The signature of `signed` (version and payload) for its purpose and expiry, the bound text length-prefixed. */
 function mac(secret: Buffer, purpose: Purpose, expiresAt: number, signed: Buffer): Buffer {
   const bound = associated(purpose, expiresAt);
-  return createHmac('sha256', keyFor(secret, purpose.kind)).update(`${Buffer.byteLength(bound)}\n${bound}`).update(signed).digest();
+  return createHmac('sha256', keyFor(secret, purpose.kind))
+    .update(`${Buffer.byteLength(bound)}\n${bound}`)
+    .update(signed)
+    .digest();
 }
 
 /** `payload` signed: whoever holds the token reads it, only whoever holds the secret writes one. */
@@ -92,7 +113,8 @@ export function verify(secret: Buffer, purpose: Purpose, token: string): Verifie
   const read = parsed(token, MAC_BYTES);
   if (!read) return { failed: 'invalid' };
   const signed = read.box.subarray(0, -MAC_BYTES);
-  if (!timingSafeEqual(read.box.subarray(-MAC_BYTES), mac(secret, purpose, read.expiresAt, signed))) return { failed: 'invalid' };
+  if (!timingSafeEqual(read.box.subarray(-MAC_BYTES), mac(secret, purpose, read.expiresAt, signed)))
+    return { failed: 'invalid' };
   if (read.expiresAt <= Date.now()) return { failed: 'expired' };
   return { payload: signed.subarray(1).toString('utf8'), expiresAt: read.expiresAt };
 }
@@ -111,7 +133,9 @@ export function open<T = unknown>(secret: Buffer, purpose: Purpose, token: strin
   const read = parsed(token, IV_BYTES + TAG_BYTES);
   if (!read) return { failed: 'invalid' };
   const { box, expiresAt } = read;
-  const decipher = createDecipheriv('aes-256-gcm', keyFor(secret, purpose.kind), box.subarray(1, 1 + IV_BYTES), { authTagLength: TAG_BYTES });
+  const decipher = createDecipheriv('aes-256-gcm', keyFor(secret, purpose.kind), box.subarray(1, 1 + IV_BYTES), {
+    authTagLength: TAG_BYTES,
+  });
   decipher.setAAD(Buffer.from(associated(purpose, expiresAt)));
   decipher.setAuthTag(box.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
   let deflated: Buffer;

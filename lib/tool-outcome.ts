@@ -60,21 +60,25 @@ export const toolErrorText = (problem: string): string => `${TOOL_ERROR} ${probl
 export const readsAsFailure = (text: string): boolean => text.startsWith(TOOL_ERROR) || text.startsWith(LOCKED);
 
 /** The images a tool returned (`passImages`), for the next turn to see. */
-export const outcomeImages = (outcome: ToolOutcome): ToolImage[] => (outcome.kind === 'ok' || outcome.kind === 'tool_error' ? (outcome.images ?? []) : []);
-
+export const outcomeImages = (outcome: ToolOutcome): ToolImage[] =>
+  outcome.kind === 'ok' || outcome.kind === 'tool_error' ? (outcome.images ?? []) : [];
 
 function invalidText(tool: string, invalid: Invalid): string {
   switch (invalid.why) {
     case 'unknown_tool':
-      if (invalid.valid.length > 0) return toolErrorText(`unknown tool '${tool}'; valid tools: ${invalid.valid.join(', ')}`);
-      if (invalid.unlisted !== undefined) return toolErrorText(`unknown tool '${tool}'; Trellis has not listed its tools yet (${invalid.unlisted})`);
+      if (invalid.valid.length > 0)
+        return toolErrorText(`unknown tool '${tool}'; valid tools: ${invalid.valid.join(', ')}`);
+      if (invalid.unlisted !== undefined)
+        return toolErrorText(`unknown tool '${tool}'; Trellis has not listed its tools yet (${invalid.unlisted})`);
       return toolErrorText(`unknown tool '${tool}'; this binding offers no tools`);
     case 'arguments_not_string':
       return toolErrorText(`arguments for '${tool}' must be a JSON object encoded as a string`);
     case 'arguments_not_json':
       return toolErrorText(`arguments for '${tool}' are not valid JSON (${invalid.error})`);
     case 'arguments_not_object':
-      return toolErrorText(`arguments for '${tool}' must be a JSON object, got ${Array.isArray(invalid.got) ? 'an array' : JSON.stringify(invalid.got)}`);
+      return toolErrorText(
+        `arguments for '${tool}' must be a JSON object, got ${Array.isArray(invalid.got) ? 'an array' : JSON.stringify(invalid.got)}`,
+      );
     case 'not_loaded':
       return toolErrorText(`'${tool}' is not loaded: call tool_search first`);
     case 'bad_query':
@@ -87,11 +91,15 @@ function unapprovedText(tool: string, unapproved: Unapproved): string {
     case 'cannot_ask':
       return toolErrorText(`'${tool}' needs approval, which this client cannot give`);
     case 'arguments_too_long':
-      return toolErrorText(`'${tool}' needs approval, but its arguments are too long to show a person (over ${unapproved.maxBytes} bytes)`);
+      return toolErrorText(
+        `'${tool}' needs approval, but its arguments are too long to show a person (over ${unapproved.maxBytes} bytes)`,
+      );
     case 'denied':
       return toolErrorText(`'${tool}' was not approved: ${unapproved.reason}`);
     case 'expired':
-      return toolErrorText(`the approval of '${tool}' came after it expired (approvals last ${unapproved.ttlSec}s); the call did not run: call it again to ask anew`);
+      return toolErrorText(
+        `the approval of '${tool}' came after it expired (approvals last ${unapproved.ttlSec}s); the call did not run: call it again to ask anew`,
+      );
     case 'already_answered':
       return toolErrorText(`the approval of '${tool}' was already answered; the call does not run again`);
     case 'unrecorded':
@@ -112,7 +120,9 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
     case 'invalid':
       return invalidText(outcome.tool, outcome);
     case 'repeated':
-      return toolErrorText(`'${outcome.tool}' was already called with these arguments ${outcome.count} times; use the earlier result or change the arguments`);
+      return toolErrorText(
+        `'${outcome.tool}' was already called with these arguments ${outcome.count} times; use the earlier result or change the arguments`,
+      );
     case 'blocked':
       return toolErrorText(`blocked by policy: ${outcome.reason}`);
     case 'timeout':
@@ -124,7 +134,9 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
     case 'unapproved':
       return unapprovedText(outcome.tool, outcome);
     case 'not_run':
-      return toolErrorText(`'${outcome.tool}' was not run: the turn asked for more tool calls than the loop runs in one turn`);
+      return toolErrorText(
+        `'${outcome.tool}' was not run: the turn asked for more tool calls than the loop runs in one turn`,
+      );
     case 'approved_earlier':
       return `[the result of '${outcome.tool}' is not kept: it ran in an earlier request, after a person approved it]`;
   }

@@ -28,7 +28,10 @@ export type ToolContent =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
-  | { type: 'resource'; resource: { uri: string; text?: string; blob?: string; mimeType?: string; name?: string; description?: string } }
+  | {
+      type: 'resource';
+      resource: { uri: string; text?: string; blob?: string; mimeType?: string; name?: string; description?: string };
+    }
   | { type: 'resource_link'; uri: string; name?: string; description?: string; mimeType?: string; size?: number }
   | { type: string; [key: string]: unknown };
 
@@ -91,7 +94,8 @@ export type McpServerAddress =
   | { url: string; headers?: Record<string, string>; authProvider?: AuthProvider }
   | { command: string; args?: string[]; env?: Record<string, string> };
 
-export type TrellisOption = Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };
+export type TrellisOption =
+  Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };
 
 export interface EffectiveAnnotations {
   readOnlyHint: boolean;

@@ -23,10 +23,18 @@ describe('bindings: which loop a request gets', () => {
   });
 
   /** The tools the model was offered for one request (which sends none) through a gateway with `options`: undefined when no loop took it. */
-  async function offered(options: Partial<AgentLoopOptions>, body: { model: string }, headers: Record<string, string> = {}) {
+  async function offered(
+    options: Partial<AgentLoopOptions>,
+    body: { model: string },
+    headers: Record<string, string> = {},
+  ) {
     const { loop, app } = buildGateway(model.url, { trellis, ...options });
     server = await listen(app);
-    const answer = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ ...body, messages: [{ role: 'user', content: 'hi' }] }) });
+    const answer = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ ...body, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(answer.status).toBe(200);
     await loop.close();
     const [request] = model.requests;
@@ -53,25 +61,42 @@ describe('bindings: which loop a request gets', () => {
   });
 
   it('takes the first binding that matches, in the order given', async () => {
-    expect(await offered({ bindings: [{ ...notes, match: { model: '*' } }, clock] }, { model: 'agent-small' })).toEqual(['notes_open']);
+    expect(await offered({ bindings: [{ ...notes, match: { model: '*' } }, clock] }, { model: 'agent-small' })).toEqual(
+      ['notes_open'],
+    );
   });
 
   it('matches by a function, and takes one that throws for no match, logging why', async () => {
     const { logger, lines } = memoryLogger();
-    const throwing = { ...clock, match: () => { throw new Error('no tenant header'); } };
+    const throwing = {
+      ...clock,
+      match: () => {
+        throw new Error('no tenant header');
+      },
+    };
     expect(await offered({ bindings: [throwing], logger }, { model: 'agent-small' })).toBeUndefined();
-    expect(lines).toContainEqual({ level: 'error', message: 'agent-loop binding match function threw; treating as no match', binding: 'clock', reason: 'no tenant header' });
+    expect(lines).toContainEqual({
+      level: 'error',
+      message: 'agent-loop binding match function threw; treating as no match',
+      binding: 'clock',
+      reason: 'no tenant header',
+    });
   });
 
   it('takes a function that answers anything but true for no match', async () => {
-    expect(await offered({ bindings: [{ ...clock, match: (() => 'yes') as never }] }, { model: 'agent-small' })).toBeUndefined();
+    expect(
+      await offered({ bindings: [{ ...clock, match: (() => 'yes') as never }] }, { model: 'agent-small' }),
+    ).toBeUndefined();
   });
 });
 
 describe('activating the bindings', () => {
   it('refuses a binding with tools but no trellis, naming the fix', () => {
     expect(() => agentLoop({ bindings: [clock], logger: memoryLogger().logger })).toThrow(
-      expect.objectContaining({ code: 'ERR_AGENT_LOOP_NO_TRELLIS', message: expect.stringContaining("option 'bindings[0].trellis' is missing") }),
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_NO_TRELLIS',
+        message: expect.stringContaining("option 'bindings[0].trellis' is missing"),
+      }),
     );
   });
 });

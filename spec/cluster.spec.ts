@@ -59,7 +59,10 @@ describe('the gateway in two node:cluster workers on one port', () => {
   let mcp: McpFixtureServer;
   let model: ModelServer;
   let running: Cluster | undefined;
-  const clock: Script = (body) => (body.messages.some((message) => message.role === 'tool') ? { content: 'It is noon.' } : { toolCalls: [{ name: 'clock_now' }] });
+  const clock: Script = (body) =>
+    body.messages.some((message) => message.role === 'tool')
+      ? { content: 'It is noon.' }
+      : { toolCalls: [{ name: 'clock_now' }] };
   const config = (extra: Record<string, unknown> = {}) => ({
     upstream: { url: model.url },
     trellis: { mcp: { url: mcp.url } },
@@ -68,7 +71,9 @@ describe('the gateway in two node:cluster workers on one port', () => {
   });
   const ask = async (url: string) => {
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'client-key', maxRetries: 0 });
-    return client.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'time?' }] }).withResponse();
+    return client.chat.completions
+      .create({ model: 'any', messages: [{ role: 'user', content: 'time?' }] })
+      .withResponse();
   };
 
   beforeEach(async () => {
@@ -114,7 +119,9 @@ describe('the gateway in two node:cluster workers on one port', () => {
     }
     // Each loop makes two model calls whichever worker takes them; a recursing loop would make many more.
     expect(model.requests).toHaveLength(8);
-    const forged = logLines(running).filter((line) => String(line.message).startsWith('agent-loop ignored an X-MCP-Internal marker'));
+    const forged = logLines(running).filter((line) =>
+      String(line.message).startsWith('agent-loop ignored an X-MCP-Internal marker'),
+    );
     expect(forged.length).toBeGreaterThan(0);
   }, 60_000);
 });
@@ -123,6 +130,8 @@ describe('refuseClusterWithoutSecret', () => {
   it('lets a worker with internalSecret, and any process that is not a worker, start', () => {
     expect(() => refuseClusterWithoutSecret('x'.repeat(32), true)).not.toThrow();
     expect(() => refuseClusterWithoutSecret(undefined, false)).not.toThrow();
-    expect(() => refuseClusterWithoutSecret(undefined, true)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_NO_SHARED_SECRET' }));
+    expect(() => refuseClusterWithoutSecret(undefined, true)).toThrow(
+      expect.objectContaining({ code: 'ERR_AGENT_LOOP_NO_SHARED_SECRET' }),
+    );
   });
 });

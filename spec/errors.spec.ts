@@ -2,7 +2,10 @@ import { AgentLoopError } from '../lib/errors';
 
 describe('AgentLoopError', () => {
   it('is an Error with a stable code to branch on and the message as given', () => {
-    const error = new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'maxTurns' is 0; it must be 1 to 50.");
+    const error = new AgentLoopError(
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      "agentLoop: option 'maxTurns' is 0; it must be 1 to 50.",
+    );
     expect(error).toBeInstanceOf(Error);
     expect(error).toBeInstanceOf(AgentLoopError);
     expect(error.code).toBe('ERR_AGENT_LOOP_INVALID_OPTION');

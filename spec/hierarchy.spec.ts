@@ -2,7 +2,10 @@ import { Hierarchy, succeededIn } from '../lib/hierarchy';
 import { chatHistory } from '../lib/wire/chat/model-reply';
 import { toolOutcomeText } from '../lib/tool-outcome';
 
-const tree = new Hierarchy([{ tool: 'repo_open', children: [{ tool: 'repo_read', children: ['repo_write'] }] }, 'clock_now']);
+const tree = new Hierarchy([
+  { tool: 'repo_open', children: [{ tool: 'repo_read', children: ['repo_write'] }] },
+  'clock_now',
+]);
 
 const refusalOf = (hierarchy: Hierarchy, tool: string, ran: string[]) => {
   const refusal = hierarchy.gate(tool, new Set(ran));
@@ -32,8 +35,18 @@ describe('Hierarchy', () => {
   });
 
   it("reads the tree from the tools' _meta.parent, ignoring a tool naming itself", () => {
-    const tool = (name: string, parent?: unknown) => ({ name, inputSchema: { type: 'object' as const }, _meta: { parent } });
-    const listed = Hierarchy.fromTools([tool('repo_open'), tool('repo_read', 'repo_open'), tool('selfish', 'selfish'), tool('odd', 42), tool('lost', 'gone')]);
+    const tool = (name: string, parent?: unknown) => ({
+      name,
+      inputSchema: { type: 'object' as const },
+      _meta: { parent },
+    });
+    const listed = Hierarchy.fromTools([
+      tool('repo_open'),
+      tool('repo_read', 'repo_open'),
+      tool('selfish', 'selfish'),
+      tool('odd', 42),
+      tool('lost', 'gone'),
+    ]);
     expect(listed.tools).toEqual(['repo_open', 'repo_read', 'selfish', 'odd', 'lost']);
     expect(listed.names).toEqual(['repo_open', 'repo_read', 'selfish', 'odd', 'lost', 'gone']);
     expect(refusalOf(listed, 'repo_read', [])).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
@@ -44,11 +57,11 @@ describe('Hierarchy', () => {
     const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
     const succeeded = succeededIn(
       chatHistory([
-      { role: 'assistant', tool_calls: [call('1', 'repo_open'), call('2', 'clock_now'), call('3', 'repo_read')] },
-      { role: 'tool', tool_call_id: '1', content: 'opened' },
-      { role: 'tool', tool_call_id: '2', content: 'tool error: clock broken' },
-      { role: 'tool', tool_call_id: '3', content: "⛔ 'repo_read' is locked: call 'repo_open' first." },
-      { role: 'tool', tool_call_id: 'nobody', content: 'orphan' },
+        { role: 'assistant', tool_calls: [call('1', 'repo_open'), call('2', 'clock_now'), call('3', 'repo_read')] },
+        { role: 'tool', tool_call_id: '1', content: 'opened' },
+        { role: 'tool', tool_call_id: '2', content: 'tool error: clock broken' },
+        { role: 'tool', tool_call_id: '3', content: "⛔ 'repo_read' is locked: call 'repo_open' first." },
+        { role: 'tool', tool_call_id: 'nobody', content: 'orphan' },
       ]),
     );
     expect([...succeeded]).toEqual(['repo_open']);

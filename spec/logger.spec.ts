@@ -36,10 +36,22 @@ describe('defaultLogger', () => {
     const logger = freshDefaultLogger('info');
     expect(logger.transports.map((transport) => transport.constructor.name)).toEqual(['Console']);
     const lines: Record<string, unknown>[] = [];
-    logger.add(new winston.transports.Stream({ stream: new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(chunk.toString())), done()) }) }));
+    logger.add(
+      new winston.transports.Stream({
+        stream: new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(chunk.toString())), done()) }),
+      }),
+    );
     logger.transports[0].silent = true;
     logger.info('agent-loop started', { bindings: 2 });
-    expect(lines).toEqual([{ level: 'info', message: 'agent-loop started', bindings: 2, component: 'agent-loop', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }]);
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        message: 'agent-loop started',
+        bindings: 2,
+        component: 'agent-loop',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    ]);
   });
 });
 
@@ -82,11 +94,21 @@ describe('the logger option', () => {
   /** A logger as a class with private fields: a copy of it (joi's) cannot log. */
   class PrivateLogger {
     #lines: string[] = [];
-    error(message: string) { this.#lines.push(message); }
-    warn(message: string) { this.#lines.push(message); }
-    info(message: string) { this.#lines.push(message); }
-    debug(message: string) { this.#lines.push(message); }
-    get lines() { return this.#lines; }
+    error(message: string) {
+      this.#lines.push(message);
+    }
+    warn(message: string) {
+      this.#lines.push(message);
+    }
+    info(message: string) {
+      this.#lines.push(message);
+    }
+    debug(message: string) {
+      this.#lines.push(message);
+    }
+    get lines() {
+      return this.#lines;
+    }
   }
 
   it('is the caller’s own logger after validation, for agentLoop and for mcpTrellis', () => {
@@ -100,7 +122,11 @@ describe('the logger option', () => {
 
   it('logs a Trellis failure through a logger with private fields', async () => {
     const logger = new PrivateLogger();
-    const loop = agentLoop({ bindings: [{ name: 'b', match: { model: 'm' }, hierarchy: 'a' }], trellis: { listTools: () => Promise.reject(new Error('down')), callTool: async () => ({ content: [] }) }, logger });
+    const loop = agentLoop({
+      bindings: [{ name: 'b', match: { model: 'm' }, hierarchy: 'a' }],
+      trellis: { listTools: () => Promise.reject(new Error('down')), callTool: async () => ({ content: [] }) },
+      logger,
+    });
     await expect(loop.ready()).resolves.toEqual(expect.any(Object));
     await loop.close();
     expect(logger.lines.length).toBeGreaterThan(0);

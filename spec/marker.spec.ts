@@ -5,7 +5,14 @@ import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import request from 'supertest';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { agentLoop } from '../lib';
-import { isInternalRequest, markerTrust, markerVerdict, removeMarker, signMarker, skipWhenInternal } from '../lib/marker';
+import {
+  isInternalRequest,
+  markerTrust,
+  markerVerdict,
+  removeMarker,
+  signMarker,
+  skipWhenInternal,
+} from '../lib/marker';
 import { tokenSecret } from '../lib/signed-token';
 import { localTrellis } from '../lib/trellis/local';
 import { expressVersions } from './helpers/gateway';
@@ -21,7 +28,13 @@ const requestWith = (marker?: string | string[], to: object = app) =>
   ({
     app: to,
     headers: { host: 'front.door', ...(marker === undefined ? {} : { 'x-mcp-internal': marker }) },
-    rawHeaders: ['Host', 'front.door', ...[marker ?? []].flat().flatMap((value) => ['X-MCP-Internal', value]), 'Content-Type', 'application/json'],
+    rawHeaders: [
+      'Host',
+      'front.door',
+      ...[marker ?? []].flat().flatMap((value) => ['X-MCP-Internal', value]),
+      'Content-Type',
+      'application/json',
+    ],
   }) as unknown as IncomingMessage;
 
 /** The marker with one byte of its loop id changed. */
@@ -80,10 +93,21 @@ describe('the X-MCP-Internal marker', () => {
     markerTrust(other)(requestWith(undefined, otherApp));
     const ours = signMarker(key, 'ours', Date.now() + 10_000);
     const theirs = signMarker(other, 'theirs', Date.now() + 10_000);
-    expect([root, sub, { parent: sub }].map((to) => isInternalRequest(requestWith(ours, to)))).toEqual([true, true, true]);
-    expect([root, sub, app, {}].map((to) => isInternalRequest(requestWith(theirs, to)))).toEqual([false, false, false, false]);
+    expect([root, sub, { parent: sub }].map((to) => isInternalRequest(requestWith(ours, to)))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect([root, sub, app, {}].map((to) => isInternalRequest(requestWith(theirs, to)))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(isInternalRequest(requestWith(theirs, otherApp))).toBe(true);
-    expect(isInternalRequest({ headers: { 'x-mcp-internal': ours }, rawHeaders: [] } as unknown as IncomingMessage)).toBe(false);
+    expect(
+      isInternalRequest({ headers: { 'x-mcp-internal': ours }, rawHeaders: [] } as unknown as IncomingMessage),
+    ).toBe(false);
   });
 
   it("trusts the marker of an agentLoop that has served no request yet in any app (another worker's turn), until it serves one", () => {
@@ -127,7 +151,9 @@ describe('the X-MCP-Internal marker', () => {
 
   it('lets skipWhenInternal run the wrapped injector only for outside requests, taking the marker off every one', () => {
     const seen: unknown[] = [];
-    const injector = jest.fn((req: Request, _res: Response, next: NextFunction) => (seen.push(req.headers['x-mcp-internal']), next()));
+    const injector = jest.fn(
+      (req: Request, _res: Response, next: NextFunction) => (seen.push(req.headers['x-mcp-internal']), next()),
+    );
     const wrapped = skipWhenInternal(injector);
     const next = jest.fn();
     const requests = [requestWith(signMarker(key, 'l', Date.now() + 10_000)), requestWith('forged'), requestWith()];
@@ -135,14 +161,20 @@ describe('the X-MCP-Internal marker', () => {
     expect(injector).toHaveBeenCalledTimes(2);
     expect(next).toHaveBeenCalledTimes(3);
     expect(seen).toEqual([undefined, undefined]);
-    expect(requests.map((req) => req.rawHeaders)).toEqual(requests.map(() => ['Host', 'front.door', 'Content-Type', 'application/json']));
+    expect(requests.map((req) => req.rawHeaders)).toEqual(
+      requests.map(() => ['Host', 'front.door', 'Content-Type', 'application/json']),
+    );
   });
 });
 
 describe.each(expressVersions)('markers and the Express apps of one process (%s)', (_version, express) => {
   let model: ModelServer;
   beforeEach(async () => {
-    model = await startModelServer((body) => (body.messages.some((message) => message.role === 'tool') ? { content: 'It is 08:00 UTC.' } : { toolCalls: [{ name: 'clock_now' }] }));
+    model = await startModelServer((body) =>
+      body.messages.some((message) => message.role === 'tool')
+        ? { content: 'It is 08:00 UTC.' }
+        : { toolCalls: [{ name: 'clock_now' }] },
+    );
   });
   afterEach(() => model.close());
 
@@ -163,14 +195,28 @@ describe.each(expressVersions)('markers and the Express apps of one process (%s)
       next();
     });
     front.use(skipWhenInternal((req, _res, next) => (guarded.push(req.body.model), next())));
-    front.use(agentLoop({ trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], logger, internalSecret }));
+    front.use(
+      agentLoop({
+        trellis,
+        bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+        logger,
+        internalSecret,
+      }),
+    );
     return { front, markers, guarded, lines };
   }
 
   it("skips the turns of every agentLoop serving the app, a sub-app's too, and of no other app", async () => {
     const ours = guardedApp('the secret of the first app, long enough!!');
     const sub = express();
-    sub.use(agentLoop({ trellis, bindings: [{ name: 'sub', match: { model: 'sub-agent' }, hierarchy: 'clock_now' }], logger: memoryLogger('warn').logger, internalSecret: 'the sub-app agentLoop of the first app, long' }));
+    sub.use(
+      agentLoop({
+        trellis,
+        bindings: [{ name: 'sub', match: { model: 'sub-agent' }, hierarchy: 'clock_now' }],
+        logger: memoryLogger('warn').logger,
+        internalSecret: 'the sub-app agentLoop of the first app, long',
+      }),
+    );
     sub.post('/v1/chat/completions', proxy());
     ours.front.use(sub);
     const theirs = guardedApp('the secret of the second app, long enough!');
@@ -178,19 +224,33 @@ describe.each(expressVersions)('markers and the Express apps of one process (%s)
 
     for (const model of ['agent', 'sub-agent']) {
       const res = await request(ours.front).post('/v1/chat/completions').send(ask(model)).expect(200);
-      expect([res.body.choices[0].message.content, res.headers['x-agent-loop-turns']]).toEqual(['It is 08:00 UTC.', '2']);
+      expect([res.body.choices[0].message.content, res.headers['x-agent-loop-turns']]).toEqual([
+        'It is 08:00 UTC.',
+        '2',
+      ]);
     }
     expect(ours.markers).toHaveLength(4);
     expect(ours.guarded).toEqual(['agent', 'sub-agent']);
-    expect(ours.lines.map((line) => String(line.message)).filter((message) => message.includes('another'))).toEqual(["agent-loop passed on another agentLoop's turn", "agent-loop passed on another agentLoop's turn"]);
+    expect(ours.lines.map((line) => String(line.message)).filter((message) => message.includes('another'))).toEqual([
+      "agent-loop passed on another agentLoop's turn",
+      "agent-loop passed on another agentLoop's turn",
+    ]);
 
     // The first app's genuine marker, sent to the second app: its guardrail runs, and its agentLoop takes it for a forgery.
-    const res = await request(theirs.front).post('/v1/chat/completions').set('x-mcp-internal', ours.markers[0]).send(ask('agent')).expect(200);
+    const res = await request(theirs.front)
+      .post('/v1/chat/completions')
+      .set('x-mcp-internal', ours.markers[0])
+      .send(ask('agent'))
+      .expect(200);
     expect(res.headers['x-agent-loop-turns']).toBeUndefined();
     expect(theirs.guarded).toEqual(['agent']);
     expect(model.requests.at(-1)?.body.tools).toBeUndefined();
     expect(theirs.lines).toEqual([
-      expect.objectContaining({ level: 'warn', message: 'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop' }),
+      expect.objectContaining({
+        level: 'warn',
+        message:
+          'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop',
+      }),
     ]);
   });
 });

@@ -11,7 +11,12 @@ import { memoryLogger } from './helpers/memory-logger';
 
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '2026-11-30T08:00:00Z' }]);
 const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
-const body = { model: 'agent', messages: [{ role: 'user', content: 'what time is it?' }], temperature: 0.2, user: 'u-1' };
+const body = {
+  model: 'agent',
+  messages: [{ role: 'user', content: 'what time is it?' }],
+  temperature: 0.2,
+  user: 'u-1',
+};
 
 describe('agentLoop as middleware', () => {
   let model: ModelServer;
@@ -22,7 +27,11 @@ describe('agentLoop as middleware', () => {
 
   it('makes every turn a self-call through the front door, marked so that injectors skip it, never forwarding the marker', async () => {
     const { app, seen } = buildGateway(model.url, { trellis, bindings });
-    const res = await request(app).post('/v1/chat/completions').set('authorization', 'Bearer user-key').send(body).expect(200);
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', 'Bearer user-key')
+      .send(body)
+      .expect(200);
     expect(res.body.choices[0].message.content).toBe('It is 08:00 UTC.');
     expect(seen).toEqual([
       { marker: false, internal: false },
@@ -43,19 +52,30 @@ describe('agentLoop as middleware', () => {
     ['signed under another secret', foreign],
     ['a signature of the wrong length', foreign.slice(0, -3)],
     ['the same header twice', [foreign, foreign]],
-  ])('never trusts a marker that is %s, and never starts a loop for it: the normal handler answers', async (_case, marker) => {
-    const { logger, lines } = memoryLogger('warn');
-    const { app, seen } = buildGateway(model.url, { trellis, bindings, logger });
-    const res = await request(app).post('/v1/chat/completions').set('x-mcp-internal', marker as string).send(body).expect(200);
-    expect(res.headers['x-agent-loop-turns']).toBeUndefined();
-    expect(seen).toEqual([{ marker: true, internal: false }]);
-    expect(model.requests).toHaveLength(1);
-    expect(model.requests[0].body.tools).toBeUndefined();
-    expect(model.requests[0].headers['x-mcp-internal']).toBeUndefined();
-    expect(lines).toEqual([
-      expect.objectContaining({ level: 'warn', message: 'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop' }),
-    ]);
-  });
+  ])(
+    'never trusts a marker that is %s, and never starts a loop for it: the normal handler answers',
+    async (_case, marker) => {
+      const { logger, lines } = memoryLogger('warn');
+      const { app, seen } = buildGateway(model.url, { trellis, bindings, logger });
+      const res = await request(app)
+        .post('/v1/chat/completions')
+        .set('x-mcp-internal', marker as string)
+        .send(body)
+        .expect(200);
+      expect(res.headers['x-agent-loop-turns']).toBeUndefined();
+      expect(seen).toEqual([{ marker: true, internal: false }]);
+      expect(model.requests).toHaveLength(1);
+      expect(model.requests[0].body.tools).toBeUndefined();
+      expect(model.requests[0].headers['x-mcp-internal']).toBeUndefined();
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          message:
+            'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop',
+        }),
+      ]);
+    },
+  );
 
   it('takes the marker off every request it sees, on any path; isInternalRequest before it only asked', async () => {
     const internalSecret = 'the secret of the agentLoop on this app, long enough';
@@ -68,7 +88,13 @@ describe('agentLoop as middleware', () => {
       next();
     });
     app.use(agentLoop({ trellis, bindings, internalSecret, logger: memoryLogger('error').logger }));
-    app.get('/v1/models', (req, res) => res.json({ header: req.headers['x-mcp-internal'] ?? null, raw: hasRaw(req.rawHeaders), internal: isInternalRequest(req) }));
+    app.get('/v1/models', (req, res) =>
+      res.json({
+        header: req.headers['x-mcp-internal'] ?? null,
+        raw: hasRaw(req.rawHeaders),
+        internal: isInternalRequest(req),
+      }),
+    );
     const res = await request(app).get('/v1/models').set('x-mcp-internal', marker).expect(200);
     expect(before).toEqual([[true, marker, true]]);
     expect(res.body).toEqual({ header: null, raw: false, internal: true });
@@ -85,7 +111,11 @@ describe('agentLoop as middleware', () => {
   });
 
   it('returns the last answer with a note when a later turn fails', async () => {
-    model.setScript((sent) => (sent.messages.length > 1 ? { status: 500 } : { content: 'Checking the clock.', toolCalls: [{ name: 'clock_now' }] }));
+    model.setScript((sent) =>
+      sent.messages.length > 1
+        ? { status: 500 }
+        : { content: 'Checking the clock.', toolCalls: [{ name: 'clock_now' }] },
+    );
     const { app } = buildGateway(model.url, { trellis, bindings });
     const res = await request(app).post('/v1/chat/completions').send(body).expect(200);
     expect(res.headers['x-agent-loop-stop']).toBe('upstream_error');
@@ -109,7 +139,10 @@ describe('agentLoop as middleware', () => {
 
   it('passes a body that is not JSON on without a 500', async () => {
     const { app } = buildGateway(model.url, { trellis, bindings });
-    const res = await request(app).post('/v1/chat/completions').set('content-type', 'application/json').send('{"model":');
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('content-type', 'application/json')
+      .send('{"model":');
     expect(res.status).toBe(400);
   });
 
@@ -120,7 +153,12 @@ describe('agentLoop as middleware', () => {
     app.post('/v1/chat/completions', (_req, res) => void res.json({ passed: true }));
     await request(app).post('/v1/chat/completions').send(body).expect(200, { passed: true });
     await request(app).post('/v1/chat/completions').send(body).expect(200, { passed: true });
-    expect(lines).toEqual([expect.objectContaining({ message: 'agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        message:
+          'agent-loop sees no parsed body: mount express.json() before agentLoop(); requests pass on untouched until then',
+      }),
+    ]);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -145,10 +183,25 @@ describe('agentLoop as middleware', () => {
     const turns = lines.filter((line) => line.message === 'agent-loop turn');
     const calls = lines.filter((line) => line.message === 'agent-loop tool call');
     expect(turns).toEqual([
-      expect.objectContaining({ binding: 'clock', turn: 1, toolCalls: 1, durationMs: expect.any(Number), loopId: expect.stringMatching(/^[0-9a-f]{16}$/) }),
+      expect.objectContaining({
+        binding: 'clock',
+        turn: 1,
+        toolCalls: 1,
+        durationMs: expect.any(Number),
+        loopId: expect.stringMatching(/^[0-9a-f]{16}$/),
+      }),
       expect.objectContaining({ binding: 'clock', turn: 2, toolCalls: 0 }),
     ]);
-    expect(calls).toEqual([expect.objectContaining({ binding: 'clock', turn: 1, tool: 'clock_now', outcome: 'ok', durationMs: expect.any(Number), loopId: turns[0].loopId })]);
+    expect(calls).toEqual([
+      expect.objectContaining({
+        binding: 'clock',
+        turn: 1,
+        tool: 'clock_now',
+        outcome: 'ok',
+        durationMs: expect.any(Number),
+        loopId: turns[0].loopId,
+      }),
+    ]);
   });
 
   it('writes nothing per turn when info is off', async () => {
@@ -163,13 +216,28 @@ describe('agentLoop as middleware', () => {
     const { logger: second, lines } = memoryLogger('debug');
     const app = express();
     app.use(express.json());
-    app.use(agentLoop({ trellis, bindings, logger: first, internalSecret: 'the first agentLoop of this app, long enough' }));
-    app.use(agentLoop({ trellis, bindings: [{ ...bindings[0], name: 'other' }], logger: second, internalSecret: 'the second agentLoop of this app, long enough' }));
-    app.post('/v1/chat/completions', createProxyMiddleware({ target: new URL(model.url).origin, on: { proxyReq: fixRequestBody } }));
+    app.use(
+      agentLoop({ trellis, bindings, logger: first, internalSecret: 'the first agentLoop of this app, long enough' }),
+    );
+    app.use(
+      agentLoop({
+        trellis,
+        bindings: [{ ...bindings[0], name: 'other' }],
+        logger: second,
+        internalSecret: 'the second agentLoop of this app, long enough',
+      }),
+    );
+    app.post(
+      '/v1/chat/completions',
+      createProxyMiddleware({ target: new URL(model.url).origin, on: { proxyReq: fixRequestBody } }),
+    );
     const res = await request(app).post('/v1/chat/completions').send(body).expect(200);
 
     expect(res.body.choices[0].message.content).toBe('It is 08:00 UTC.');
     expect(model.requests).toHaveLength(2);
-    expect(lines.map((line) => line.message)).toEqual(["agent-loop passed on another agentLoop's turn", "agent-loop passed on another agentLoop's turn"]);
+    expect(lines.map((line) => line.message)).toEqual([
+      "agent-loop passed on another agentLoop's turn",
+      "agent-loop passed on another agentLoop's turn",
+    ]);
   });
 });

@@ -4,19 +4,35 @@ import { distance, validated } from '../lib/option-error';
 
 const schema = Joi.object({
   maxTurns: Joi.number().integer().min(1).max(50),
-  name: Joi.string().pattern(/^[a-z]+$/).messages({ 'string.pattern.base': '{{#label}} must be lower-case letters' }),
+  name: Joi.string()
+    .pattern(/^[a-z]+$/)
+    .messages({ 'string.pattern.base': '{{#label}} must be lower-case letters' }),
   internalSecret: Joi.string().min(32),
   trellis: Joi.alternatives().try(
-    Joi.object({ mcp: Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required(), listTtlSec: Joi.number() }).required() }),
-    Joi.object({ mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()) }).required() }),
+    Joi.object({
+      mcp: Joi.object({
+        url: Joi.string()
+          .uri({ scheme: ['http', 'https'] })
+          .required(),
+        listTtlSec: Joi.number(),
+      }).required(),
+    }),
+    Joi.object({
+      mcp: Joi.object({ command: Joi.string().required(), args: Joi.array().items(Joi.string()) }).required(),
+    }),
   ),
-  bindings: Joi.array().items(Joi.object({ name: Joi.string().required() })).unique('name'),
+  bindings: Joi.array()
+    .items(Joi.object({ name: Joi.string().required() }))
+    .unique('name'),
 });
 const hints = new Map([
   ['maxTurns', 'it must be a whole number from 1 to 50, e.g. maxTurns: 6'],
   ['name', "it must name the binding, e.g. name: 'notes'"],
   ['internalSecret', 'it must be at least 32 characters'],
-  ['trellis', "it must be { mcp: { url } } or { mcp: { command } }, e.g. trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }"],
+  [
+    'trellis',
+    "it must be { mcp: { url } } or { mcp: { command } }, e.g. trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }",
+  ],
   ['bindings', 'each binding needs a name of its own'],
 ]);
 
@@ -37,12 +53,24 @@ describe('validated', () => {
   });
 
   it("names the option, the value and the fix from the option's hint; a number out of range is OUT_OF_RANGE", () => {
-    expect(refusal({ maxTurns: 0 })).toEqual(new AgentLoopError('ERR_AGENT_LOOP_OUT_OF_RANGE', "agentLoop: option 'maxTurns' is 0; it must be a whole number from 1 to 50, e.g. maxTurns: 6."));
-    expect(refusal({ maxTurns: Infinity }).message).toBe("agentLoop: option 'maxTurns' is Infinity; it must be a whole number from 1 to 50, e.g. maxTurns: 6.");
+    expect(refusal({ maxTurns: 0 })).toEqual(
+      new AgentLoopError(
+        'ERR_AGENT_LOOP_OUT_OF_RANGE',
+        "agentLoop: option 'maxTurns' is 0; it must be a whole number from 1 to 50, e.g. maxTurns: 6.",
+      ),
+    );
+    expect(refusal({ maxTurns: Infinity }).message).toBe(
+      "agentLoop: option 'maxTurns' is Infinity; it must be a whole number from 1 to 50, e.g. maxTurns: 6.",
+    );
   });
 
   it("keeps a custom message's words beside the hint", () => {
-    expect(refusal({ name: 'Notes' })).toEqual(new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', "agentLoop: option 'name' is \"Notes\"; must be lower-case letters; it must name the binding, e.g. name: 'notes'."));
+    expect(refusal({ name: 'Notes' })).toEqual(
+      new AgentLoopError(
+        'ERR_AGENT_LOOP_INVALID_OPTION',
+        "agentLoop: option 'name' is \"Notes\"; must be lower-case letters; it must name the binding, e.g. name: 'notes'.",
+      ),
+    );
   });
 
   it('names the component that validates', () => {
@@ -51,9 +79,14 @@ describe('validated', () => {
 
   it('guesses a misspelt key, before any other complaint', () => {
     expect(refusal({ maxturns: 6, name: 'Bad' })).toEqual(
-      new AgentLoopError('ERR_AGENT_LOOP_UNKNOWN_OPTION', "agentLoop: unknown option 'maxturns'. Did you mean `maxTurns`? Known options here: maxTurns, name, internalSecret, trellis, bindings."),
+      new AgentLoopError(
+        'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+        "agentLoop: unknown option 'maxturns'. Did you mean `maxTurns`? Known options here: maxTurns, name, internalSecret, trellis, bindings.",
+      ),
     );
-    expect(refusal({ colour: 'red' }).message).toBe("agentLoop: unknown option 'colour'. Known options here: maxTurns, name, internalSecret, trellis, bindings.");
+    expect(refusal({ colour: 'red' }).message).toBe(
+      "agentLoop: unknown option 'colour'. Known options here: maxTurns, name, internalSecret, trellis, bindings.",
+    );
   });
 
   it('knows the keys of every alternative of a union on the way to a misspelt key', () => {
@@ -63,21 +96,27 @@ describe('validated', () => {
   });
 
   it("says the deepest complaint inside the union the value had the shape of, not the union's list of shapes", () => {
-    expect(refusal({ trellis: { mcp: { url: '127.0.0.1:4000/mcp' } } }).message).toMatch(/^agentLoop: option 'trellis\.mcp\.url' is "127\.0\.0\.1:4000\/mcp"; .*it must be \{ mcp: \{ url \} \}/);
+    expect(refusal({ trellis: { mcp: { url: '127.0.0.1:4000/mcp' } } }).message).toMatch(
+      /^agentLoop: option 'trellis\.mcp\.url' is "127\.0\.0\.1:4000\/mcp"; .*it must be \{ mcp: \{ url \} \}/,
+    );
   });
 
   it('never shows a secret, saying only what it is', () => {
     const message = refusal({ internalSecret: 'too-short-secret' }).message;
-    expect(message).toBe("agentLoop: option 'internalSecret' is a string of 16 characters (not shown); it must be at least 32 characters.");
+    expect(message).toBe(
+      "agentLoop: option 'internalSecret' is a string of 16 characters (not shown); it must be at least 32 characters.",
+    );
   });
 
   it('redacts credentials in a value it shows, and cuts a long one', () => {
-    expect(refusal({ name: 'sk-live0123456789abcdefXYZ' }).message).toContain("option 'name' is \"[redacted]\";");
+    expect(refusal({ name: 'sk-live0123456789abcdefXYZ' }).message).toContain('option \'name\' is "[redacted]";');
     expect(refusal({ name: 'X'.repeat(200) }).message).toContain(`option 'name' is "${'X'.repeat(76)}...;`);
   });
 
   it('points at the repeated key of a list unique by it', () => {
-    expect(refusal({ bindings: [{ name: 'notes' }, { name: 'notes' }] }).message).toMatch(/^agentLoop: option 'bindings\[1\]\.name' is "notes";/);
+    expect(refusal({ bindings: [{ name: 'notes' }, { name: 'notes' }] }).message).toMatch(
+      /^agentLoop: option 'bindings\[1\]\.name' is "notes";/,
+    );
   });
 });
 

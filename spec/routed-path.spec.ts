@@ -28,14 +28,22 @@ describe('isAmbiguousPath', () => {
 });
 
 /** POSTs to `path` exactly as written: no client library normalises it on the way. */
-function postAt(url: string, path: string, body: unknown): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
+function postAt(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/`, { method: 'POST', path, headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
-    });
+    const req = http.request(
+      `${url}/`,
+      { method: 'POST', path, headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -56,12 +64,22 @@ describe('a path-scoped guardrail (app.use("/v1", guard)) sees every conversatio
       '/v1',
       skipWhenInternal(function guard(req, res, next) {
         guarded.push(req.originalUrl);
-        if (JSON.stringify(req.body).includes('forbidden')) return void res.status(403).json({ error: { message: 'blocked by the guardrail' } });
+        if (JSON.stringify(req.body).includes('forbidden'))
+          return void res.status(403).json({ error: { message: 'blocked by the guardrail' } });
         next();
       }),
     );
-    app.use(agentLoop({ trellis: localTrellis([{ name: 'clock_now', handler: () => '08:00' }]), bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], logger }));
-    app.post('/v1/chat/completions', createProxyMiddleware({ target: new URL(model.url).origin, on: { proxyReq: fixRequestBody } }));
+    app.use(
+      agentLoop({
+        trellis: localTrellis([{ name: 'clock_now', handler: () => '08:00' }]),
+        bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+        logger,
+      }),
+    );
+    app.post(
+      '/v1/chat/completions',
+      createProxyMiddleware({ target: new URL(model.url).origin, on: { proxyReq: fixRequestBody } }),
+    );
     front = await listen(app);
   });
   afterEach(async () => {
@@ -85,7 +103,13 @@ describe('a path-scoped guardrail (app.use("/v1", guard)) sees every conversatio
       expect(res.headers['x-agent-loop-id']).toBeUndefined();
       expect(res.status).toBe(404);
       expect(model.requests).toHaveLength(0);
-      expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler' }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message:
+            'agent-loop does not run on a path with dot segments or encoded dots or slashes; the request goes to the normal handler',
+        }),
+      );
     },
   );
 });

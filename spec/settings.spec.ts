@@ -10,10 +10,21 @@ const CHANGED = 'agent-loop settings changed';
 describe('the run-time settings (loop.settings)', () => {
   it('validates run-time settings like the options, keeping the old ones on a bad update', () => {
     const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
-    expect(() => loop.settings.update({ totalBudgetSec: 0 })).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_OUT_OF_RANGE' }));
-    expect(() => loop.settings.update({ maxTokensPerLoop: 1.5 })).toThrow("agentLoop: option 'maxTokensPerLoop' is 1.5; it must be a whole number from 1 to 1000000000");
-    expect(() => loop.settings.update({ maxTurns: 3 } as never)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION' }));
-    expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({ totalBudgetSec: 30, defaultMaxTurns: 6, maxToolCallsPerTurn: 8, bindings: { b: { maxTurns: 6, toolTimeoutSec: 30 } } });
+    expect(() => loop.settings.update({ totalBudgetSec: 0 })).toThrow(
+      expect.objectContaining({ code: 'ERR_AGENT_LOOP_OUT_OF_RANGE' }),
+    );
+    expect(() => loop.settings.update({ maxTokensPerLoop: 1.5 })).toThrow(
+      "agentLoop: option 'maxTokensPerLoop' is 1.5; it must be a whole number from 1 to 1000000000",
+    );
+    expect(() => loop.settings.update({ maxTurns: 3 } as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION' }),
+    );
+    expect(loop.settings.update({ totalBudgetSec: 30 })).toEqual({
+      totalBudgetSec: 30,
+      defaultMaxTurns: 6,
+      maxToolCallsPerTurn: 8,
+      bindings: { b: { maxTurns: 6, toolTimeoutSec: 30 } },
+    });
     expect(loop.settings.get().totalBudgetSec).toBe(30);
   });
 
@@ -27,7 +38,12 @@ describe('the run-time settings (loop.settings)', () => {
       bindings: { b: { maxTurns: 6, toolTimeoutSec: 30 }, c: { maxTurns: 3, toolTimeoutSec: 5 } },
     });
     expect(lines.filter((line) => line.message === CHANGED)).toEqual([
-      { level: 'info', message: CHANGED, source: 'settings.update()', changed: { defaultMaxTurns: { from: 6, to: 4 }, 'bindings.c.toolTimeoutSec': { from: 30, to: 5 } } },
+      {
+        level: 'info',
+        message: CHANGED,
+        source: 'settings.update()',
+        changed: { defaultMaxTurns: { from: 6, to: 4 }, 'bindings.c.toolTimeoutSec': { from: 30, to: 5 } },
+      },
     ]);
   });
 
@@ -43,14 +59,16 @@ describe('the run-time settings (loop.settings)', () => {
     const loop = agentLoop({ trellis, bindings: [binding], logger, maxTokensPerLoop: 5000 });
     expect(loop.settings.get().maxTokensPerLoop).toBe(5000);
     expect(loop.settings.update({ maxTokensPerLoop: null } as never)).not.toHaveProperty('maxTokensPerLoop');
-    expect(lines.filter((line) => line.message === CHANGED).map((line) => line.changed)).toEqual([{ maxTokensPerLoop: { from: 5000, to: null } }]);
+    expect(lines.filter((line) => line.message === CHANGED).map((line) => line.changed)).toEqual([
+      { maxTokensPerLoop: { from: 5000, to: null } },
+    ]);
   });
 
   it.each([
     [{ bindings: { nope: { maxTurns: 2 } } }, "unknown option 'bindings.nope'"],
-    [{ bindings: { b: 'fast' } }, "option 'bindings.b' is \"fast\""],
+    [{ bindings: { b: 'fast' } }, 'option \'bindings.b\' is "fast"'],
     [{ bindings: [] }, "option 'bindings' is []"],
-    ['faster', "option '(options)' is \"faster\""],
+    ['faster', 'option \'(options)\' is "faster"'],
   ])('refuses %j by name, changing nothing', (patch, said) => {
     const loop = agentLoop({ trellis, bindings: [binding], logger: quiet });
     const before = loop.settings.get();

@@ -53,7 +53,9 @@ describe('withinTimeout', () => {
 
   it('gives an extend() after the end nothing to do', async () => {
     let extend = () => undefined as void;
-    await expect(withinTimeout(new AbortController().signal, 2, async (_signal, more) => ((extend = more), 'done'))).resolves.toBe('done');
+    await expect(
+      withinTimeout(new AbortController().signal, 2, async (_signal, more) => ((extend = more), 'done')),
+    ).resolves.toBe('done');
     extend();
     expect(jest.getTimerCount()).toBe(0);
   });

@@ -12,7 +12,17 @@ const marker: Purpose = { kind: 'marker' };
 /** Every other way of writing `token` that decodes to the same bytes, and the token cut or lengthened. */
 const respelt = (token: string) => {
   const [expiry, box] = token.split('.');
-  return [`${expiry.toUpperCase()}.${box}`, `0${expiry}.${box}`, `${expiry}. ${box}`, `${expiry}.${box}=`, `${expiry}.${box}\tx`, `${expiry}.${box.slice(0, -3)}`, `${expiry}.`, 'x', ''];
+  return [
+    `${expiry.toUpperCase()}.${box}`,
+    `0${expiry}.${box}`,
+    `${expiry}. ${box}`,
+    `${expiry}.${box}=`,
+    `${expiry}.${box}\tx`,
+    `${expiry}.${box.slice(0, -3)}`,
+    `${expiry}.`,
+    'x',
+    '',
+  ];
 };
 
 describe('the secrets tokens are keyed by', () => {
@@ -55,7 +65,8 @@ describe('a signed token (HMAC-SHA256 under a key derived per kind)', () => {
     const later = `${(parseInt(expiry, 36) + 1).toString(36)}.${box}`;
     const oldVersion = `${expiry}.${Buffer.concat([Buffer.from([1]), bytes.subarray(1)]).toString('base64url')}`;
     const compared = jest.spyOn(crypto, 'timingSafeEqual');
-    for (const bad of [later, flip(2), flip(bytes.length - 1), oldVersion, ...respelt(token)]) expect(verify(key, marker, bad)).toEqual({ failed: 'invalid' });
+    for (const bad of [later, flip(2), flip(bytes.length - 1), oldVersion, ...respelt(token)])
+      expect(verify(key, marker, bad)).toEqual({ failed: 'invalid' });
     expect(compared).toHaveBeenCalled();
     compared.mockRestore();
   });
@@ -105,7 +116,8 @@ describe('a sealed token (AES-256-GCM under a key derived per kind)', () => {
     const [expiry, box] = token.split('.');
     const later = `${(parseInt(expiry, 36) + 3_600_000).toString(36)}.${box}`;
     const flipped = `${expiry}.${box.slice(0, 40)}${box[40] === 'A' ? 'B' : 'A'}${box.slice(41)}`;
-    for (const bad of [later, flipped, `${expiry}.${box.slice(0, 20)}`, ...respelt(token)]) expect(open(key, continuation, bad, 1024)).toEqual({ failed: 'invalid' });
+    for (const bad of [later, flipped, `${expiry}.${box.slice(0, 20)}`, ...respelt(token)])
+      expect(open(key, continuation, bad, 1024)).toEqual({ failed: 'invalid' });
   });
 
   it('expires at its expiry', () => {

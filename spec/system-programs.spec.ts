@@ -60,7 +60,9 @@ describe('the pretest step: the system programs the specs need', () => {
     const { host, ran, said } = machine(false);
     expect(provide(programs, host)).toBe(1);
     expect(ran).toEqual([]);
-    expect(said).toEqual(['npm test needs agent-loop-test-browser (the page spec), not installed here. Run this once, then npm test again:\n  sudo apt-get install -y test-browser']);
+    expect(said).toEqual([
+      'npm test needs agent-loop-test-browser (the page spec), not installed here. Run this once, then npm test again:\n  sudo apt-get install -y test-browser',
+    ]);
   });
 
   it('as root with apt-get, installs only the missing packages, then goes on', () => {
@@ -68,17 +70,23 @@ describe('the pretest step: the system programs the specs need', () => {
     const { host, ran, said } = machine(true, ['agent-loop-test-browser']);
     expect(provide(programs, host)).toBe(0);
     expect(ran).toEqual(['apt-get update', 'apt-get install -y --no-install-recommends test-browser']);
-    expect(said).toEqual(['npm test needs agent-loop-test-browser (the page spec): installing test-browser with apt-get']);
+    expect(said).toEqual([
+      'npm test needs agent-loop-test-browser (the page spec): installing test-browser with apt-get',
+    ]);
   });
 
   it('stops with the command when apt-get fails or installs something else', () => {
     const failing = machine(true, false);
     expect(provide(programs, failing.host)).toBe(1);
     expect(failing.ran).toEqual(['apt-get update']);
-    expect(failing.said[1]).toBe('apt-get did not install agent-loop-test-browser, agent-loop-test-store; see its output above, then run:\n  sudo apt-get install -y test-browser test-store');
+    expect(failing.said[1]).toBe(
+      'apt-get did not install agent-loop-test-browser, agent-loop-test-store; see its output above, then run:\n  sudo apt-get install -y test-browser test-store',
+    );
     const partial = machine(true, ['agent-loop-test-store']);
     expect(provide(programs, partial.host)).toBe(1);
-    expect(partial.said[1]).toBe('apt-get did not install agent-loop-test-browser; see its output above, then run:\n  sudo apt-get install -y test-browser');
+    expect(partial.said[1]).toBe(
+      'apt-get did not install agent-loop-test-browser; see its output above, then run:\n  sudo apt-get install -y test-browser',
+    );
   });
 
   it('finds a program only where it is executable', () => {
@@ -90,8 +98,14 @@ describe('the pretest step: the system programs the specs need', () => {
 
   it("is npm test's pretest, and passes on this machine, silent, every program found", () => {
     expect(packageJson.scripts.pretest).toBe('ts-node --transpile-only spec/system-programs.ts');
-    const run = spawnSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--transpile-only', 'spec/system-programs.ts'], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [require.resolve('ts-node/dist/bin'), '--transpile-only', 'spec/system-programs.ts'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect([run.status, run.stderr]).toEqual([0, '']);
-    expect(SYSTEM_PROGRAMS.map(({ program }) => whereIs(program) !== undefined)).toEqual(SYSTEM_PROGRAMS.map(() => true));
+    expect(SYSTEM_PROGRAMS.map(({ program }) => whereIs(program) !== undefined)).toEqual(
+      SYSTEM_PROGRAMS.map(() => true),
+    );
   }, 60_000);
 });

@@ -39,10 +39,13 @@ export function whereIs(program: string, searchPath = process.env.PATH ?? ''): s
 export function programPath(program: string): string {
   const found = whereIs(program);
   if (found) return found;
-  throw new Error(`${program} is missing: ${installCommand(SYSTEM_PROGRAMS.filter((entry) => entry.program === program))} (npm test's pretest installs it when run as root)`);
+  throw new Error(
+    `${program} is missing: ${installCommand(SYSTEM_PROGRAMS.filter((entry) => entry.program === program))} (npm test's pretest installs it when run as root)`,
+  );
 }
 
-const installCommand = (missing: readonly SystemProgram[]) => `sudo apt-get install -y ${missing.map((entry) => entry.debian).join(' ')}`;
+const installCommand = (missing: readonly SystemProgram[]) =>
+  `sudo apt-get install -y ${missing.map((entry) => entry.debian).join(' ')}`;
 
 export interface Machine {
   searchPath: string;
@@ -60,14 +63,19 @@ export function provide(programs: readonly SystemProgram[], machine: Machine): n
   if (missing.length === 0) return 0;
   const needs = missing.map((entry) => `${entry.program} (${entry.neededBy})`).join(', ');
   if (!machine.canInstall) {
-    machine.say(`npm test needs ${needs}, not installed here. Run this once, then npm test again:\n  ${installCommand(missing)}`);
+    machine.say(
+      `npm test needs ${needs}, not installed here. Run this once, then npm test again:\n  ${installCommand(missing)}`,
+    );
     return 1;
   }
   machine.say(`npm test needs ${needs}: installing ${missing.map((entry) => entry.debian).join(' ')} with apt-get`);
-  if (machine.run('apt-get', ['update'])) machine.run('apt-get', ['install', '-y', '--no-install-recommends', ...missing.map((entry) => entry.debian)]);
+  if (machine.run('apt-get', ['update']))
+    machine.run('apt-get', ['install', '-y', '--no-install-recommends', ...missing.map((entry) => entry.debian)]);
   const still = absent();
   if (still.length === 0) return 0;
-  machine.say(`apt-get did not install ${still.map((entry) => entry.program).join(', ')}; see its output above, then run:\n  ${installCommand(still)}`);
+  machine.say(
+    `apt-get did not install ${still.map((entry) => entry.program).join(', ')}; see its output above, then run:\n  ${installCommand(still)}`,
+  );
   return 1;
 }
 
@@ -76,7 +84,9 @@ if (require.main === module) {
   process.exitCode = provide(SYSTEM_PROGRAMS, {
     searchPath,
     canInstall: process.getuid?.() === 0 && whereIs('apt-get', searchPath) !== undefined,
-    run: (command, args) => spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0,
+    run: (command, args) =>
+      spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+        .status === 0,
     say: (line) => console.error(line),
   });
 }

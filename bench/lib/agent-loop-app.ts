@@ -18,7 +18,12 @@ export function agentLoopApp(options: AgentLoopOptions = {}): express.Express {
   app.use(
     agentLoop({
       trellis: localTrellis([
-        { name: 'echo', description: echoDescription, inputSchema: echoSchema, handler: (args: { text?: unknown }) => echo(String(args.text)) },
+        {
+          name: 'echo',
+          description: echoDescription,
+          inputSchema: echoSchema,
+          handler: (args: { text?: unknown }) => echo(String(args.text)),
+        },
       ]),
       bindings: [{ name: 'bench', match: { model: '*' }, hierarchy: ['echo'] }],
       logger: silentLogger,

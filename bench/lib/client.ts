@@ -15,7 +15,9 @@ export interface Sample {
 }
 
 function turnOneOk(id: string, text: string): boolean {
-  return Array.from({ length: CALLS_PER_TURN }, (_, call) => echoText(id, 1, call)).every((echo) => text.includes(echo));
+  return Array.from({ length: CALLS_PER_TURN }, (_, call) => echoText(id, 1, call)).every((echo) =>
+    text.includes(echo),
+  );
 }
 
 /** The benchmark's client: one keep-alive pool per gateway; every answer is checked against the script. */
@@ -27,21 +29,48 @@ export class Client {
     readonly kind: Kind,
     connections = 2_200, // two waves of 1,000 parked loops at once
   ) {
-    this.pool = new Pool(origin, { connections, keepAliveTimeout: 60_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
+    this.pool = new Pool(origin, {
+      connections,
+      keepAliveTimeout: 60_000,
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
   }
 
   async loop(id: string, stream: boolean): Promise<Sample> {
     const started = performance.now();
-    const sample = (error?: string, ttfbMs?: number): Sample => ({ id, ok: !error, ms: performance.now() - started, ttfbMs, error });
+    const sample = (error?: string, ttfbMs?: number): Sample => ({
+      id,
+      ok: !error,
+      ms: performance.now() - started,
+      ttfbMs,
+      error,
+    });
     try {
-      const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: userPrompt(id) }], ...(stream ? { stream: true } : {}) });
-      const res = await this.pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const body = JSON.stringify({
+        model: MODEL,
+        messages: [{ role: 'user', content: userPrompt(id) }],
+        ...(stream ? { stream: true } : {}),
+      });
+      const res = await this.pool.request({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       if (res.statusCode !== 200) return sample(`HTTP ${res.statusCode}: ${(await res.body.text()).slice(0, 300)}`);
       if (!stream) {
-        const reply = (await res.body.json()) as { choices?: { message?: { content?: string; tool_calls?: unknown[] } }[] };
+        const reply = (await res.body.json()) as {
+          choices?: { message?: { content?: string; tool_calls?: unknown[] } }[];
+        };
         const message = reply.choices?.[0]?.message;
-        if (this.kind === 'single') return sample(turnOneOk(id, JSON.stringify(message?.tool_calls ?? [])) ? undefined : 'no turn-1 tool calls');
-        return sample(message?.content === finalText(id) ? undefined : `wrong final text: ${JSON.stringify(message?.content)?.slice(0, 200)}`);
+        if (this.kind === 'single')
+          return sample(turnOneOk(id, JSON.stringify(message?.tool_calls ?? [])) ? undefined : 'no turn-1 tool calls');
+        return sample(
+          message?.content === finalText(id)
+            ? undefined
+            : `wrong final text: ${JSON.stringify(message?.content)?.slice(0, 200)}`,
+        );
       }
       let ttfbMs: number | undefined;
       let content = '';
@@ -56,8 +85,14 @@ export class Client {
           content += delta.content;
         }
       }
-      if (this.kind === 'single') return sample(turnOneOk(id, events) ? undefined : 'no turn-1 tool calls in the stream', ttfbMs);
-      return sample(content === finalText(id) ? undefined : `wrong streamed text: ${JSON.stringify(content).slice(0, 200)} ${events.slice(0, 200)}`, ttfbMs);
+      if (this.kind === 'single')
+        return sample(turnOneOk(id, events) ? undefined : 'no turn-1 tool calls in the stream', ttfbMs);
+      return sample(
+        content === finalText(id)
+          ? undefined
+          : `wrong streamed text: ${JSON.stringify(content).slice(0, 200)} ${events.slice(0, 200)}`,
+        ttfbMs,
+      );
     } catch (error) {
       return sample(`request failed: ${(error as Error).message}`);
     }

@@ -40,7 +40,9 @@ function runTool(call: ToolCall): string | Promise<string> {
 }
 
 async function runTools(calls: ToolCall[]): Promise<ChatMessage[]> {
-  return Promise.all(calls.map(async (call) => ({ role: 'tool', tool_call_id: call.id, content: await runTool(call) })));
+  return Promise.all(
+    calls.map(async (call) => ({ role: 'tool', tool_call_id: call.id, content: await runTool(call) })),
+  );
 }
 
 async function plainLoop(transport: Transport, req: Request, res: Response): Promise<void> {
@@ -83,7 +85,9 @@ async function streamedLoop(transport: Transport, req: Request, writer: SseWrite
 export function handLoopHandler(transport: Transport) {
   return async function handLoop(req: Request, res: Response): Promise<void> {
     if (!req.body?.stream) {
-      await plainLoop(transport, req, res).catch((error) => sendJson(res, 502, { error: { message: String(error?.message ?? error) } }));
+      await plainLoop(transport, req, res).catch((error) =>
+        sendJson(res, 502, { error: { message: String(error?.message ?? error) } }),
+      );
       return;
     }
     const writer = new SseWriter(res, req.body.model);

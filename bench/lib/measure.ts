@@ -63,7 +63,10 @@ export interface Figures {
 }
 
 const okMs = (samples: Sample[], pick: (sample: Sample) => number | undefined = (sample) => sample.ms) =>
-  samples.filter((sample) => sample.ok).map(pick).filter((ms): ms is number => ms !== undefined);
+  samples
+    .filter((sample) => sample.ok)
+    .map(pick)
+    .filter((ms): ms is number => ms !== undefined);
 
 /** Warm the JIT and the connection pools on every path before anything is measured. */
 export async function warmUp(target: Target, plan: Plan): Promise<void> {
@@ -74,7 +77,13 @@ export async function warmUp(target: Target, plan: Plan): Promise<void> {
   await target.upstream.ask('take');
 }
 
-export async function measure(target: Target, plan: Plan, latency: Latency, tag: string, log: (line: string) => void): Promise<Figures> {
+export async function measure(
+  target: Target,
+  plan: Plan,
+  latency: Latency,
+  tag: string,
+  log: (line: string) => void,
+): Promise<Figures> {
   const turns = turnsOf(target.kind);
   await target.upstream.ask('latency', latency);
 
@@ -101,8 +110,14 @@ export async function measure(target: Target, plan: Plan, latency: Latency, tag:
     loopsPerSec: okMs(load.samples).length / (load.elapsedMs / 1000),
     loadCpuPerTurnUs: (cpu3 - cpu2) / (Math.max(load.samples.length, 1) * turns),
     loadP50Ms: percentile(okMs(load.samples), 50),
-    ttfbP50Ms: percentile(okMs(streamed, (sample) => sample.ttfbMs), 50),
-    ttfbP99Ms: percentile(okMs(streamed, (sample) => sample.ttfbMs), 99),
+    ttfbP50Ms: percentile(
+      okMs(streamed, (sample) => sample.ttfbMs),
+      50,
+    ),
+    ttfbP99Ms: percentile(
+      okMs(streamed, (sample) => sample.ttfbMs),
+      99,
+    ),
   };
   log(
     `  ${target.name} @${latency}ms: p50 ${p50Ms.toFixed(2)} ms, cpu/turn ${figures.cpuPerTurnUs.toFixed(0)} us, ` +

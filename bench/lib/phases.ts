@@ -24,7 +24,14 @@ export async function sequential(target: Target, tag: string, count: number, str
 }
 
 /** `workers` clients, each looping until `durationMs` is up or `maxLoops` have started in total. */
-export async function concurrent(target: Target, tag: string, workers: number, durationMs: number, maxLoops: number, stream = false) {
+export async function concurrent(
+  target: Target,
+  tag: string,
+  workers: number,
+  durationMs: number,
+  maxLoops: number,
+  stream = false,
+) {
   const samples: Sample[] = [];
   const started = performance.now();
   const end = started + durationMs;

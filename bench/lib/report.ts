@@ -41,19 +41,50 @@ export function aggregate(results: SystemResult[]): Summary[] {
   });
 }
 
-const cell = (value: number | undefined, digits = 0) => (value === undefined || !Number.isFinite(value) ? '–' : round(value, digits).toLocaleString('en-US'));
+const cell = (value: number | undefined, digits = 0) =>
+  value === undefined || !Number.isFinite(value) ? '–' : round(value, digits).toLocaleString('en-US');
 
 export function table(summary: Summary[], latency: Latency): string {
   const rss = latency === 0;
-  const head = ['system', 'verified loops', 'p50 ms', 'p99 ms', 'overhead/turn µs', 'CPU/turn µs', 'loops/s @64', 'CPU/turn @64 µs', 'TTFB final p50 ms'];
+  const head = [
+    'system',
+    'verified loops',
+    'p50 ms',
+    'p99 ms',
+    'overhead/turn µs',
+    'CPU/turn µs',
+    'loops/s @64',
+    'CPU/turn @64 µs',
+    'TTFB final p50 ms',
+  ];
   if (rss) head.push('RSS/parked loop KiB', 'RSS/loop, first 1,000 KiB');
   const rows = summary.map((system) => {
     const name = system.kind === 'single' ? `${system.name} (1 turn)` : system.name;
     const f = system.median?.[latency];
-    if (!f) return [name, `not run: ${(system.loadError ?? system.runError ?? '?').replace(/\|/g, '/')}`, ...head.slice(2).map(() => '–')];
+    if (!f)
+      return [
+        name,
+        `not run: ${(system.loadError ?? system.runError ?? '?').replace(/\|/g, '/')}`,
+        ...head.slice(2).map(() => '–'),
+      ];
     const verified = f.failures ? `**WRONG: ${f.failures}/${f.loops} failed**` : `${f.loops}/${f.loops}`;
-    const row = [name, verified, cell(f.p50Ms, 2), cell(f.p99Ms, 2), cell(f.overheadPerTurnUs), cell(f.cpuPerTurnUs), cell(f.loopsPerSec), cell(f.loadCpuPerTurnUs), cell(f.ttfbP50Ms, 2)];
-    if (rss) row.push(...(system.kind === 'single' ? ['n/a (no tool)', 'n/a'] : [cell(f.rssPerLoopKiB, 1), cell(f.firstWaveRssPerLoopKiB, 1)]));
+    const row = [
+      name,
+      verified,
+      cell(f.p50Ms, 2),
+      cell(f.p99Ms, 2),
+      cell(f.overheadPerTurnUs),
+      cell(f.cpuPerTurnUs),
+      cell(f.loopsPerSec),
+      cell(f.loadCpuPerTurnUs),
+      cell(f.ttfbP50Ms, 2),
+    ];
+    if (rss)
+      row.push(
+        ...(system.kind === 'single'
+          ? ['n/a (no tool)', 'n/a']
+          : [cell(f.rssPerLoopKiB, 1), cell(f.firstWaveRssPerLoopKiB, 1)]),
+      );
     return row;
   });
   return [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
@@ -76,7 +107,10 @@ export function environment() {
     ai: version('node_modules/ai'),
     '@ai-sdk/openai-compatible': version('node_modules/@ai-sdk/openai-compatible'),
     '@openai/agents': version('bench/node_modules/@openai/agents'),
-    'openai (used by @openai/agents)': version('bench/node_modules/@openai/agents-openai/node_modules/openai', 'bench/node_modules/openai'),
+    'openai (used by @openai/agents)': version(
+      'bench/node_modules/@openai/agents-openai/node_modules/openai',
+      'bench/node_modules/openai',
+    ),
     undici: version('bench/node_modules/undici'),
     'http-proxy-middleware': version('node_modules/http-proxy-middleware'),
     express: version('node_modules/express'),
@@ -96,7 +130,8 @@ function errorsOf(summary: Summary[]): string[] {
   return summary.flatMap((system) => {
     if (!system.median) return [`- \`${system.name}\` did not run: ${system.loadError ?? system.runError}`];
     return LATENCIES.filter((latency) => system.median?.[latency].failures).map(
-      (latency) => `- \`${system.name}\` @${latency} ms failed verification: ${system.median?.[latency].errors.join('; ')}`,
+      (latency) =>
+        `- \`${system.name}\` @${latency} ms failed verification: ${system.median?.[latency].errors.join('; ')}`,
     );
   });
 }
@@ -120,7 +155,9 @@ function markdown(summary: Summary[], meta: RunMeta): string {
     '',
     `Machine: ${machine.nproc} cores (${machine.cpu}), Node ${machine.node}, ${machine.os}, ${machine.memoryGiB} GiB.`,
     '',
-    `Peers: ${Object.entries(peers).map(([name, v]) => `\`${name}@${v}\``).join(', ')}.`,
+    `Peers: ${Object.entries(peers)
+      .map(([name, v]) => `\`${name}@${v}\``)
+      .join(', ')}.`,
     '',
   ];
   for (const latency of LATENCIES) lines.push(`### Upstream latency ${latency} ms`, '', table(summary, latency), '');
@@ -143,7 +180,14 @@ export function printReport(summary: Summary[], log: (line: string) => void): vo
 export async function writeResults(summary: Summary[], meta: RunMeta, log: (line: string) => void) {
   if (meta.subset) return log('\n(--only: bench/results.json and BENCHMARKS.md left as they were)');
   const { subset: _subset, ...run } = meta;
-  const json = { date: new Date().toISOString(), mode: meta.quick ? 'quick' : 'full', ...run, ...environment(), targets: targets(summary), systems: summary };
+  const json = {
+    date: new Date().toISOString(),
+    mode: meta.quick ? 'quick' : 'full',
+    ...run,
+    ...environment(),
+    targets: targets(summary),
+    systems: summary,
+  };
   await writeFile(path.join(__dirname, '..', 'results.json'), `${JSON.stringify(json, null, 2)}\n`);
   const file = path.join(ROOT, 'BENCHMARKS.md');
   const current = await readFile(file, 'utf8').catch(() => `# Benchmarks\n\n${BEGIN}\n${END}\n`);

@@ -29,7 +29,8 @@ export class SseWriter {
   ) {}
 
   private head(): void {
-    if (!this.res.headersSent) this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (!this.res.headersSent)
+      this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   }
 
   /** forwards one upstream `data:` payload as it is */
@@ -56,6 +57,12 @@ export class SseWriter {
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null): string {
     const { id, created, model } = this;
-    return JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+    return JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    });
   }
 }

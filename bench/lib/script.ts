@@ -9,7 +9,8 @@ export function echoText(id: string, turn: number, call: number): string {
 
 export function allEchoTexts(id: string): string[] {
   const texts: string[] = [];
-  for (let turn = 1; turn < TURNS; turn++) for (let call = 0; call < CALLS_PER_TURN; call++) texts.push(echoText(id, turn, call));
+  for (let turn = 1; turn < TURNS; turn++)
+    for (let call = 0; call < CALLS_PER_TURN; call++) texts.push(echoText(id, turn, call));
   return texts;
 }
 
@@ -33,6 +34,7 @@ export function loopIdOfEcho(text: string): string {
 /** Text of a chat message's content, whether a string or an array of parts. */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (typeof part === 'string' ? part : String(part?.text ?? ''))).join('');
+  if (Array.isArray(content))
+    return content.map((part) => (typeof part === 'string' ? part : String(part?.text ?? ''))).join('');
   return content === null || content === undefined ? '' : JSON.stringify(content);
 }

@@ -9,13 +9,19 @@ export interface TargetRow {
 }
 
 const OURS = 'agent-loop';
-const n = (value: number | undefined, digits = 0) => (value === undefined || !Number.isFinite(value) ? '?' : round(value, digits).toLocaleString('en-US'));
+const n = (value: number | undefined, digits = 0) =>
+  value === undefined || !Number.isFinite(value) ? '?' : round(value, digits).toLocaleString('en-US');
 
 /** Issue 14's targets (issue 6's, restated), judged on the figures of this run only (ratios within one run). */
 export function targets(summary: Summary[]): TargetRow[] {
   const at = (name: string, latency: Latency) => summary.find((system) => system.name === name)?.median?.[latency];
 
-  function compare(target: string, latency: Latency, peer: string | undefined, judge: (ours: Figures, other: Figures) => [string, boolean]): TargetRow {
+  function compare(
+    target: string,
+    latency: Latency,
+    peer: string | undefined,
+    judge: (ours: Figures, other: Figures) => [string, boolean],
+  ): TargetRow {
     const ours = at(OURS, latency);
     const other = peer ? at(peer, latency) : ({} as Figures);
     if (!ours) return { target, figures: '–', verdict: `n/a: ${OURS} did not run` };
@@ -40,18 +46,35 @@ export function targets(summary: Summary[]): TargetRow[] {
     });
 
   const overhead = (latency: Latency) =>
-    compare(`overhead per turn (p50) below \`ai-sdk\` and \`openai-agents\` (${latency} ms)`, latency, 'ai-sdk', (ours) => {
-      const agents = at('openai-agents', latency);
-      const sdk = at('ai-sdk', latency) as Figures;
-      const met = ours.overheadPerTurnUs < sdk.overheadPerTurnUs && !!agents && !agents.failures && ours.overheadPerTurnUs < agents.overheadPerTurnUs;
-      return [`${n(ours.overheadPerTurnUs)} vs ${n(sdk.overheadPerTurnUs)} and ${n(agents?.overheadPerTurnUs)} µs`, met];
-    });
+    compare(
+      `overhead per turn (p50) below \`ai-sdk\` and \`openai-agents\` (${latency} ms)`,
+      latency,
+      'ai-sdk',
+      (ours) => {
+        const agents = at('openai-agents', latency);
+        const sdk = at('ai-sdk', latency) as Figures;
+        const met =
+          ours.overheadPerTurnUs < sdk.overheadPerTurnUs &&
+          !!agents &&
+          !agents.failures &&
+          ours.overheadPerTurnUs < agents.overheadPerTurnUs;
+        return [
+          `${n(ours.overheadPerTurnUs)} vs ${n(sdk.overheadPerTurnUs)} and ${n(agents?.overheadPerTurnUs)} µs`,
+          met,
+        ];
+      },
+    );
 
   const ttfb = (latency: Latency) =>
-    compare(`stream: time to first byte of the final answer ≤ \`hand-loop\` + 2 ms (${latency} ms)`, latency, 'hand-loop', (ours, other) => [
-      `${n(ours.ttfbP50Ms, 2)} vs ${n(other.ttfbP50Ms, 2)} ms`,
-      ours.ttfbP50Ms <= other.ttfbP50Ms + 2,
-    ]);
+    compare(
+      `stream: time to first byte of the final answer ≤ \`hand-loop\` + 2 ms (${latency} ms)`,
+      latency,
+      'hand-loop',
+      (ours, other) => [
+        `${n(ours.ttfbP50Ms, 2)} vs ${n(other.ttfbP50Ms, 2)} ms`,
+        ours.ttfbP50Ms <= other.ttfbP50Ms + 2,
+      ],
+    );
 
   const both = <T>(row: (latency: Latency) => T): T[] => [row(0), row(20)];
   return [
@@ -60,11 +83,16 @@ export function targets(summary: Summary[]): TargetRow[] {
     ...both((latency) => cpuRatio('openai-agents', 0.25, latency)),
     ...both(throughput),
     ...both(overhead),
-    compare('RSS per parked loop < 64 KiB (1,000 more loops parked on the tool, 1,000 already parked)', 0, undefined, (ours) => [
-      `${n(ours.rssPerLoopKiB, 1)} KiB (heap+external ${n(ours.heapPerLoopKiB, 1)} KiB), ${n(ours.parked)} parked; ` +
-        `the first 1,000, with the process's one-off growth: ${n(ours.firstWaveRssPerLoopKiB, 1)} KiB`,
-      (ours.rssPerLoopKiB ?? Infinity) < 64,
-    ]),
+    compare(
+      'RSS per parked loop < 64 KiB (1,000 more loops parked on the tool, 1,000 already parked)',
+      0,
+      undefined,
+      (ours) => [
+        `${n(ours.rssPerLoopKiB, 1)} KiB (heap+external ${n(ours.heapPerLoopKiB, 1)} KiB), ${n(ours.parked)} parked; ` +
+          `the first 1,000, with the process's one-off growth: ${n(ours.firstWaveRssPerLoopKiB, 1)} KiB`,
+        (ours.rssPerLoopKiB ?? Infinity) < 64,
+      ],
+    ),
     ...both(ttfb),
   ];
 }

@@ -36,7 +36,8 @@ interface RunFigures {
 }
 type Running = WireTarget & { child: BenchChild; client: WireClient; runs: RunFigures[] };
 
-const option = (argv: string[], flag: string, fallback: number) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);
+const option = (argv: string[], flag: string, fallback: number) =>
+  argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback;
 
 async function cpu(child: BenchChild): Promise<number> {
   const { user, system } = await child.ask<NodeJS.CpuUsage>('cpu');
@@ -48,7 +49,13 @@ async function verify(upstream: BenchChild, target: WireTarget, samples: Sample[
   const records = await upstream.ask<Record<string, LoopRecord>>('take');
   for (const sample of samples) {
     const record = records[sample.id];
-    const error = sample.error ?? (record?.requests !== TURNS ? `${record?.requests ?? 0} upstream requests` : record.echoOk ? undefined : 'turn 4 lacked the echoes');
+    const error =
+      sample.error ??
+      (record?.requests !== TURNS
+        ? `${record?.requests ?? 0} upstream requests`
+        : record.echoOk
+          ? undefined
+          : 'turn 4 lacked the echoes');
     if (error) throw new Error(`${target.label}: loop ${sample.id}: ${error}`);
   }
 }
@@ -80,8 +87,17 @@ async function load(upstream: BenchChild, target: Running, ms: number) {
 }
 
 /** One run: `rounds` rounds of a JSON and a streamed batch per target in turn, then each target's load phase. */
-async function run(upstream: BenchChild, targets: Running[], rounds: number, size: number, loadMs: number, warm: boolean): Promise<void> {
-  const per = new Map(targets.map((target) => [target, { json: [] as number[], stream: [] as number[], ttfb: [] as number[] }]));
+async function run(
+  upstream: BenchChild,
+  targets: Running[],
+  rounds: number,
+  size: number,
+  loadMs: number,
+  warm: boolean,
+): Promise<void> {
+  const per = new Map(
+    targets.map((target) => [target, { json: [] as number[], stream: [] as number[], ttfb: [] as number[] }]),
+  );
   for (let r = 0; r < rounds; r++) {
     for (const target of targets) {
       const figures = per.get(target) as { json: number[]; stream: number[]; ttfb: number[] };
@@ -97,7 +113,12 @@ async function run(upstream: BenchChild, targets: Running[], rounds: number, siz
     const loaded = await load(upstream, target, loadMs);
     if (warm) continue;
     const figures = per.get(target) as { json: number[]; stream: number[]; ttfb: number[] };
-    target.runs.push({ jsonCpuUs: median(figures.json), streamCpuUs: median(figures.stream), ttfbMs: percentile(figures.ttfb.filter(Number.isFinite), 50), ...loaded });
+    target.runs.push({
+      jsonCpuUs: median(figures.json),
+      streamCpuUs: median(figures.stream),
+      ttfbMs: percentile(figures.ttfb.filter(Number.isFinite), 50),
+      ...loaded,
+    });
   }
 }
 
@@ -105,21 +126,31 @@ const n = (value: number, digits = 0) => (Number.isFinite(value) ? round(value, 
 
 function tables(targets: Running[]): string[] {
   const figure = (target: Running, key: keyof RunFigures) => median(target.runs.map((r) => r[key]));
-  const ratio = (a: Running, b: Running, key: keyof RunFigures) => median(a.runs.map((r, i) => r[key] / b.runs[i][key]));
+  const ratio = (a: Running, b: Running, key: keyof RunFigures) =>
+    median(a.runs.map((r, i) => r[key] / b.runs[i][key]));
   const lines = [
     '| target | CPU/turn JSON µs | CPU/turn streamed µs | TTFB final p50 ms | loops/s @64 | CPU/turn @64 µs |',
     '| --- | --- | --- | --- | --- | --- |',
-    ...targets.map((t) => `| ${t.label} | ${n(figure(t, 'jsonCpuUs'))} | ${n(figure(t, 'streamCpuUs'))} | ${n(figure(t, 'ttfbMs'), 2)} | ${n(figure(t, 'loopsPerSec'))} | ${n(figure(t, 'loadCpuUs'))} |`),
+    ...targets.map(
+      (t) =>
+        `| ${t.label} | ${n(figure(t, 'jsonCpuUs'))} | ${n(figure(t, 'streamCpuUs'))} | ${n(figure(t, 'ttfbMs'), 2)} | ${n(figure(t, 'loopsPerSec'))} | ${n(figure(t, 'loadCpuUs'))} |`,
+    ),
     '',
-    '| agent-loop, ratio (median of the runs\' ratios) | CPU/turn JSON | CPU/turn streamed | TTFB final | loops/s @64 | CPU/turn @64 |',
+    "| agent-loop, ratio (median of the runs' ratios) | CPU/turn JSON | CPU/turn streamed | TTFB final | loops/s @64 | CPU/turn @64 |",
     '| --- | --- | --- | --- | --- | --- |',
   ];
   const ours = targets.filter((t) => t.system === 'agent-loop-wires');
   const chat = ours.find((t) => t.wire === 'chat');
   const keys: (keyof RunFigures)[] = ['jsonCpuUs', 'streamCpuUs', 'ttfbMs', 'loopsPerSec', 'loadCpuUs'];
   for (const wire of ours) {
-    for (const peer of targets.filter((t) => PEERS.includes(t.system))) lines.push(`| ${wire.label} / ${peer.label} | ${keys.map((key) => `${n(ratio(wire, peer, key), 2)}x`).join(' | ')} |`);
-    if (chat && wire !== chat) lines.push(`| ${wire.label} / agent-loop chat | ${keys.map((key) => `${n(ratio(wire, chat, key), 2)}x`).join(' | ')} |`);
+    for (const peer of targets.filter((t) => PEERS.includes(t.system)))
+      lines.push(
+        `| ${wire.label} / ${peer.label} | ${keys.map((key) => `${n(ratio(wire, peer, key), 2)}x`).join(' | ')} |`,
+      );
+    if (chat && wire !== chat)
+      lines.push(
+        `| ${wire.label} / agent-loop chat | ${keys.map((key) => `${n(ratio(wire, chat, key), 2)}x`).join(' | ')} |`,
+      );
   }
   return lines;
 }
@@ -135,18 +166,49 @@ function tables(targets: Running[]): string[] {
  * ratios of `agent-loop`'s to each peer's and to its own chat's, each the median of the runs' ratios.
  */
 export async function benchWires(argv: string[], log: (line: string) => void): Promise<void> {
-  const [runs, rounds, size, loadMs] = [option(argv, '--runs', 3), option(argv, '--rounds', 6), option(argv, '--batch', 30), option(argv, '--load-ms', 3_000)];
+  const [runs, rounds, size, loadMs] = [
+    option(argv, '--runs', 3),
+    option(argv, '--rounds', 6),
+    option(argv, '--batch', 30),
+    option(argv, '--load-ms', 3_000),
+  ];
   const chosen = argv.includes('--ours-only') ? TARGETS.filter((t) => t.system === 'agent-loop-wires') : TARGETS;
   const load = [os.loadavg()[0]];
   const started = Date.now();
   const upstream = new BenchChild(path.join(__dirname, '..', 'upstream.ts'));
   const origins = (await upstream.ready) as { origin: string; responses: string; messages: string };
   await upstream.ask('latency', 0);
-  const env = { BENCH_UPSTREAM: origins.origin, BENCH_UPSTREAM_RESPONSES: origins.responses, BENCH_UPSTREAM_MESSAGES: origins.messages };
-  const profile = (label: string) => (process.env.WIRES_PROFILES ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WIRES_PROFILES}`, `--cpu-prof-name=${label.replace(/ /g, '-')}.cpuprofile`] : []);
-  const targets: Running[] = chosen.map((target) => ({ ...target, child: new BenchChild(path.join(__dirname, '..', 'systems', `${target.system}.ts`), env, 60_000, profile(target.label)), client: undefined as unknown as WireClient, runs: [] }));
+  const env = {
+    BENCH_UPSTREAM: origins.origin,
+    BENCH_UPSTREAM_RESPONSES: origins.responses,
+    BENCH_UPSTREAM_MESSAGES: origins.messages,
+  };
+  const profile = (label: string) =>
+    process.env.WIRES_PROFILES
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${process.env.WIRES_PROFILES}`,
+          `--cpu-prof-name=${label.replace(/ /g, '-')}.cpuprofile`,
+        ]
+      : [];
+  const targets: Running[] = chosen.map((target) => ({
+    ...target,
+    child: new BenchChild(
+      path.join(__dirname, '..', 'systems', `${target.system}.ts`),
+      env,
+      60_000,
+      profile(target.label),
+    ),
+    client: undefined as unknown as WireClient,
+    runs: [],
+  }));
   try {
-    for (const target of targets) target.client = new WireClient(`http://127.0.0.1:${(await target.child.ready).port as number}`, target.wire, WORKERS);
+    for (const target of targets)
+      target.client = new WireClient(
+        `http://127.0.0.1:${(await target.child.ready).port as number}`,
+        target.wire,
+        WORKERS,
+      );
     await run(upstream, targets, 2, 10, 1_000, true);
     for (let r = 1; r <= runs; r++) {
       await run(upstream, targets, rounds, size, loadMs, false);

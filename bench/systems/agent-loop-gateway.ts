@@ -1,6 +1,11 @@
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { agentLoopApp } from '../lib/agent-loop-app';
 import { serve } from '../lib/gateway';
 
@@ -23,7 +28,13 @@ serve(
     judge: {
       rules: [
         { surface: 'tool_call', tool: 'shell*', action: 'block', reason: 'no shell access from the gateway' },
-        { surface: 'tool_call', tool: 'echo', when: { argument: 'text', matches: '^/etc/' }, action: 'block', reason: 'no paths' },
+        {
+          surface: 'tool_call',
+          tool: 'echo',
+          when: { argument: 'text', matches: '^/etc/' },
+          action: 'block',
+          reason: 'no paths',
+        },
         { surface: 'context', when: { content: 'sk-[A-Za-z0-9]{20,}' }, action: 'rewrite', replace: '[redacted key]' },
       ],
     },

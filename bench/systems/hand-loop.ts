@@ -8,7 +8,11 @@ import { handLoopHandler } from '../lib/handloop';
 const url = `${upstreamOrigin()}/v1/chat/completions`;
 
 async function post(body: object) {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.statusCode !== 200) {
     await res.body.dump();
     throw new Error(`upstream answered ${res.statusCode}`);

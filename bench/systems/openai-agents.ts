@@ -29,7 +29,11 @@ const echoTool = tool({
 const agents = new Map<string, Agent>();
 const agentFor = (model: string) => {
   let agent = agents.get(model);
-  if (!agent) agents.set(model, (agent = new Agent({ name: 'bench', model: new OpenAIChatCompletionsModel(client, model), tools: [echoTool] })));
+  if (!agent)
+    agents.set(
+      model,
+      (agent = new Agent({ name: 'bench', model: new OpenAIChatCompletionsModel(client, model), tools: [echoTool] })),
+    );
   return agent;
 };
 

@@ -18,6 +18,9 @@ const transport: Transport = {
 };
 
 const app = express();
-app.use('/upstream', createProxyMiddleware({ target: `${upstreamOrigin()}/v1`, changeOrigin: true, agent: upstreamAgent() }));
+app.use(
+  '/upstream',
+  createProxyMiddleware({ target: `${upstreamOrigin()}/v1`, changeOrigin: true, agent: upstreamAgent() }),
+);
 app.post('/v1/chat/completions', express.json({ limit: '1mb' }), handLoopHandler(transport));
 serve(app);

@@ -28,7 +28,8 @@ function trellisState({ catalog, trellis }: ActiveBinding) {
   const session = trellis.mcpSession?.();
   const sessionField = session === undefined ? {} : { mcpSession: session };
   if (catalog.unlisted !== undefined) return { state: 'unlisted', reason: catalog.unlisted, ...sessionField };
-  if (catalog.listingFailure !== undefined) return { state: 'failing', reason: catalog.listingFailure, ...sessionField };
+  if (catalog.listingFailure !== undefined)
+    return { state: 'failing', reason: catalog.listingFailure, ...sessionField };
   return { state: 'ok', ...sessionField };
 }
 
@@ -39,7 +40,10 @@ async function bindingView(binding: ActiveBinding, match: unknown) {
     match,
     maxTurns: binding.maxTurns ?? null,
     toolTimeoutSec: binding.toolTimeoutSec,
-    tools: tools.map(({ function: { name, description } }) => ({ name, ...(description === undefined ? {} : { description }) })),
+    tools: tools.map(({ function: { name, description } }) => ({
+      name,
+      ...(description === undefined ? {} : { description }),
+    })),
     trellis: trellisState(binding),
   };
 }
@@ -61,7 +65,10 @@ function answering(handler: (req: Request, res: Response) => unknown) {
 function jsonObject(req: Request): Record<string, unknown> {
   const body: unknown = req.body;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
-  throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_REQUEST', `admin API: the body must be a JSON object sent with content-type: application/json, e.g. ${req.path.endsWith('rules') ? '{ "rules": [] }' : '{ "totalBudgetSec": 60 }'}.`);
+  throw new AgentLoopError(
+    'ERR_AGENT_LOOP_INVALID_REQUEST',
+    `admin API: the body must be a JSON object sent with content-type: application/json, e.g. ${req.path.endsWith('rules') ? '{ "rules": [] }' : '{ "totalBudgetSec": 60 }'}.`,
+  );
 }
 
 const sourceOf = (req: Request) => `admin API (${req.ip})`;
@@ -74,18 +81,39 @@ export function adminApi(subject: AdminSubject): Router {
     next();
   });
   api.use(express.json({ limit: '1mb' }));
-  api.get('/settings', answering(() => subject.settings.get()));
-  api.patch('/settings', answering((req) => subject.settings.update(jsonObject(req), sourceOf(req))));
+  api.get(
+    '/settings',
+    answering(() => subject.settings.get()),
+  );
+  api.patch(
+    '/settings',
+    answering((req) => subject.settings.update(jsonObject(req), sourceOf(req))),
+  );
   api.get(
     '/bindings',
     answering(async () => {
       const matches = new Map(subject.bindings.configured.map(({ binding, match }) => [binding.name, match]));
-      return { bindings: await Promise.all(subject.bindings.all.map((binding) => bindingView(binding, matches.get(binding.name) ?? 'web_search_options in the request'))) };
+      return {
+        bindings: await Promise.all(
+          subject.bindings.all.map((binding) =>
+            bindingView(binding, matches.get(binding.name) ?? 'web_search_options in the request'),
+          ),
+        ),
+      };
     }),
   );
-  api.get('/judge/rules', answering(() => subject.judge.view()));
-  api.put('/judge/rules', answering((req) => subject.judge.replaceRules(jsonObject(req).rules, sourceOf(req))));
-  api.get('/loops', answering(async () => ({ captureContent: subject.captureContent, ...(await subject.loops.snapshot()) })));
+  api.get(
+    '/judge/rules',
+    answering(() => subject.judge.view()),
+  );
+  api.put(
+    '/judge/rules',
+    answering((req) => subject.judge.replaceRules(jsonObject(req).rules, sourceOf(req))),
+  );
+  api.get(
+    '/loops',
+    answering(async () => ({ captureContent: subject.captureContent, ...(await subject.loops.snapshot()) })),
+  );
   api.get(
     '/key-budget',
     answering(async () => {
@@ -95,18 +123,31 @@ export function adminApi(subject: AdminSubject): Router {
       return { ...budget, keys: await subject.budgets.keys(budget).catch(() => null) };
     }),
   );
-  api.get('/oauth', answering(async () => ({ tokens: await subject.tokens.list() })));
+  api.get(
+    '/oauth',
+    answering(async () => ({ tokens: await subject.tokens.list() })),
+  );
   api.delete('/oauth/:server/:user', async function forgetTokens(req, res, next) {
     const { server, user } = req.params as { server: string; user: string };
     try {
       if (await subject.tokens.forget(server, user)) return void res.json({ forgotten: { server, user } });
-      apiError(res, 404, `admin API: no OAuth tokens of user '${user}' for server '${server}'; GET oauth lists them`, 'not_found');
+      apiError(
+        res,
+        404,
+        `admin API: no OAuth tokens of user '${user}' for server '${server}'; GET oauth lists them`,
+        'not_found',
+      );
     } catch (error) {
       next(error);
     }
   });
   api.use(function unknownRoute(req, res) {
-    apiError(res, 404, `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`, 'not_found');
+    apiError(
+      res,
+      404,
+      `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
+      'not_found',
+    );
   });
   return api;
 }

@@ -7,9 +7,14 @@ export interface GatewayAdminConfig {
   keyEnv: string;
 }
 
-export const adminConfigSchema = Joi.object({ keyEnv: Joi.string().pattern(/^[A-Za-z_][A-Za-z0-9_]*$/).required() });
+export const adminConfigSchema = Joi.object({
+  keyEnv: Joi.string()
+    .pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .required(),
+});
 
-export const ADMIN_HINT = "it must be { keyEnv: 'AGENT_LOOP_ADMIN_KEY' }, naming the environment variable that holds the admin key";
+export const ADMIN_HINT =
+  "it must be { keyEnv: 'AGENT_LOOP_ADMIN_KEY' }, naming the environment variable that holds the admin key";
 
 /**
  * The admin key, with `admin` configured; without it, undefined: no admin route at all. A named variable that is

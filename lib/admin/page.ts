@@ -6,7 +6,10 @@ export const PAGE_DIR = path.join(__dirname, '..', '..', 'admin-page');
 
 /** The page holds no secret (it asks for the key); what it may load and where it may send is locked to its own origin. */
 function pageHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  res.setHeader(
+    'content-security-policy',
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  );
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('referrer-policy', 'no-referrer');
   next();

@@ -6,7 +6,12 @@ import { checked } from './options';
 import { adminPage } from './page';
 
 /** A body express.json() refused: a 400 in OpenAI's shape, not Express's HTML page. */
-const refusedBody: ErrorRequestHandler = function refusedAdminBody(error: { status?: number; expose?: boolean; message: string }, _req, res, next) {
+const refusedBody: ErrorRequestHandler = function refusedAdminBody(
+  error: { status?: number; expose?: boolean; message: string },
+  _req,
+  res,
+  next,
+) {
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
   apiError(res, error.status, `admin API: ${error.message}`, 'invalid_request');
 };

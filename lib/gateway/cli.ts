@@ -32,12 +32,15 @@ function readConfig(file: string): GatewayConfig {
     return fail(`${(error as AgentLoopError).code}: ${(error as Error).message}`);
   }
   if (typeof config === 'object' && config !== null && !Array.isArray(config)) return config as GatewayConfig;
-  return fail(`agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${CONFIG_EXAMPLE}`);
+  return fail(
+    `agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${CONFIG_EXAMPLE}`,
+  );
 }
 
 /** What to do about a port the gateway cannot listen on. */
 function listenFix(error: NodeJS.ErrnoException, port: number): string {
-  if (error.code === 'EADDRINUSE') return `; another process listens there: stop it or choose another port, e.g. --port ${port + 1}`;
+  if (error.code === 'EADDRINUSE')
+    return `; another process listens there: stop it or choose another port, e.g. --port ${port + 1}`;
   if (error.code === 'EACCES') return '; ports below 1024 need privileges: choose another, e.g. --port 3000';
   return '';
 }
@@ -52,12 +55,22 @@ function portOf(text: string | undefined): number | undefined {
 export function main(argv = process.argv.slice(2)): void {
   let values: { config?: string; port?: string; host?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
   } catch (error) {
     return fail(`agent-loop-gateway: ${(error as Error).message}\n${USAGE}`);
   }
   if (values.help) {
-    console.log(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.`);
+    console.log(
+      `${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.`,
+    );
     return process.exit(0);
   }
   if (!values.config) return fail(`agent-loop-gateway: --config is required\n${USAGE}`);
@@ -73,15 +86,20 @@ export function main(argv = process.argv.slice(2)): void {
   }
   // Not app.listen(): Express 5 calls its callback with the error too (EADDRINUSE), Express 4 only on success.
   const server = http.createServer(app);
-  server.once('error', (error) => fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}${listenFix(error, port)}`));
+  server.once('error', (error) =>
+    fail(`agent-loop-gateway: cannot listen on ${host}:${port}: ${error.message}${listenFix(error, port)}`),
+  );
   server.listen(port, host, () => {
     const address = server.address() as AddressInfo;
     console.log(`listening on http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
   });
   const drainSec = config.shutdownDrainSec ?? defaultOf(loopOptions.shutdownDrainSec);
   const turnsUseListener = config.selfUrl !== undefined || config.selfCall === 'socket';
-  process.on('SIGHUP', () => reloadConfig(values.config!, app.locals.agentLoop, config as unknown as Record<string, unknown>));
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));
+  process.on('SIGHUP', () =>
+    reloadConfig(values.config!, app.locals.agentLoop, config as unknown as Record<string, unknown>),
+  );
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => void shutDown(server, app.locals.agentLoop, { drainSec, turnsUseListener }, signal));
 }
 
 let shuttingDown = false;
@@ -101,7 +119,12 @@ function stopListening(server: http.Server): void {
  * drained. Either way /readyz says 503 from the signal on, and a request still running after the drain gets the
  * drain's length again before its connection is cut.
  */
-async function shutDown(server: http.Server, loop: AgentLoopMiddleware, { drainSec, turnsUseListener }: { drainSec: number; turnsUseListener: boolean }, signal: NodeJS.Signals): Promise<void> {
+async function shutDown(
+  server: http.Server,
+  loop: AgentLoopMiddleware,
+  { drainSec, turnsUseListener }: { drainSec: number; turnsUseListener: boolean },
+  signal: NodeJS.Signals,
+): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting`);

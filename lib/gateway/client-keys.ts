@@ -16,7 +16,10 @@ const digest = (key: string) => createHash('sha256').update(key).digest();
 export function clientKeysOf({ clientKeys = [], clientKeysEnv }: ClientKeysConfig): string[] | undefined {
   const fromEnv = clientKeysEnv === undefined ? [] : (process.env[clientKeysEnv] ?? '').split(/[\s,]+/).filter(Boolean);
   if (clientKeysEnv !== undefined && fromEnv.length === 0) {
-    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `createGateway: option 'clientKeysEnv' names ${clientKeysEnv}, which holds no key; set it to the client keys, separated by commas, e.g. ${clientKeysEnv}=key-one,key-two, or leave clientKeysEnv out.`);
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      `createGateway: option 'clientKeysEnv' names ${clientKeysEnv}, which holds no key; set it to the client keys, separated by commas, e.g. ${clientKeysEnv}=key-one,key-two, or leave clientKeysEnv out.`,
+    );
   }
   const keys = [...clientKeys, ...fromEnv];
   return keys.length > 0 ? keys : undefined;
@@ -43,6 +46,13 @@ export function requireClientKey(keys: string[]): RequestHandler {
     res
       .status(401)
       .set('www-authenticate', 'Bearer')
-      .json({ error: { message: 'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      .json({
+        error: {
+          message:
+            'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      });
   };
 }

@@ -16,23 +16,43 @@ import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
 /** what express.json() takes as its `limit` */
-const isSize = (value: unknown) => (Number.isInteger(value) && (value as number) > 0) || (typeof value === 'string' && /^\d+(\.\d+)? ?(b|kb|mb|gb)$/i.test(value));
+const isSize = (value: unknown) =>
+  (Number.isInteger(value) && (value as number) > 0) ||
+  (typeof value === 'string' && /^\d+(\.\d+)? ?(b|kb|mb|gb)$/i.test(value));
 
 const upstreamOptions = {
-  url: required<string>({ schema: Joi.string().uri({ scheme: ['http', 'https'] }), hint: "it must be the upstream's OpenAI-compatible base URL, e.g. 'http://127.0.0.1:11434/v1'" }),
-  apiKeyEnv: option<string>({ schema: Joi.string(), hint: "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'" }),
+  url: required<string>({
+    schema: Joi.string().uri({ scheme: ['http', 'https'] }),
+    hint: "it must be the upstream's OpenAI-compatible base URL, e.g. 'http://127.0.0.1:11434/v1'",
+  }),
+  apiKeyEnv: option<string>({
+    schema: Joi.string(),
+    hint: "it must name an environment variable holding the upstream's API key, e.g. 'OPENAI_API_KEY'",
+  }),
   /** what is forwarded under `/v1`, as `METHOD path` (default `INFERENCE_ROUTES`) */
   routes: option<string[]>({
-    schema: Joi.array().items(Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid')))),
+    schema: Joi.array().items(
+      Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid'))),
+    ),
     hint: `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`,
   }),
 };
 
 /** What only createGateway's config holds, beside agentLoop's options (which agentLoop checks). */
 export const gatewayOptions = {
-  host: defaulted<string>({ schema: Joi.string().default('127.0.0.1'), hint: "it must be a host name or address to listen on, e.g. '127.0.0.1'" }),
-  port: defaulted<number>({ schema: Joi.number().integer().min(0).max(65535).default(3000), hint: 'it must be a port number from 0 to 65535, e.g. 3000' }),
-  upstream: required<OptionsIn<typeof upstreamOptions>>({ schema: schemaOf(upstreamOptions), hint: "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }", inner: upstreamOptions }),
+  host: defaulted<string>({
+    schema: Joi.string().default('127.0.0.1'),
+    hint: "it must be a host name or address to listen on, e.g. '127.0.0.1'",
+  }),
+  port: defaulted<number>({
+    schema: Joi.number().integer().min(0).max(65535).default(3000),
+    hint: 'it must be a port number from 0 to 65535, e.g. 3000',
+  }),
+  upstream: required<OptionsIn<typeof upstreamOptions>>({
+    schema: schemaOf(upstreamOptions),
+    hint: "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }",
+    inner: upstreamOptions,
+  }),
   /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
   bodyLimit: option<string | number>({
     schema: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
@@ -44,7 +64,10 @@ export const gatewayOptions = {
     hint: 'it must be a list of keys of at least 16 characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv',
   }),
   /** an environment variable holding more, separated by commas or white space */
-  clientKeysEnv: option<string>({ schema: Joi.string(), hint: "it must name an environment variable holding the client keys, separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'" }),
+  clientKeysEnv: option<string>({
+    schema: Joi.string(),
+    hint: "it must name an environment variable holding the client keys, separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'",
+  }),
   /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
   admin: option<GatewayAdminConfig>({
     schema: adminConfigSchema,
@@ -52,7 +75,7 @@ export const gatewayOptions = {
     doc: {
       range: '`{ keyEnv }`: the environment variable holding the admin key (16+ characters)',
       fallback: 'none: no admin routes',
-      does: "the [admin API and page](admin.md#admin-api-and-page) at `/admin`; in your own app, `loop.admin({ key })` or `loop.admin({ auth: false })`",
+      does: 'the [admin API and page](admin.md#admin-api-and-page) at `/admin`; in your own app, `loop.admin({ key })` or `loop.admin({ auth: false })`',
     },
   }),
 };
@@ -62,16 +85,25 @@ export type GatewayConfig = AgentLoopOptions & OptionsIn<typeof gatewayOptions>;
 const { admin, ...listened } = schemasOf(gatewayOptions);
 
 /** agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold. */
-const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys).map((key) => [key, Joi.any()]);
+const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys).map((key) => [
+  key,
+  Joi.any(),
+]);
 
 const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopOptions), admin });
 
 const validGatewayConfig = validator('createGateway', gatewaySchema, gatewayOptions);
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
-const refusedBody: ErrorRequestHandler = function refusedBody(error: { status?: number; expose?: boolean; type?: string; message: string }, _req, res, next) {
+const refusedBody: ErrorRequestHandler = function refusedBody(
+  error: { status?: number; expose?: boolean; type?: string; message: string },
+  _req,
+  res,
+  next,
+) {
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
-  const message = error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
+  const message =
+    error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
   res.status(error.status).json({ error: { message, type: 'invalid_request_error' } });
 };
 
@@ -80,7 +112,13 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
   // JSON.parse takes nesting that JSON.stringify cannot give back: such a body cannot be forwarded, by its sender's doing.
   const [status, body] =
     error instanceof RangeError
-      ? [400, { message: `the request body cannot be forwarded: ${error.message} (nested too deeply?)`, type: 'invalid_request_error' }]
+      ? [
+          400,
+          {
+            message: `the request body cannot be forwarded: ${error.message} (nested too deeply?)`,
+            type: 'invalid_request_error',
+          },
+        ]
       : [502, { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' }];
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: body }));
@@ -97,12 +135,25 @@ export function validateGatewayConfig(config: unknown): void {
  */
 export function createGateway(config: GatewayConfig): Express {
   validateGatewayConfig(config);
-  const { host: _host, port: _port, upstream, bodyLimit = '10mb', metrics, admin, clientKeys: _keys, clientKeysEnv: _keysEnv, ...loopOptions } = config;
+  const {
+    host: _host,
+    port: _port,
+    upstream,
+    bodyLimit = '10mb',
+    metrics,
+    admin,
+    clientKeys: _keys,
+    clientKeysEnv: _keysEnv,
+    ...loopOptions
+  } = config;
   const adminKey = adminKeyOf(admin);
   const keys = clientKeysOf(config);
   const clientKey = keys && requireClientKey(keys);
   const apiKey = upstreamKeyOf(upstream.apiKeyEnv);
-  const loop: AgentLoopMiddleware = agentLoop({ ...loopOptions, metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}) });
+  const loop: AgentLoopMiddleware = agentLoop({
+    ...loopOptions,
+    metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}),
+  });
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
   const app = express();
   app.disable('x-powered-by');
@@ -131,7 +182,9 @@ export function createGateway(config: GatewayConfig): Express {
       target: upstream.url,
       changeOrigin: true,
       // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
-      agent: upstream.url.startsWith('https:') ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true }),
+      agent: upstream.url.startsWith('https:')
+        ? new https.Agent({ keepAlive: true })
+        : new http.Agent({ keepAlive: true }),
       on: {
         proxyReq(proxyReq, req, res) {
           // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead

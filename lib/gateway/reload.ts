@@ -14,12 +14,16 @@ const BINDING_TUNABLE = ['maxTurns', 'toolTimeoutSec'];
 /** the gateway's own keys, which agentLoop does not take */
 const GATEWAY_ONLY = ['host', 'port', 'upstream', 'bodyLimit', 'admin', 'clientKeys', 'clientKeysEnv'];
 
-const without = (value: unknown, keys: string[]) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key))) : value);
+const without = (value: unknown, keys: string[]) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)))
+    : value;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function readJson(file: string): Config {
   const config = parseConfig(readFileSync(file, 'utf8'), file);
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new Error(`${file} holds ${JSON.stringify(config)}; it must hold a JSON object`);
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new Error(`${file} holds ${JSON.stringify(config)}; it must hold a JSON object`);
   return config as Config;
 }
 
@@ -33,17 +37,34 @@ function needingRestart(started: Config, next: Config): string[] {
       changed.push(key);
       continue;
     }
-    const byName = (config: Config) => new Map(((config.bindings ?? []) as { name: string }[]).map((binding) => [binding.name, without(binding, BINDING_TUNABLE)]));
+    const byName = (config: Config) =>
+      new Map(
+        ((config.bindings ?? []) as { name: string }[]).map((binding) => [
+          binding.name,
+          without(binding, BINDING_TUNABLE),
+        ]),
+      );
     const [before, after] = [byName(started), byName(next)];
-    for (const name of new Set([...before.keys(), ...after.keys()])) if (!same(before.get(name), after.get(name))) changed.push(`bindings.${name}`);
+    for (const name of new Set([...before.keys(), ...after.keys()]))
+      if (!same(before.get(name), after.get(name))) changed.push(`bindings.${name}`);
   }
   return changed;
 }
 
 /** The file's tunables as a settings patch: for the bindings running now, its absent token budget lifted. */
 function settingsFrom(valid: ValidOptions, running: string[]): SettingsPatch {
-  const bindings = Object.fromEntries(valid.bindings.filter((binding) => running.includes(binding.name)).map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }]));
-  return { totalBudgetSec: valid.totalBudgetSec, defaultMaxTurns: valid.defaultMaxTurns, maxToolCallsPerTurn: valid.maxToolCallsPerTurn, maxTokensPerLoop: valid.maxTokensPerLoop ?? null, bindings };
+  const bindings = Object.fromEntries(
+    valid.bindings
+      .filter((binding) => running.includes(binding.name))
+      .map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }]),
+  );
+  return {
+    totalBudgetSec: valid.totalBudgetSec,
+    defaultMaxTurns: valid.defaultMaxTurns,
+    maxToolCallsPerTurn: valid.maxToolCallsPerTurn,
+    maxTokensPerLoop: valid.maxTokensPerLoop ?? null,
+    bindings,
+  };
 }
 
 /**
@@ -51,7 +72,12 @@ function settingsFrom(valid: ValidOptions, running: string[]): SettingsPatch {
  * rules judge's rules. A file that does not read or validate changes nothing and says why; options that take a
  * restart are named and left as they run. Loops in flight keep what they started with.
  */
-export function reloadConfig(file: string, loop: AgentLoopMiddleware, started: Config, logger: Logger = defaultLogger()): boolean {
+export function reloadConfig(
+  file: string,
+  loop: AgentLoopMiddleware,
+  started: Config,
+  logger: Logger = defaultLogger(),
+): boolean {
   let next: Config;
   let valid: ValidOptions;
   try {
@@ -59,16 +85,27 @@ export function reloadConfig(file: string, loop: AgentLoopMiddleware, started: C
     validateGatewayConfig(next);
     valid = validate<ValidOptions>(optionsSchema, without(next, GATEWAY_ONLY));
   } catch (error) {
-    const reason = 'code' in (error as object) ? `${(error as { code: string }).code}: ${(error as Error).message}` : (error as Error).message;
-    logger.error('agent-loop-gateway: SIGHUP: the config file was not reloaded; the running config stays', { file, reason });
+    const reason =
+      'code' in (error as object)
+        ? `${(error as { code: string }).code}: ${(error as Error).message}`
+        : (error as Error).message;
+    logger.error('agent-loop-gateway: SIGHUP: the config file was not reloaded; the running config stays', {
+      file,
+      reason,
+    });
     return false;
   }
   const restart = needingRestart(started, next);
   loop.settings.update(settingsFrom(valid, Object.keys(loop.settings.get().bindings)), `SIGHUP (${file})`);
   const rules = valid.judge && 'rules' in valid.judge ? valid.judge.rules : undefined;
   const running = loop.judgeRules.get();
-  if (rules && !restart.includes('judge') && !same(rules, running.rules)) loop.judgeRules.replace(rules, `SIGHUP (${file})`);
-  if (restart.length > 0) logger.warn('agent-loop-gateway: SIGHUP: these options take a restart; they keep their running values', { file, options: restart });
+  if (rules && !restart.includes('judge') && !same(rules, running.rules))
+    loop.judgeRules.replace(rules, `SIGHUP (${file})`);
+  if (restart.length > 0)
+    logger.warn('agent-loop-gateway: SIGHUP: these options take a restart; they keep their running values', {
+      file,
+      options: restart,
+    });
   logger.info('agent-loop-gateway: SIGHUP: config reloaded', { file });
   return true;
 }

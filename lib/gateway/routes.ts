@@ -2,10 +2,19 @@ import type { RequestHandler } from 'express';
 import { isAmbiguousPath } from '../routed-path';
 
 /** What the ready gateway forwards by default, under `/v1`: inference, and the model list its clients read. */
-export const INFERENCE_ROUTES = ['POST chat/completions', 'POST responses', 'POST messages', 'POST completions', 'POST embeddings', 'GET models', 'GET models/*'];
+export const INFERENCE_ROUTES = [
+  'POST chat/completions',
+  'POST responses',
+  'POST messages',
+  'POST completions',
+  'POST embeddings',
+  'GET models',
+  'GET models/*',
+];
 
 /** `METHOD path`: a method or `*`, then the path under `/v1`, a segment `*` matching any one segment. */
-export const ROUTE = /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (?!(.*\/)?\.\.?(\/|$))(\*|[\w\-.~]+)(\/(\*|[\w\-.~]+))*$/;
+export const ROUTE =
+  /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (?!(.*\/)?\.\.?(\/|$))(\*|[\w\-.~]+)(\/(\*|[\w\-.~]+))*$/;
 
 interface Route {
   method: string;
@@ -32,7 +41,11 @@ export function routeGuard(routes: string[]): RequestHandler {
   return function gatewayRoutes(req, res, next) {
     let refusal: { status: number; body: unknown } | undefined;
     if (isAmbiguousPath(req.originalUrl)) {
-      refusal = refused(400, `the path ${req.originalUrl.split('?', 1)[0]} has dot segments or encoded dots, slashes or backslashes: this gateway forwards plain paths only`, 'invalid_path');
+      refusal = refused(
+        400,
+        `the path ${req.originalUrl.split('?', 1)[0]} has dot segments or encoded dots, slashes or backslashes: this gateway forwards plain paths only`,
+        'invalid_path',
+      );
     } else if (!allowed.some(({ method, path }) => (method === '*' || method === req.method) && path.test(req.path))) {
       refusal = refused(404, `this gateway does not forward ${req.method} ${req.path}`, 'unknown_route');
     }

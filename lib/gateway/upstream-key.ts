@@ -32,5 +32,6 @@ export function setUpstreamKey(proxyReq: ClientRequest, req: IncomingMessage, ap
   if (apiKey === undefined) return;
   if (!isMessagesPath(req.url)) return void proxyReq.setHeader('authorization', `Bearer ${apiKey}`);
   proxyReq.setHeader('x-api-key', apiKey);
-  if (req.headers['anthropic-version'] === undefined) proxyReq.setHeader('anthropic-version', DEFAULT_ANTHROPIC_VERSION);
+  if (req.headers['anthropic-version'] === undefined)
+    proxyReq.setHeader('anthropic-version', DEFAULT_ANTHROPIC_VERSION);
 }

@@ -2,7 +2,12 @@ import { TimedOut, withinTimeout } from '../signals';
 import type { Judge, JudgeContext, JudgeInput } from '../types';
 
 /** Runs the judge under its own timeout and the loop's signal; a judge that ignores its signal times out all the same. */
-export async function evaluateWithin(judge: Judge, input: JudgeInput, context: JudgeContext, timeoutSec: number): Promise<unknown> {
+export async function evaluateWithin(
+  judge: Judge,
+  input: JudgeInput,
+  context: JudgeContext,
+  timeoutSec: number,
+): Promise<unknown> {
   try {
     return await withinTimeout(context.signal, timeoutSec, (signal) => judge.evaluate(input, { ...context, signal }));
   } catch (error) {

@@ -26,7 +26,11 @@ export class LiveJudge {
 
   view(): JudgeView {
     const judge = kindOf(this.option);
-    return { judge, ...(this.option ? { mode: this.option.mode } : {}), rules: this.option && 'rules' in this.option ? this.option.rules : null };
+    return {
+      judge,
+      ...(this.option ? { mode: this.option.mode } : {}),
+      rules: this.option && 'rules' in this.option ? this.option.rules : null,
+    };
   }
 
   /**
@@ -36,10 +40,15 @@ export class LiveJudge {
   replaceRules(rules: unknown, source = 'judge.replaceRules()'): JudgeView {
     const kind = kindOf(this.option);
     if (kind === 'llm' || kind === 'custom') {
-      throw new AgentLoopError('ERR_AGENT_LOOP_NOT_A_RULES_JUDGE', `agentLoop: the judge is ${kind === 'llm' ? 'an llm judge' : 'a custom Judge'}, which has no rules to replace; configure judge: { rules: [...] } to manage rules at run time.`);
+      throw new AgentLoopError(
+        'ERR_AGENT_LOOP_NOT_A_RULES_JUDGE',
+        `agentLoop: the judge is ${kind === 'llm' ? 'an llm judge' : 'a custom Judge'}, which has no rules to replace; configure judge: { rules: [...] } to manage rules at run time.`,
+      );
     }
     const { mode, timeoutSec, onError } = this.option ?? {};
-    const defined = Object.fromEntries(Object.entries({ mode, timeoutSec, onError }).filter(([, value]) => value !== undefined));
+    const defined = Object.fromEntries(
+      Object.entries({ mode, timeoutSec, onError }).filter(([, value]) => value !== undefined),
+    );
     const { judge } = validate<{ judge: JudgeOption }>(judgeSchema, { judge: { rules, ...defined } });
     this.runner = this.runnerFor(judge);
     this.option = judge;

@@ -28,7 +28,16 @@ function instructions(policy: string): string {
 
 function judgedInput(input: JudgeInput): string {
   const { surface, binding, tool, arguments: args, annotations, result, messages, approved } = input;
-  return JSON.stringify({ surface, binding, tool, arguments: args, annotations, approved, result, recent_messages: messages?.slice(-RECENT_MESSAGES) });
+  return JSON.stringify({
+    surface,
+    binding,
+    tool,
+    arguments: args,
+    annotations,
+    approved,
+    result,
+    recent_messages: messages?.slice(-RECENT_MESSAGES),
+  });
 }
 
 function unfenced(content: string): string {
@@ -38,7 +47,9 @@ function unfenced(content: string): string {
 
 /** The model's reason may quote the arguments or the result it judged; the agent and the logs read it. */
 function withRedactedReason(verdict: Verdict): Verdict {
-  return 'reason' in verdict && typeof verdict.reason === 'string' ? { ...verdict, reason: redacted(verdict.reason) } : verdict;
+  return 'reason' in verdict && typeof verdict.reason === 'string'
+    ? { ...verdict, reason: redacted(verdict.reason) }
+    : verdict;
 }
 
 export function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {

@@ -26,6 +26,7 @@ export function maskedArguments(text: string, ...argumentSets: unknown[]): strin
   const forms = new Set<string>();
   for (const value of valuesOf(argumentSets)) forms.add(value).add(JSON.stringify(value).slice(1, -1));
   let masked = text;
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) if (form.length >= MIN_MASKED_CHARS) masked = masked.split(form).join(MASKED);
+  for (const form of [...forms].sort((a, b) => b.length - a.length))
+    if (form.length >= MIN_MASKED_CHARS) masked = masked.split(form).join(MASKED);
   return masked;
 }

@@ -16,12 +16,18 @@ const judgeSettings = {
     schema: Joi.number().min(TIMEOUT_SEC.min).max(TIMEOUT_SEC.max).default(TIMEOUT_SEC.fallback),
     hint: `it must be a number of seconds from ${TIMEOUT_SEC.min} to ${TIMEOUT_SEC.max} (default ${TIMEOUT_SEC.fallback}), e.g. timeoutSec: ${TIMEOUT_SEC.fallback}`,
   }),
-  onError: defaulted<'block' | 'allow'>({ schema: Joi.string().valid('block', 'allow').default('block'), hint: "it must be 'block' (a failing judge blocks) or 'allow', e.g. onError: 'block'" }),
+  onError: defaulted<'block' | 'allow'>({
+    schema: Joi.string().valid('block', 'allow').default('block'),
+    hint: "it must be 'block' (a failing judge blocks) or 'allow', e.g. onError: 'block'",
+  }),
 };
 
 export type JudgeSettings = OptionsOut<typeof judgeSettings>;
 
-const llmOptions = { model: required<string>({ schema: Joi.string() }), policy: required<string>({ schema: Joi.string() }) };
+const llmOptions = {
+  model: required<string>({ schema: Joi.string() }),
+  policy: required<string>({ schema: Joi.string() }),
+};
 
 export type LlmJudgeOptions = OptionsIn<typeof llmOptions>;
 
@@ -34,7 +40,8 @@ export const llmOption = option<LlmJudgeOptions>({
 /** Validated: a bare `Judge` is lifted into `{ judge }`, so there are three sources. */
 export type JudgeOption = ({ rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & JudgeSettings;
 
-export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) & Partial<JudgeSettings>;
+export type JudgeOptionInput = (Judge | { rules: Rule[] } | { llm: LlmJudgeOptions } | { judge: Judge }) &
+  Partial<JudgeSettings>;
 
 /** What `judgeRules.get()` and the admin API show of the judge in force. */
 export interface JudgeView {

@@ -49,7 +49,8 @@ function isWithin(reading: string, folder: string): boolean {
 export function placementOf(value: unknown, folders: string[]): Placement {
   if (typeof value !== 'string') return 'doubtful';
   const readings = readingsOf(value);
-  if (!readings || readings.some((reading) => CONTROL_CHARACTER.test(reading) || !reading.startsWith('/'))) return 'doubtful';
+  if (!readings || readings.some((reading) => CONTROL_CHARACTER.test(reading) || !reading.startsWith('/')))
+    return 'doubtful';
   const inside = readings.map((reading) => folders.some((folder) => isWithin(reading, folder)));
   if (inside.every(Boolean)) return 'inside';
   return inside.some(Boolean) ? 'doubtful' : 'outside';

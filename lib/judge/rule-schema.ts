@@ -25,18 +25,16 @@ function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.E
   }
 }
 
-const regex = Joi.string()
-  .custom(compilesAsRegex)
-  .messages({
-    'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
-    'regex.unsupported':
-      "{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule",
-  });
+const regex = Joi.string().custom(compilesAsRegex).messages({
+  'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
+  'regex.unsupported':
+    "{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule",
+});
 
-const folder = Joi.string()
-  .pattern(/^\//)
-  .pattern(CONTROL_CHARACTER, { invert: true })
-  .messages({ 'string.pattern.base': '{{#label}} must be an absolute folder like "/srv/docs"', 'string.pattern.invert.base': '{{#label}} must be an absolute folder like "/srv/docs"' });
+const folder = Joi.string().pattern(/^\//).pattern(CONTROL_CHARACTER, { invert: true }).messages({
+  'string.pattern.base': '{{#label}} must be an absolute folder like "/srv/docs"',
+  'string.pattern.invert.base': '{{#label}} must be an absolute folder like "/srv/docs"',
+});
 
 const argumentCondition = Joi.object({
   argument: Joi.string()
@@ -44,7 +42,10 @@ const argumentCondition = Joi.object({
     .required()
     .messages({ 'string.pattern.base': '{{#label}} must be a dotted path like "path" or "options.target"' }),
   matches: regex,
-  within: Joi.array().items(folder).min(1).messages({ 'array.min': '{{#label}} must name at least one folder, e.g. within: ["/srv/docs"]' }),
+  within: Joi.array()
+    .items(folder)
+    .min(1)
+    .messages({ 'array.min': '{{#label}} must name at least one folder, e.g. within: ["/srv/docs"]' }),
 })
   .xor('matches', 'within')
   .messages({
@@ -82,7 +83,11 @@ function coherentRule(rule: Rule, helpers: CustomHelpers): Rule | Joi.ErrorRepor
 const whenSchema = Joi.alternatives().conditional('.content', {
   is: Joi.exist(),
   then: contentCondition,
-  otherwise: Joi.alternatives().conditional('.annotation', { is: Joi.exist(), then: annotationCondition, otherwise: argumentCondition }),
+  otherwise: Joi.alternatives().conditional('.annotation', {
+    is: Joi.exist(),
+    then: annotationCondition,
+    otherwise: argumentCondition,
+  }),
 });
 
 const ruleOptions = {
@@ -111,15 +116,17 @@ const ruleOptions = {
   }),
 };
 
-const ruleSchema = Joi.object<Rule>(schemasOf(ruleOptions))
-  .custom(coherentRule)
-  .messages({
-    'rule.contentOnToolCall': '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
-    'rule.askOnContext': "{{#label}}: action 'ask' applies to the tool_call surface (a person approves a call before it runs); a result cannot wait for approval",
-    'rule.rewriteNeedsArgument': '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
-    'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
-    'rule.rewriteWithin': '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',
-  });
+const ruleSchema = Joi.object<Rule>(schemasOf(ruleOptions)).custom(coherentRule).messages({
+  'rule.contentOnToolCall':
+    '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
+  'rule.askOnContext':
+    "{{#label}}: action 'ask' applies to the tool_call surface (a person approves a call before it runs); a result cannot wait for approval",
+  'rule.rewriteNeedsArgument':
+    '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
+  'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
+  'rule.rewriteWithin':
+    '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',
+});
 
 export const rulesOption = option<Rule[]>({
   schema: Joi.array().items(ruleSchema),

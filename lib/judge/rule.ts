@@ -54,7 +54,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function valueAt(root: unknown, path: string[]): unknown {
-  return path.reduce<unknown>((node, key) => (isRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined), root);
+  return path.reduce<unknown>(
+    (node, key) => (isRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined),
+    root,
+  );
 }
 
 export function withValueAt(root: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
@@ -91,7 +94,8 @@ function annotationOf(input: JudgeInput, name: string): boolean {
  */
 function pathsMatch(compiled: CompiledRule, args: Record<string, unknown>): boolean {
   const placements = placementsOf(valueAt(args, compiled.argumentPath!), compiled.within!);
-  if (compiled.rule.action === 'allow') return placements.length > 0 && placements.every((placement) => placement === 'inside');
+  if (compiled.rule.action === 'allow')
+    return placements.length > 0 && placements.every((placement) => placement === 'inside');
   return placements.some((placement) => placement !== 'outside');
 }
 
@@ -103,7 +107,8 @@ export function matchedText(
   result: string,
 ): string | undefined {
   if (compiled.rule.surface !== input.surface || !compiled.tool.test(input.tool)) return undefined;
-  if (compiled.annotation) return annotationOf(input, compiled.annotation.name) === compiled.annotation.is ? '' : undefined;
+  if (compiled.annotation)
+    return annotationOf(input, compiled.annotation.name) === compiled.annotation.is ? '' : undefined;
   if (compiled.within) return pathsMatch(compiled, args) ? '' : undefined;
   if (!compiled.pattern) return '';
   const text = compiled.argumentPath ? argumentText(compiled, args, compiled.argumentPath) : result;

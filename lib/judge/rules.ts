@@ -5,7 +5,9 @@ import type { CompiledRule, Rule } from './rule';
 import { validateRules } from './rule-schema';
 
 function defaultBlockReason(input: JudgeInput): string {
-  return input.surface === 'tool_call' ? `'${input.tool}' may not be called` : `the result of '${input.tool}' is withheld`;
+  return input.surface === 'tool_call'
+    ? `'${input.tool}' may not be called`
+    : `the result of '${input.tool}' is withheld`;
 }
 
 /**
@@ -23,7 +25,8 @@ function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
     const { action, reason, replace = '' } = compiled.rule;
     if (action === 'block') return { action: 'block', reason: reason ?? defaultBlockReason(input) };
     if (action === 'allow' || (action === 'ask' && input.approved)) break;
-    if (action === 'ask') return { action: 'ask', ...(reason ? { reason } : {}), ...(rewritten ? { arguments: args } : {}) };
+    if (action === 'ask')
+      return { action: 'ask', ...(reason ? { reason } : {}), ...(rewritten ? { arguments: args } : {}) };
     const replaced = (compiled.pattern as RE2JS).matcher(text).replaceAll(replace);
     if (compiled.argumentPath) args = withValueAt(args, compiled.argumentPath, replaced);
     else result = replaced;
@@ -32,7 +35,9 @@ function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
   }
   if (!rewritten) return { action: 'allow' };
   const reason = rewriteReasons.length ? { reason: rewriteReasons.join('; ') } : {};
-  return input.surface === 'tool_call' ? { action: 'rewrite', arguments: args, ...reason } : { action: 'rewrite', result, ...reason };
+  return input.surface === 'tool_call'
+    ? { action: 'rewrite', arguments: args, ...reason }
+    : { action: 'rewrite', result, ...reason };
 }
 
 export function rulesJudge(rules: Rule[]): Judge {

@@ -36,7 +36,12 @@ interface Reviewed {
   failure?: string;
 }
 
-async function reviewed(judge: Judge, input: JudgeInput, context: JudgeContext, option: JudgeOption): Promise<Reviewed> {
+async function reviewed(
+  judge: Judge,
+  input: JudgeInput,
+  context: JudgeContext,
+  option: JudgeOption,
+): Promise<Reviewed> {
   let failure: string;
   try {
     const verdict = await evaluateWithin(judge, input, context, option.timeoutSec);
@@ -57,16 +62,29 @@ function decisionFor(verdict: Verdict, input: JudgeInput): JudgeDecision {
   if (verdict.action === 'allow') return { blocked: false };
   if (verdict.action === 'ask') {
     if (input.approved) return { blocked: false };
-    const ask = typeof verdict.reason === 'string' && verdict.reason !== '' ? verdict.reason : `the policy asks a person to approve '${input.tool}'`;
+    const ask =
+      typeof verdict.reason === 'string' && verdict.reason !== ''
+        ? verdict.reason
+        : `the policy asks a person to approve '${input.tool}'`;
     return { blocked: false, ask, ...(verdict.arguments ? { arguments: verdict.arguments } : {}) };
   }
-  return input.surface === 'tool_call' ? { blocked: false, arguments: verdict.arguments } : { blocked: false, result: verdict.result };
+  return input.surface === 'tool_call'
+    ? { blocked: false, arguments: verdict.arguments }
+    : { blocked: false, result: verdict.result };
 }
 
 /** what the admin API's loop records keep of a verdict */
-export type VerdictSink = (loopId: string, verdict: { surface: string; tool: string; action: string; reason?: string }) => void;
+export type VerdictSink = (
+  loopId: string,
+  verdict: { surface: string; tool: string; action: string; reason?: string },
+) => void;
 
-export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?: LoopMetrics, onVerdict?: VerdictSink): JudgeRunner {
+export function createJudgeRunner(
+  option: JudgeOption,
+  logger: Logger,
+  metrics?: LoopMetrics,
+  onVerdict?: VerdictSink,
+): JudgeRunner {
   const judge = judgeFrom(option);
   return {
     async review(input, context) {
@@ -77,7 +95,12 @@ export function createJudgeRunner(option: JudgeOption, logger: Logger, metrics?:
       const rewritten = 'arguments' in verdict ? verdict.arguments : undefined;
       const level = failure || verdict.action === 'block' ? 'warn' : 'info';
       metrics?.verdict(input.binding, input.surface, failure ? 'error' : verdict.action);
-      onVerdict?.(context.loopId, { surface: input.surface, tool: input.tool, action: verdict.action, ...(reason === undefined ? {} : { reason }) });
+      onVerdict?.(context.loopId, {
+        surface: input.surface,
+        tool: input.tool,
+        action: verdict.action,
+        ...(reason === undefined ? {} : { reason }),
+      });
       (context.logger ?? logger)[level]('judge verdict', {
         loopId: context.loopId,
         surface: input.surface,

@@ -5,7 +5,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function rewriteProblem(verdict: Record<string, unknown>, surface: JudgeSurface): string | undefined {
-  if (surface === 'tool_call') return isPlainObject(verdict.arguments) ? undefined : 'a tool_call rewrite needs an arguments object';
+  if (surface === 'tool_call')
+    return isPlainObject(verdict.arguments) ? undefined : 'a tool_call rewrite needs an arguments object';
   return typeof verdict.result === 'string' ? undefined : 'a context rewrite needs a result string';
 }
 
@@ -21,7 +22,9 @@ export function verdictProblem(value: unknown, surface: JudgeSurface): string | 
       return rewriteProblem(value, surface);
     case 'ask':
       if (surface !== 'tool_call') return 'ask applies to the tool_call surface: a result cannot wait for approval';
-      return value.arguments === undefined || isPlainObject(value.arguments) ? undefined : 'an ask\'s arguments must be an object';
+      return value.arguments === undefined || isPlainObject(value.arguments)
+        ? undefined
+        : "an ask's arguments must be an object";
     default:
       return `action must be allow, block, rewrite or ask, got ${JSON.stringify(value.action) ?? 'none'}`;
   }

@@ -11,7 +11,14 @@ import { watchedToolCall } from './turn';
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
 export type ApprovalDecision =
   | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown>; token: string }
-  | { outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>; tool: string; callId: string; refusal: Unapproved; reason: string; token?: string };
+  | {
+      outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>;
+      tool: string;
+      callId: string;
+      refusal: Unapproved;
+      reason: string;
+      token?: string;
+    };
 
 export interface ApprovalReader {
   /** the name of the tool a client declares to approve calls (chat completions, Messages) */
@@ -35,7 +42,12 @@ export function answerOf(content: unknown): ApprovalAnswer {
   try {
     const answer = JSON.parse(text) as { approved?: unknown; reason?: unknown } | null;
     if (answer?.approved === true) return { approved: true };
-    if (typeof answer === 'object' && answer !== null) return { approved: false, reason: typeof answer.reason === 'string' && answer.reason.trim() !== '' ? answer.reason.trim() : 'no reason given' };
+    if (typeof answer === 'object' && answer !== null)
+      return {
+        approved: false,
+        reason:
+          typeof answer.reason === 'string' && answer.reason.trim() !== '' ? answer.reason.trim() : 'no reason given',
+      };
   } catch {
     // a plain-text answer is its own reason
   }
@@ -44,38 +56,85 @@ export function answerOf(content: unknown): ApprovalAnswer {
 
 /** What the model reads, in place of the call's result, for an approval decided in an earlier request. */
 export function earlierDecision(tool: string, answer: ApprovalAnswer): ToolOutcome {
-  return answer.approved ? { kind: 'approved_earlier', tool } : { kind: 'unapproved', tool, why: 'denied', reason: answer.reason };
+  return answer.approved
+    ? { kind: 'approved_earlier', tool }
+    : { kind: 'unapproved', tool, why: 'denied', reason: answer.reason };
 }
 
 /**
  * The answer to one approval the loop asked for, by the approval's id (`<call id>.ap1.<token>`). `shownTool`: the
  * tool the client was shown, to name in a refusal when the token does not open. Only what the token holds runs.
  */
-export function decideApproval(reader: ApprovalReader, req: Request, binding: string, approvalId: string, shownTool: string, answer: ApprovalAnswer | undefined): ApprovalDecision {
+export function decideApproval(
+  reader: ApprovalReader,
+  req: Request,
+  binding: string,
+  approvalId: string,
+  shownTool: string,
+  answer: ApprovalAnswer | undefined,
+): ApprovalDecision {
   const callId = approvedCallId(approvalId) ?? approvalId;
   const read = reader.tokens.read(req, binding, approvalId);
   if ('failed' in read) {
-    if (read.failed === 'expired') return { outcome: 'expired', tool: shownTool, callId, refusal: { why: 'expired', ttlSec: reader.tokens.ttlSec }, reason: 'expired' };
-    return { outcome: 'refused', tool: shownTool, callId, refusal: { why: 'not_asked' }, reason: 'not an approval this gateway asked for' };
+    if (read.failed === 'expired')
+      return {
+        outcome: 'expired',
+        tool: shownTool,
+        callId,
+        refusal: { why: 'expired', ttlSec: reader.tokens.ttlSec },
+        reason: 'expired',
+      };
+    return {
+      outcome: 'refused',
+      tool: shownTool,
+      callId,
+      refusal: { why: 'not_asked' },
+      reason: 'not an approval this gateway asked for',
+    };
   }
   const { tool, arguments: args } = read.opened;
-  if (answer === undefined) return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: 'no answer came' }, reason: 'no answer came' };
+  if (answer === undefined)
+    return {
+      outcome: 'denied',
+      tool,
+      callId,
+      refusal: { why: 'denied', reason: 'no answer came' },
+      reason: 'no answer came',
+    };
   if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token };
-  return { outcome: 'denied', tool, callId, refusal: { why: 'denied', reason: answer.reason }, reason: answer.reason, token: read.token };
+  return {
+    outcome: 'denied',
+    tool,
+    callId,
+    refusal: { why: 'denied', reason: answer.reason },
+    reason: answer.reason,
+    token: read.token,
+  };
 }
 
 /**
  * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
  * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
  */
-export async function recordedDecisions(ledger: ApprovalLedger, decisions: readonly ApprovalDecision[]): Promise<ApprovalDecision[]> {
+export async function recordedDecisions(
+  ledger: ApprovalLedger,
+  decisions: readonly ApprovalDecision[],
+): Promise<ApprovalDecision[]> {
   return Promise.all(
     decisions.map(async function recorded(decision): Promise<ApprovalDecision> {
       if (decision.token === undefined) return decision;
       const { tool, callId } = decision;
       const found = await ledger.answer(decision.token);
-      if (found === 'again') return { outcome: 'refused', tool, callId, refusal: { why: 'already_answered' }, reason: 'already answered' };
-      if (found === 'unrecorded') return { outcome: 'refused', tool, callId, refusal: { why: 'unrecorded' }, reason: 'the answer could not be recorded (the store is unreachable)' };
+      if (found === 'again')
+        return { outcome: 'refused', tool, callId, refusal: { why: 'already_answered' }, reason: 'already answered' };
+      if (found === 'unrecorded')
+        return {
+          outcome: 'refused',
+          tool,
+          callId,
+          refusal: { why: 'unrecorded' },
+          reason: 'the answer could not be recorded (the store is unreachable)',
+        };
       return decision;
     }),
   );
@@ -83,7 +142,11 @@ export async function recordedDecisions(ledger: ApprovalLedger, decisions: reado
 
 /** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */
 export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'granted' }>): ToolCall {
-  return { id: decision.callId, type: 'function', function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) } };
+  return {
+    id: decision.callId,
+    type: 'function',
+    function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) },
+  };
 }
 
 /**

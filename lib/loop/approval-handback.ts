@@ -15,7 +15,10 @@ export function approvalCalls(loop: Loop, tokens: ApprovalTokens, pending: Pendi
     return {
       id: tokens.idFor(loop.req, loop.binding.name, waiting),
       type: 'function',
-      function: { name: loop.approvalTool as string, arguments: JSON.stringify({ tool: waiting.tool, arguments: waiting.arguments, reason: waiting.reason }) },
+      function: {
+        name: loop.approvalTool as string,
+        arguments: JSON.stringify({ tool: waiting.tool, arguments: waiting.arguments, reason: waiting.reason }),
+      },
     };
   });
 }

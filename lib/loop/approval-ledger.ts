@@ -18,7 +18,9 @@ export class ApprovalLedger {
   async answer(token: string): Promise<Recorded> {
     const digest = createHash('sha256').update(token).digest('hex');
     try {
-      return (await this.store.set(`approval:${digest}`, '1', { ifAbsent: true, ttlMs: this.ttlSec * 1000 })) ? 'first' : 'again';
+      return (await this.store.set(`approval:${digest}`, '1', { ifAbsent: true, ttlMs: this.ttlSec * 1000 }))
+        ? 'first'
+        : 'again';
     } catch {
       return 'unrecorded';
     }

@@ -6,5 +6,10 @@ export type ApprovalOutcome = 'asked' | 'granted' | 'denied' | 'expired' | 'refu
 export function noteApproval(loop: Loop, tool: string, outcome: ApprovalOutcome, reason?: string): void {
   loop.telemetry?.approval(tool, outcome);
   const level = outcome === 'asked' || outcome === 'granted' ? 'info' : 'warn';
-  loop.logger[level](`agent-loop approval ${outcome}`, { loopId: loop.id, binding: loop.binding.name, tool, ...(reason === undefined ? {} : { reason }) });
+  loop.logger[level](`agent-loop approval ${outcome}`, {
+    loopId: loop.id,
+    binding: loop.binding.name,
+    tool,
+    ...(reason === undefined ? {} : { reason }),
+  });
 }

@@ -29,7 +29,8 @@ function copied(value: unknown): unknown {
 }
 
 function asObject(tool: string, parsed: unknown): ParsedArguments {
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { invalid: { kind: 'invalid', tool, why: 'arguments_not_object', got: parsed } };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { invalid: { kind: 'invalid', tool, why: 'arguments_not_object', got: parsed } };
   return { arguments: parsed as Record<string, unknown> };
 }
 

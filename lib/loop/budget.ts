@@ -1,8 +1,20 @@
 /** `authorization`: the user must first consent at an MCP server's authorization server (the answer holds the link) */
-export type StopReason = 'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'key-budget' | 'shutdown' | 'authorization';
+export type StopReason =
+  'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'key-budget' | 'shutdown' | 'authorization';
 
 /** The short note appended to the last answer when the loop stops before a final one. */
-export function budgetNote(stop: Exclude<StopReason, 'final' | 'authorization'>, detail: { maxTurns: number; totalBudgetSec: number; reason?: string; turn: number; maxTokensPerLoop?: number; tokens?: number; keyBudget?: { tokens: number; windowSec: number } }): string {
+export function budgetNote(
+  stop: Exclude<StopReason, 'final' | 'authorization'>,
+  detail: {
+    maxTurns: number;
+    totalBudgetSec: number;
+    reason?: string;
+    turn: number;
+    maxTokensPerLoop?: number;
+    tokens?: number;
+    keyBudget?: { tokens: number; windowSec: number };
+  },
+): string {
   switch (stop) {
     case 'max_turns':
       return `[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = ${detail.maxTurns}).`;

@@ -7,7 +7,8 @@ const SHORTEST_FORM = 6;
 function alphanumeric(seed: string, length: number): string {
   let out = '';
   for (let round = 0; out.length < length; round++) {
-    for (const byte of createHash('sha256').update(`${seed}:${round}`).digest()) if (out.length < length) out += ALPHANUMERIC[byte % ALPHANUMERIC.length];
+    for (const byte of createHash('sha256').update(`${seed}:${round}`).digest())
+      if (out.length < length) out += ALPHANUMERIC[byte % ALPHANUMERIC.length];
   }
   return out;
 }

@@ -72,7 +72,12 @@ export class ContextBudget<Item> implements TurnSource<Item> {
     }
     if (over > 0 && !this.warned) {
       this.warned = true;
-      this.log.logger.warn('agent-loop context passes maxContextBytes with every earlier result elided', { loopId: this.log.loopId, wire: this.elision.wire, maxContextBytes: this.maxBytes, overBytes: over });
+      this.log.logger.warn('agent-loop context passes maxContextBytes with every earlier result elided', {
+        loopId: this.log.loopId,
+        wire: this.elision.wire,
+        maxContextBytes: this.maxBytes,
+        overBytes: over,
+      });
     }
     if (first === undefined) return request;
     this.body.rewind(first);
@@ -81,7 +86,15 @@ export class ContextBudget<Item> implements TurnSource<Item> {
 }
 
 /** The loop's turn requests: `body` as it is, or within `maxContextBytes` when the loop has one. */
-export function budgeted<Item>(body: TurnBody, elision: Elision<Item>, ownFrom: number, setup: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>): TurnSource<Item> {
+export function budgeted<Item>(
+  body: TurnBody,
+  elision: Elision<Item>,
+  ownFrom: number,
+  setup: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
+): TurnSource<Item> {
   if (setup.maxContextBytes === undefined) return body;
-  return new ContextBudget(body, elision, setup.maxContextBytes, ownFrom, setup.stats, { logger: setup.logger, loopId: setup.loopId });
+  return new ContextBudget(body, elision, setup.maxContextBytes, ownFrom, setup.stats, {
+    logger: setup.logger,
+    loopId: setup.loopId,
+  });
 }

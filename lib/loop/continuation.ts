@@ -35,12 +35,17 @@ export interface Reopened {
 function sealedWorkOf(opened: Opened<unknown>): Opened<SealedWork> {
   if (!('payload' in opened)) return opened;
   const { work, succeeded } = (opened.payload ?? {}) as Partial<SealedWork>;
-  if (!Array.isArray(work) || !Array.isArray(succeeded) || !succeeded.every((tool) => typeof tool === 'string')) return { failed: 'invalid' };
+  if (!Array.isArray(work) || !Array.isArray(succeeded) || !succeeded.every((tool) => typeof tool === 'string'))
+    return { failed: 'invalid' };
   return { payload: { work, succeeded }, bytes: opened.bytes };
 }
 
 /** A token is bound to the binding that wrote it, to the model's call id that carries it and to the client. */
-const purpose = (binding: string, callId: string, credential: string | undefined): Purpose => ({ kind: 'continuation', context: `${binding}\n${callId}`, credential });
+const purpose = (binding: string, callId: string, credential: string | undefined): Purpose => ({
+  kind: 'continuation',
+  context: `${binding}\n${callId}`,
+  credential,
+});
 
 /** Where the token starts in a call id that carries one; -1: it carries none. */
 export const tokenAt = (id: unknown): number => (typeof id === 'string' ? id.indexOf(TAG) : -1);
@@ -56,7 +61,13 @@ export class Continuations {
   ) {}
 
   /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */
-  sealWork(req: IncomingMessage, binding: string, callId: string, work: readonly unknown[], succeeded: Iterable<string>): string | undefined {
+  sealWork(
+    req: IncomingMessage,
+    binding: string,
+    callId: string,
+    work: readonly unknown[],
+    succeeded: Iterable<string>,
+  ): string | undefined {
     const sealed: SealedWork = { work: [...work], succeeded: [...succeeded] };
     if (Buffer.byteLength(JSON.stringify(sealed)) > MAX_WORK_BYTES) return undefined;
     const token = seal(this.key, purpose(binding, callId, credentialOf(req)), sealed, Date.now() + this.ttlSec * 1000);
@@ -74,7 +85,13 @@ export class Continuations {
  * elided). `elide` gives an item of the work with its result cut out (undefined: it holds none): the results are
  * elided, oldest first, until the token fits its bound. Nothing to carry, or nothing that fits: the calls as they are.
  */
-export function carryWork<Call extends { id: string }, Item>({ continuations, req, binding, succeeded }: LoopHandBacks, calls: Call[], work: Item[], elide: (item: Item) => Item | undefined, last?: Item): Call[] {
+export function carryWork<Call extends { id: string }, Item>(
+  { continuations, req, binding, succeeded }: LoopHandBacks,
+  calls: Call[],
+  work: Item[],
+  elide: (item: Item) => Item | undefined,
+  last?: Item,
+): Call[] {
   const [first, ...rest] = calls;
   if (work.length === 0 || first === undefined || first.id === '') return calls;
   const record = last === undefined ? work : [...work, last];
@@ -94,7 +111,10 @@ export function carryWork<Call extends { id: string }, Item>({ continuations, re
  * the latest first): each token opens once, until `MAX_WORK_BYTES` of work is back; the rest lose their work, not
  * their ids. `works[n]` is the work of `ids[n]`, undefined where it did not open.
  */
-export function reopenWork({ continuations, req, binding }: HandBacks, ids: readonly string[]): { works: (unknown[] | undefined)[]; reopened: Reopened } {
+export function reopenWork(
+  { continuations, req, binding }: HandBacks,
+  ids: readonly string[],
+): { works: (unknown[] | undefined)[]; reopened: Reopened } {
   const works: (unknown[] | undefined)[] = ids.map(() => undefined);
   const succeeded = new Set<string>();
   const seen = new Set<string>();

@@ -21,7 +21,10 @@ export class Deadline {
     shutdown?: AbortSignal,
   ) {
     this.expiresAt = Date.now() + seconds * 1000;
-    this.timer = setTimeout(() => this.controller.abort(new Error(`total budget of ${seconds}s ran out`)), seconds * 1000);
+    this.timer = setTimeout(
+      () => this.controller.abort(new Error(`total budget of ${seconds}s ran out`)),
+      seconds * 1000,
+    );
     this.timer.unref();
     this.unfollow = onAbort(shutdown, this.onShutdown);
   }

@@ -1,6 +1,7 @@
 export type Fields = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A streamed reply names at most this many entries of one list (tool calls, `reasoning_details`): far more calls
@@ -15,7 +16,9 @@ export function excerpt(data: string): string {
 /** A list entry's `index`: a small non-negative integer, or the turn fails (a huge one would make a sparse list). */
 export function entryIndex(index: unknown, what: string): number {
   if (typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < MAX_STREAMED_ENTRIES) return index;
-  throw new Error(`the model stream sent ${what} with an index out of range (0 to ${MAX_STREAMED_ENTRIES - 1}): ${excerpt(String(JSON.stringify(index)))}`);
+  throw new Error(
+    `the model stream sent ${what} with an index out of range (0 to ${MAX_STREAMED_ENTRIES - 1}): ${excerpt(String(JSON.stringify(index)))}`,
+  );
 }
 
 // Fields that name what a delta adds to rather than add to it: servers that repeat them on every delta (ids on
@@ -32,7 +35,8 @@ function mergeList(into: unknown[], delta: unknown[], key: string): void {
         continue;
       }
     }
-    if (into.length >= MAX_STREAMED_ENTRIES) throw new Error(`the model stream sent more than ${MAX_STREAMED_ENTRIES} '${key}' entries`);
+    if (into.length >= MAX_STREAMED_ENTRIES)
+      throw new Error(`the model stream sent more than ${MAX_STREAMED_ENTRIES} '${key}' entries`);
     into.push(fresh(entry, key));
   }
 }

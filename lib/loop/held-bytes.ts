@@ -2,7 +2,8 @@
 export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
 
 /** The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end. */
-export const replyTooLong = (maxReplyBytes: number) => new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);
+export const replyTooLong = (maxReplyBytes: number) =>
+  new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);
 
 /**
  * What a streamed turn holds, at most `maxBytes`: the message it assembles (text, calls, the model's other fields),

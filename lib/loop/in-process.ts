@@ -195,7 +195,14 @@ export function frontDoorOf(req: Request): FrontDoor | undefined {
   const socket = req.socket as Socket & { server?: unknown; encrypted?: boolean };
   const server = socket?.server;
   // Only Node's HTTP/1 servers: an HTTP/2 server (even with allowHTTP1) would take a new connection for an HTTP/2 session.
-  if (!(server instanceof http.Server || server instanceof https.Server) || server.listenerCount('request') === 0) return undefined;
+  if (!(server instanceof http.Server || server instanceof https.Server) || server.listenerCount('request') === 0)
+    return undefined;
   const localAddress = socket.localAddress ?? '127.0.0.1';
-  return { server: server as http.Server, localAddress, localPort: socket.localPort ?? 0, encrypted: socket.encrypted === true, ...loopbackFor(localAddress) };
+  return {
+    server: server as http.Server,
+    localAddress,
+    localPort: socket.localPort ?? 0,
+    encrypted: socket.encrypted === true,
+    ...loopbackFor(localAddress),
+  };
 }

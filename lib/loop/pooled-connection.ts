@@ -8,7 +8,8 @@ import type { FrontDoor } from './in-process';
  */
 export const IDLE_SOCKET_MS = 4000;
 
-const withoutMappedPrefix = (address: string | undefined) => (address?.startsWith('::ffff:') ? address.slice(7) : address);
+const withoutMappedPrefix = (address: string | undefined) =>
+  address?.startsWith('::ffff:') ? address.slice(7) : address;
 
 /**
  * Keeps idle connections to a front door in this process shorter-lived than its `keepAliveTimeout`. Node's own
@@ -24,7 +25,10 @@ export class IdleBounds {
   }
 
   know(front: FrontDoor): void {
-    this.keepAliveMs.set(`${withoutMappedPrefix(front.localAddress)} ${front.localPort}`, front.server.keepAliveTimeout);
+    this.keepAliveMs.set(
+      `${withoutMappedPrefix(front.localAddress)} ${front.localPort}`,
+      front.server.keepAliveTimeout,
+    );
   }
 
   private bound(socket: Socket): void {

@@ -65,7 +65,11 @@ export class AnswerText {
 
 export function addUsage(total: TokenUsage | undefined, usage: TokenUsage | undefined): TokenUsage | undefined {
   if (!usage) return total;
-  return { input: (total?.input ?? 0) + usage.input, output: (total?.output ?? 0) + usage.output, total: (total?.total ?? 0) + usage.total };
+  return {
+    input: (total?.input ?? 0) + usage.input,
+    output: (total?.output ?? 0) + usage.output,
+    total: (total?.total ?? 0) + usage.total,
+  };
 }
 
 /** The `x-agent-loop-*` headers of a JSON answer: how the loop went. */

@@ -6,7 +6,8 @@ import { addUsage, AnswerText, type Answer } from './reply';
 import { consentHeaders } from './sign-in';
 import { runToolCalls } from './turn';
 
-export type LoopResult = { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
+export type LoopResult =
+  { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
 
 /**
  * The turn loop: call the model, run its tool calls, call it again, until a final answer or a budget runs out.
@@ -22,10 +23,23 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
   // Once a byte went to the client, even a first turn that broke off ends in an answer, never a fall-through.
   const produced = () => last !== undefined || loop.reply.committed;
 
-  const answer = (stop: StopReason, handBack?: WireCall[]): LoopResult => ({ kind: 'answer', answer: { stop, text: text.value, last, usage, ...(handBack ? { handBack } : {}) } });
+  const answer = (stop: StopReason, handBack?: WireCall[]): LoopResult => ({
+    kind: 'answer',
+    answer: { stop, text: text.value, last, usage, ...(handBack ? { handBack } : {}) },
+  });
   const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization'>, reason?: string): LoopResult => {
     text.newParagraph();
-    text.append(budgetNote(stop, { maxTurns, totalBudgetSec: deadline.seconds, reason, turn: loop.stats.turns, maxTokensPerLoop: maxTokens, tokens: usage?.total, keyBudget: loop.keyBudget }));
+    text.append(
+      budgetNote(stop, {
+        maxTurns,
+        totalBudgetSec: deadline.seconds,
+        reason,
+        turn: loop.stats.turns,
+        maxTokensPerLoop: maxTokens,
+        tokens: usage?.total,
+        keyBudget: loop.keyBudget,
+      }),
+    );
     return answer(stop);
   };
 
@@ -42,7 +56,13 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     } catch (error) {
       const reason = redacted((error as Error).message);
       watch?.failed(deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
-      loop.logger.warn('agent-loop turn failed', { loopId: loop.id, binding: loop.binding.name, wire: loop.wire, turn, reason });
+      loop.logger.warn('agent-loop turn failed', {
+        loopId: loop.id,
+        binding: loop.binding.name,
+        wire: loop.wire,
+        turn,
+        reason,
+      });
       if (loop.signal.aborted && !deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
       return deadline.expired ? stopWith(deadline.stop) : stopWith('upstream_error', reason);
@@ -50,7 +70,8 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     watch?.succeeded(reply);
     last = reply;
     usage = addUsage(usage, reply.usage);
-    const keySpent = reply.usage !== undefined && loop.keyBudget !== undefined && (await loop.keyBudget.add(reply.usage.total));
+    const keySpent =
+      reply.usage !== undefined && loop.keyBudget !== undefined && (await loop.keyBudget.add(reply.usage.total));
     const { calls } = reply;
     if (loop.verbose) {
       loop.logger.info('agent-loop turn', {
@@ -75,7 +96,17 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
       await text.append(consentHeaders(loop.res, loop.consent));
       return answer('authorization');
     }
-    if (pending.length > 0) return { kind: 'answer', answer: { stop: 'final', text: text.value, last, usage, approvals: loop.conversation.handBack(reply, loop.askApproval(pending)) } };
+    if (pending.length > 0)
+      return {
+        kind: 'answer',
+        answer: {
+          stop: 'final',
+          text: text.value,
+          last,
+          usage,
+          approvals: loop.conversation.handBack(reply, loop.askApproval(pending)),
+        },
+      };
   }
   return stopWith('max_turns');
 }

@@ -18,7 +18,14 @@ interface Target {
 function targetOf(url: string): Target {
   const parsed = new URL(url);
   const secure = parsed.protocol === 'https:';
-  return { secure, options: { hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port || (secure ? 443 : 80), path: parsed.pathname + parsed.search } };
+  return {
+    secure,
+    options: {
+      hostname: parsed.hostname.replace(/^\[|\]$/g, ''),
+      port: parsed.port || (secure ? 443 : 80),
+      path: parsed.pathname + parsed.search,
+    },
+  };
 }
 
 /** The reply's body as text; past `maxBytes` (axios' `maxContentLength`, -1 for none) the reply is cut off and the turn fails. */
@@ -44,7 +51,18 @@ function collected(response: http.IncomingMessage, maxBytes: number): Promise<st
 
 /** Destroys `request` when `signal` aborts, until the request closes (after its response's end, or on an error). */
 function cancelOnAbort(request: http.ClientRequest, signal: AbortSignal): void {
-  request.once('close', onAbort(signal, () => request.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason }))));
+  request.once(
+    'close',
+    onAbort(signal, () =>
+      request.destroy(
+        Object.assign(new Error('The operation was aborted'), {
+          name: 'AbortError',
+          code: 'ABORT_ERR',
+          cause: signal.reason,
+        }),
+      ),
+    ),
+  );
 }
 
 /**
@@ -62,16 +80,31 @@ export function selfCallAdapter(agents: Agents): AxiosAdapter {
       if (last?.url !== url) last = { url, target: targetOf(url) };
       const { secure, options } = last.target;
       const body = typeof config.data === 'string' ? config.data : '';
-      const headers = { ...config.headers.toJSON(), 'content-length': Buffer.byteLength(body) } as http.OutgoingHttpHeaders;
+      const headers = {
+        ...config.headers.toJSON(),
+        'content-length': Buffer.byteLength(body),
+      } as http.OutgoingHttpHeaders;
       // `httpAgent` is the in-process transport's: its connections are in memory, TLS or not.
       const inProcess = config.httpAgent as http.Agent | undefined;
       const agent = inProcess ?? (secure ? agents.https : agents.http);
-      const request = (secure && !inProcess ? https : http).request({ ...options, method: (config.method ?? 'get').toUpperCase(), agent, headers });
+      const request = (secure && !inProcess ? https : http).request({
+        ...options,
+        method: (config.method ?? 'get').toUpperCase(),
+        agent,
+        headers,
+      });
       const fail = (error: Error & { code?: string }) => reject(AxiosError.from(error, error.code, config, request));
       request.once('error', fail);
       if (config.signal) cancelOnAbort(request, config.signal as AbortSignal);
       request.once('response', (response) => {
-        const answer = (data: unknown): AxiosResponse => ({ data, status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, config, request });
+        const answer = (data: unknown): AxiosResponse => ({
+          data,
+          status: response.statusCode ?? 0,
+          statusText: response.statusMessage ?? '',
+          headers: response.headers,
+          config,
+          request,
+        });
         if (config.responseType === 'stream') resolve(answer(response));
         else collected(response, config.maxContentLength ?? -1).then((text) => resolve(answer(text)), fail);
       });

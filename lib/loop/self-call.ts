@@ -49,7 +49,10 @@ function upstreamReason(status: number, data: unknown): string {
 /** Every turn re-enters the app through its own front door, marked internal so no injector (nor the loop) reruns. */
 export class SelfCaller {
   private readonly http: AxiosInstance;
-  private readonly agents: Agents = { http: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), https: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
+  private readonly agents: Agents = {
+    http: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
   private readonly inProcess = new InProcessAgents();
   private readonly idleBounds = new IdleBounds([this.agents.http, this.agents.https]);
 
@@ -63,7 +66,13 @@ export class SelfCaller {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.
     // `maxContentLength` bounds a JSON reply; a streamed one is bounded as it is read.
-    this.http = axios.create({ adapter: selfCallAdapter(this.agents), validateStatus: null, transformRequest: [], transformResponse: [], maxContentLength: maxReplyBytes });
+    this.http = axios.create({
+      adapter: selfCallAdapter(this.agents),
+      validateStatus: null,
+      transformRequest: [],
+      transformResponse: [],
+      maxContentLength: maxReplyBytes,
+    });
     // axios merges its instance defaults into every request's config: keep only what this client uses. No default
     // headers (each request brings all of its own, so none are deep-merged per method), no `transitional` (checked
     // per request), nothing for browsers (xsrf) or data: URLs (env).
@@ -76,16 +85,37 @@ export class SelfCaller {
    * One turn through the front door, its reply read by the wire's `reader`. `onText` gets the reply's text: delta
    * by delta as it arrives when `request.stream` is true (the reply is then read as an SSE stream), else all at once.
    */
-  async turn<Output>(req: Request, request: TurnRequest, call: SelfCall, reader: TurnReader<Output>, onText: TextSink = ignoreText): Promise<TurnResult<Output>> {
+  async turn<Output>(
+    req: Request,
+    request: TurnRequest,
+    call: SelfCall,
+    reader: TurnReader<Output>,
+    onText: TextSink = ignoreText,
+  ): Promise<TurnResult<Output>> {
     const streaming = request.stream;
-    const response = await this.send(call, { method: 'post', url: call.url, httpAgent: call.agent, data: request.json, headers: this.headersFor(req, call, streaming), signal: call.signal, responseType: streaming ? 'stream' : 'text' });
+    const response = await this.send(call, {
+      method: 'post',
+      url: call.url,
+      httpAgent: call.agent,
+      data: request.json,
+      headers: this.headersFor(req, call, streaming),
+      signal: call.signal,
+      responseType: streaming ? 'stream' : 'text',
+    });
     if (response.status < 200 || response.status > 299) {
-      throw new Error(upstreamReason(response.status, streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data)));
+      throw new Error(
+        upstreamReason(
+          response.status,
+          streaming ? await errorBody(untilAborted(response.data, call.signal)) : parsedOrUndefined(response.data),
+        ),
+      );
     }
     if (streaming) {
-      return reader.stream(untilAborted(response.data, call.signal), onText, this.maxReplyBytes).catch((error: Error) => {
-        throw new Error(reasonOf(error, call.signal));
-      });
+      return reader
+        .stream(untilAborted(response.data, call.signal), onText, this.maxReplyBytes)
+        .catch((error: Error) => {
+          throw new Error(reasonOf(error, call.signal));
+        });
     }
     const result = reader.json(parsedOrUndefined(response.data));
     if (result.text !== '') await onText(result.text);

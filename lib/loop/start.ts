@@ -55,17 +55,31 @@ function stopOf(result: LoopResult, clientGone: boolean): string {
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
-function deliver(result: LoopResult, reply: Reply, clientGone: boolean, logger: Logger, outcome: { loopId: string; binding: string; wire: string } & LoopStats): LoopResult {
+function deliver(
+  result: LoopResult,
+  reply: Reply,
+  clientGone: boolean,
+  logger: Logger,
+  outcome: { loopId: string; binding: string; wire: string } & LoopStats,
+): LoopResult {
   if (clientGone || result.kind === 'abandoned') {
     const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
-    logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, { ...outcome, stop });
+    logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, {
+      ...outcome,
+      stop,
+    });
     return { kind: 'abandoned' };
   }
   if (result.kind === 'answer') {
     reply.send(result.answer, outcome);
     logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
   } else {
-    logger.info('agent-loop fell through to the normal handler', { loopId: outcome.loopId, binding: outcome.binding, wire: outcome.wire, reason: result.reason });
+    logger.info('agent-loop fell through to the normal handler', {
+      loopId: outcome.loopId,
+      binding: outcome.binding,
+      wire: outcome.wire,
+      reason: result.reason,
+    });
   }
   return result;
 }
@@ -84,7 +98,15 @@ function judgeUrlOf(url: string, wire: Wire, judgeWire: JudgeWire): string {
  * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
-export async function startLoop(services: LoopServices, req: Request, res: Response, wire: Wire, request: WireRequest, configured: ActiveBinding, restored: readonly string[] = []): Promise<LoopResult> {
+export async function startLoop(
+  services: LoopServices,
+  req: Request,
+  res: Response,
+  wire: Wire,
+  request: WireRequest,
+  configured: ActiveBinding,
+  restored: readonly string[] = [],
+): Promise<LoopResult> {
   const { approvals } = wire;
   const settled = approvals?.settle(services.approvals, req, configured.name, request);
   const body = settled?.body ?? request;
@@ -124,8 +146,23 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
     const access = await signedIn(configured, req, signal);
     if ('binding' in access) binding = access.binding;
     const split = splitListing('consent' in access ? [] : await binding.catalog.tools(signal), binding.toolSearch);
-    const session = wire.open(body, { loopId: id, tools: [...split.offered], servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native, countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined, maxContextBytes: config.maxContextBytes, stats, logger, handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded }, answerIds: services.answerIds, approvalTool: services.approvals.tool });
-    const answer = (reply = session.reply(res, { keepAliveSec: config.keepAliveSec, signal, judged: judge !== undefined }));
+    const session = wire.open(body, {
+      loopId: id,
+      tools: [...split.offered],
+      servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native,
+      countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined,
+      maxContextBytes: config.maxContextBytes,
+      stats,
+      logger,
+      handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded },
+      answerIds: services.answerIds,
+      approvalTool: services.approvals.tool,
+    });
+    const answer = (reply = session.reply(res, {
+      keepAliveSec: config.keepAliveSec,
+      signal,
+      judged: judge !== undefined,
+    }));
     const { conversation, reader } = session;
     const clientTools = new Set(session.clientTools);
     // The client's history is text it wrote: what ran well there is read from the text, and only when trusted.
@@ -142,7 +179,14 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       wire: wire.name,
       conversation,
       clientTools,
-      toolSearch: DeferredTools.open(split.held, session.clientSearch, binding.toolSearch, [], conversation, clientTools),
+      toolSearch: DeferredTools.open(
+        split.held,
+        session.clientSearch,
+        binding.toolSearch,
+        [],
+        conversation,
+        clientTools,
+      ),
       succeeded,
       signal,
       logger,
@@ -156,11 +200,23 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       approvalTool: session.approvalTool,
       telemetry,
       complete(turn, turnSignal, onText, watch) {
-        const call = () => services.caller.turn(req, turn, { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders }, reader, onText);
+        const call = () =>
+          services.caller.turn(
+            req,
+            turn,
+            { url, agent, marker, signal: turnSignal, trace: watch?.headers, upstreamHeaders: wire.upstreamHeaders },
+            reader,
+            onText,
+          );
         return watch ? watch.within(call) : call();
       },
       judgeCompletion: async (turn, turnSignal) => {
-        const { reply } = await services.caller.turn(req, { ...turn, stream: false }, { url: judgeUrlOf(url, wire, services.judgeWire), agent, marker, signal: turnSignal }, services.judgeWire.reader);
+        const { reply } = await services.caller.turn(
+          req,
+          { ...turn, stream: false },
+          { url: judgeUrlOf(url, wire, services.judgeWire), agent, marker, signal: turnSignal },
+          services.judgeWire.reader,
+        );
         return reply as ChatCompletion;
       },
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
@@ -168,7 +224,12 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
     if ('consent' in access) {
       await answer.text(consentHeaders(res, access.consent));
       result = { kind: 'answer', answer: { stop: 'authorization', text: consentNote(access.consent) } };
-      return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
+      return deliver(result, answer, clientGone, logger, {
+        loopId: id,
+        binding: binding.name,
+        wire: wire.name,
+        ...stats,
+      });
     }
     if (settled && approvals) {
       await answerApprovals(loop, await recordedDecisions(services.approvals.ledger, settled.decisions));
@@ -176,7 +237,12 @@ export async function startLoop(services: LoopServices, req: Request, res: Respo
       req.body = approvals.withItems(req.body as WireRequest, conversation.items);
     }
     result = await runLoop(loop);
-    return deliver(result, answer, clientGone, logger, { loopId: id, binding: binding.name, wire: wire.name, ...stats });
+    return deliver(result, answer, clientGone, logger, {
+      loopId: id,
+      binding: binding.name,
+      wire: wire.name,
+      ...stats,
+    });
   } finally {
     telemetry?.ended(stopOf(result, clientGone), stats, result.kind === 'answer' ? result.answer.usage : undefined);
     deadline.clear();

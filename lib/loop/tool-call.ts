@@ -13,7 +13,14 @@ import type { Loop } from './context';
 import { turnRequest } from './turn-body';
 import { ConsentRequired } from '../trellis/oauth/consent';
 
-async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Record<string, unknown>, approved: boolean, result?: string): Promise<JudgeDecision> {
+async function review(
+  loop: Loop,
+  surface: JudgeSurface,
+  tool: string,
+  args: Record<string, unknown>,
+  approved: boolean,
+  result?: string,
+): Promise<JudgeDecision> {
   if (!loop.judge) return { blocked: false };
   const decision = await loop.judge.review(
     {
@@ -26,18 +33,30 @@ async function review(loop: Loop, surface: JudgeSurface, tool: string, args: Rec
       ...(surface === 'tool_call' ? { messages: loop.conversation.items as JudgeInput['messages'] } : { result }),
       ...(approved ? { approved } : {}),
     },
-    { signal: loop.signal, req: loop.req, loopId: loop.id, logger: loop.logger, complete: (body, signal) => loop.judgeCompletion(turnRequest(body), signal) },
+    {
+      signal: loop.signal,
+      req: loop.req,
+      loopId: loop.id,
+      logger: loop.logger,
+      complete: (body, signal) => loop.judgeCompletion(turnRequest(body), signal),
+    },
   );
   if (decision.blocked) loop.stats.blocked++;
   return decision;
 }
 
 /** A call the judge or the binding asks a person about waits for the client's approval, if this client can give one. */
-function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, ask: string | undefined): ToolOutcome | undefined {
+function approvalStep(
+  loop: Loop,
+  tool: string,
+  args: Record<string, unknown>,
+  ask: string | undefined,
+): ToolOutcome | undefined {
   const reason = ask ?? requiredApproval(loop.binding.requireApproval, loop.binding.name, tool);
   if (reason === undefined) return undefined;
   if (loop.approvalTool === undefined) return { kind: 'unapproved', tool, why: 'cannot_ask' };
-  if (Buffer.byteLength(JSON.stringify(args)) > MAX_APPROVAL_ARGUMENTS_BYTES) return { kind: 'unapproved', tool, why: 'arguments_too_long', maxBytes: MAX_APPROVAL_ARGUMENTS_BYTES };
+  if (Buffer.byteLength(JSON.stringify(args)) > MAX_APPROVAL_ARGUMENTS_BYTES)
+    return { kind: 'unapproved', tool, why: 'arguments_too_long', maxBytes: MAX_APPROVAL_ARGUMENTS_BYTES };
   return { kind: 'pending', approval: { arguments: args, reason } };
 }
 
@@ -47,7 +66,12 @@ function approvalStep(loop: Loop, tool: string, args: Record<string, unknown>, a
  * then, when a person must approve the call, it waits (`pending`). `approved`: a person did; the judge is told.
  * Never throws: every failure is a readable result.
  */
-export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch, approved = false): Promise<ToolOutcome> {
+export async function runToolCall(
+  loop: Loop,
+  call: WireCall,
+  watch?: ToolWatch,
+  approved = false,
+): Promise<ToolOutcome> {
   const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
@@ -84,9 +108,18 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
         if (resetTimeoutOnProgress) extend();
         loop.onToolProgress?.(tool, progress);
       }
-      return trellis.callTool(tool, args, { signal, headers: loop.req.headers, ...(listens ? { onProgress } : {}), ...(watch?.meta ? { meta: watch.meta } : {}) });
+      return trellis.callTool(tool, args, {
+        signal,
+        headers: loop.req.headers,
+        ...(listens ? { onProgress } : {}),
+        ...(watch?.meta ? { meta: watch.meta } : {}),
+      });
     };
-    result = await withinTimeout(loop.signal, toolTimeoutSec, watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call);
+    result = await withinTimeout(
+      loop.signal,
+      toolTimeoutSec,
+      watch ? (signal, extend) => watch.within(() => call(signal, extend)) : call,
+    );
   } catch (error) {
     if (error instanceof TimedOut) return { kind: 'timeout', tool, seconds: toolTimeoutSec };
     if (error instanceof ConsentRequired) loop.consent ??= error;
@@ -96,7 +129,11 @@ export async function runToolCall(loop: Loop, call: WireCall, watch?: ToolWatch,
   const after = await review(loop, 'context', tool, args, approved, text);
   if (after.blocked) return { kind: 'blocked', reason: after.reason };
   const images = loop.config.passImages ? resultImages(result) : [];
-  const outcome: ToolOutcome = { kind: result.isError ? 'tool_error' : 'ok', text: after.result ?? text, ...(images.length > 0 ? { images } : {}) };
+  const outcome: ToolOutcome = {
+    kind: result.isError ? 'tool_error' : 'ok',
+    text: after.result ?? text,
+    ...(images.length > 0 ? { images } : {}),
+  };
   // the kind, never the text, says the tool ran well: a result may well begin with 'tool error:' or '⛔'
   if (outcome.kind === 'ok') loop.succeeded.add(tool);
   return outcome;

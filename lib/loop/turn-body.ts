@@ -7,7 +7,10 @@ export interface TurnRequest {
 /** `{"a":1}` as `{"a":1,`, `{}` as `{`: the start of an object more fields follow */
 export const openObject = (json: string): string => (json === '{}' ? '{' : `${json.slice(0, -1)},`);
 
-export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({ json: JSON.stringify(body), stream: body.stream === true });
+export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({
+  json: JSON.stringify(body),
+  stream: body.stream === true,
+});
 
 /**
  * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)

@@ -19,7 +19,11 @@ export interface TokenUsage {
 }
 
 /** Token counts as OpenAI's usage shows them: chat completions' answers, and the loop records' view. */
-export const chatUsage = (usage: TokenUsage): ChatUsage => ({ prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.total });
+export const chatUsage = (usage: TokenUsage): ChatUsage => ({
+  prompt_tokens: usage.input,
+  completion_tokens: usage.output,
+  total_tokens: usage.total,
+});
 
 /** One model reply, read: what the loop needs to go on, and the model's output kept whole to send back unchanged. */
 export interface TurnResult<Output = unknown> {

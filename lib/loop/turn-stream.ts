@@ -17,7 +17,10 @@ export function parsedOrUndefined(text: string): unknown {
 
 /** The reply stream, destroyed with the signal's reason as soon as it aborts, so reading it stops at once. */
 export function untilAborted(stream: Readable, signal: AbortSignal): Readable {
-  stream.once('close', onAbort(signal, () => stream.destroy(signal.reason)));
+  stream.once(
+    'close',
+    onAbort(signal, () => stream.destroy(signal.reason)),
+  );
   return stream;
 }
 
@@ -35,15 +38,28 @@ async function drain(stream: Readable): Promise<void> {
 }
 
 /** Reads one wire's SSE reply as it arrives, to its end event, keeping at most `held`; a broken stream throws. */
-export type StreamedReader<T> = (stream: AsyncIterable<Buffer | string>, onText: TextSink, held: HeldBytes) => Promise<T>;
+export type StreamedReader<T> = (
+  stream: AsyncIterable<Buffer | string>,
+  onText: TextSink,
+  held: HeldBytes,
+) => Promise<T>;
 
 /**
  * A streamed turn read as it arrives by the wire's `read`, holding at most `maxBytes` (`HeldBytes`) however long it
  * runs; the stream is destroyed only when the turn fails.
  */
-export async function streamedTurn<T>(stream: Readable, onText: TextSink, maxBytes: number, read: StreamedReader<T>): Promise<T> {
+export async function streamedTurn<T>(
+  stream: Readable,
+  onText: TextSink,
+  maxBytes: number,
+  read: StreamedReader<T>,
+): Promise<T> {
   try {
-    const completion = await read(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>, onText, new HeldBytes(maxBytes));
+    const completion = await read(
+      stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>,
+      onText,
+      new HeldBytes(maxBytes),
+    );
     await drain(stream);
     return completion;
   } catch (error) {

@@ -14,14 +14,20 @@ function withOwnIds(loop: Loop, calls: WireCall[], turn: number): WireCall[] {
   const used = loop.conversation.takenIds();
   const like = calls.find((call) => call.id)?.id ?? [...used].at(-1);
   return calls.map((call, i) => {
-    const own = call.id && !used.has(call.id) ? call : { ...call, id: givenId(like, `call_${loop.id}_${turn}_${i}`, used) };
+    const own =
+      call.id && !used.has(call.id) ? call : { ...call, id: givenId(like, `call_${loop.id}_${turn}_${i}`, used) };
     used.add(own.id);
     return own;
   });
 }
 
 /** One tool call with its telemetry and, when verbose, its log line; `approved`: a person approved it. */
-export async function watchedToolCall(loop: Loop, call: WireCall, turn: number, approved = false): Promise<ToolOutcome> {
+export async function watchedToolCall(
+  loop: Loop,
+  call: WireCall,
+  turn: number,
+  approved = false,
+): Promise<ToolOutcome> {
   const started = performance.now();
   const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
   const outcome = await runToolCall(loop, call, watch, approved);

@@ -16,8 +16,17 @@ import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 export type WireName = 'chat' | 'responses' | 'messages';
 
 /** A call in chat completions' shape (approvals seal that shape), and back. */
-export const toolCallOf = (call: WireCall): ToolCall => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments as string } });
-export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({ id: call.id, name: call.function?.name, arguments: call.function?.arguments, index });
+export const toolCallOf = (call: WireCall): ToolCall => ({
+  id: call.id,
+  type: 'function',
+  function: { name: call.name, arguments: call.arguments as string },
+});
+export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({
+  id: call.id,
+  name: call.function?.name,
+  arguments: call.function?.arguments,
+  index,
+});
 
 /** Reads one turn's reply; throws an Error naming what is wrong (the turn then fails like a failed model call). */
 export interface TurnReader<Output = unknown> {
@@ -127,7 +136,12 @@ export interface ClientSearch {
 /** A wire whose clients can approve calls: the approval exchanges of a follow-up read back, in the wire's shape. */
 export interface WireApprovals {
   /** the body with every approval exchange replaced by the model's own calls, and what the latest answers decided */
-  settle(reader: ApprovalReader, req: Request, binding: string, body: WireRequest): { body: WireRequest; decisions: ApprovalDecision[] } | undefined;
+  settle(
+    reader: ApprovalReader,
+    req: Request,
+    binding: string,
+    body: WireRequest,
+  ): { body: WireRequest; decisions: ApprovalDecision[] } | undefined;
   /** the body the normal handler gets when the loop falls through after answering the decided calls */
   withItems(body: WireRequest, items: readonly unknown[]): WireRequest;
 }

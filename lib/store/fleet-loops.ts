@@ -33,7 +33,9 @@ export class FleetLoops {
     const mine = (view: LoopRecordView) => ({ ...view, replica: this.replica });
     const others = await this.store.entries(PREFIX).catch(() => new Map<string, string>());
     others.delete(PREFIX + this.replica);
-    const theirs = [...others].flatMap(([key, text]) => (JSON.parse(text) as LoopRecordView[]).map((view) => ({ ...view, replica: key.slice(PREFIX.length) })));
+    const theirs = [...others].flatMap(([key, text]) =>
+      (JSON.parse(text) as LoopRecordView[]).map((view) => ({ ...view, replica: key.slice(PREFIX.length) })),
+    );
     const inFlight = [...own.inFlight.map(mine), ...theirs].sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     return { inFlight, recent: own.recent.map(mine) };
   }
@@ -44,6 +46,8 @@ export class FleetLoops {
   }
 
   private async beat(): Promise<void> {
-    await this.store.set(PREFIX + this.replica, JSON.stringify(this.records.snapshot().inFlight), { ttlMs: GONE_MS }).catch(() => undefined);
+    await this.store
+      .set(PREFIX + this.replica, JSON.stringify(this.records.snapshot().inFlight), { ttlMs: GONE_MS })
+      .catch(() => undefined);
   }
 }

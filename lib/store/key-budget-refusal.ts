@@ -11,7 +11,13 @@ function refusalBody(wire: string, message: string): unknown {
  * A new loop of a key that spent its `keyBudget` is answered 429, with `retry-after` (seconds to the window's end)
  * and `x-agent-loop-stop: key-budget`; true when it was. A key the store cannot count now is not refused.
  */
-export async function refusedForKeyBudget(budgets: KeyBudget, budget: KeyBudgetOption | undefined, req: Request, res: Response, wire: string): Promise<boolean> {
+export async function refusedForKeyBudget(
+  budgets: KeyBudget,
+  budget: KeyBudgetOption | undefined,
+  req: Request,
+  res: Response,
+  wire: string,
+): Promise<boolean> {
   const key = budget && budgets.keyOf(req);
   if (!budget || key === undefined) return false;
   const spend = await budgets.spent(budget, key);
@@ -19,6 +25,13 @@ export async function refusedForKeyBudget(budgets: KeyBudget, budget: KeyBudgetO
   const retryAfter = Math.max(1, Math.ceil((spend.resetsAt - Date.now()) / 1000));
   res.setHeader('retry-after', String(retryAfter));
   res.setHeader('x-agent-loop-stop', 'key-budget');
-  res.status(429).json(refusalBody(wire, `agent-loop: this key's token budget is spent (keyBudget = ${budget.tokens} tokens per ${budget.windowSec}s, ${spend.spent} used); it renews in ${retryAfter}s.`));
+  res
+    .status(429)
+    .json(
+      refusalBody(
+        wire,
+        `agent-loop: this key's token budget is spent (keyBudget = ${budget.tokens} tokens per ${budget.windowSec}s, ${spend.spent} used); it renews in ${retryAfter}s.`,
+      ),
+    );
   return true;
 }

@@ -47,7 +47,10 @@ export class KeyBudget {
   async spent(budget: KeyBudgetOption, key: string): Promise<KeySpend | undefined> {
     const window = windowOf(budget.windowSec);
     try {
-      return { spent: Number((await this.store.get(prefixOf(budget, window) + key)) ?? 0), resetsAt: (window + 1) * budget.windowSec * 1000 };
+      return {
+        spent: Number((await this.store.get(prefixOf(budget, window) + key)) ?? 0),
+        resetsAt: (window + 1) * budget.windowSec * 1000,
+      };
     } catch (error) {
       return this.notEnforced(error as Error);
     }
@@ -58,7 +61,10 @@ export class KeyBudget {
     const window = windowOf(budget.windowSec);
     const resetsAt = (window + 1) * budget.windowSec * 1000;
     try {
-      return { spent: await this.store.increment(prefixOf(budget, window) + key, tokens, resetsAt - Date.now() + 1000), resetsAt };
+      return {
+        spent: await this.store.increment(prefixOf(budget, window) + key, tokens, resetsAt - Date.now() + 1000),
+        resetsAt,
+      };
     } catch (error) {
       return this.notEnforced(error as Error);
     }
@@ -70,7 +76,9 @@ export class KeyBudget {
     const prefix = prefixOf(budget, window);
     const resetsAt = new Date((window + 1) * budget.windowSec * 1000).toISOString();
     const entries = await this.store.entries(prefix);
-    return [...entries].map(([name, spent]) => ({ key: name.slice(prefix.length, prefix.length + 12), spent: Number(spent), resetsAt })).sort((a, b) => b.spent - a.spent);
+    return [...entries]
+      .map(([name, spent]) => ({ key: name.slice(prefix.length, prefix.length + 12), spent: Number(spent), resetsAt }))
+      .sort((a, b) => b.spent - a.spent);
   }
 
   private notEnforced(error: Error): undefined {
@@ -85,7 +93,11 @@ export class KeyBudget {
 }
 
 /** One loop's meter of its key's budget: each turn's tokens added, true once the key spent it (never while the store is away). */
-export function keyMeter(budgets: KeyBudget, budget: KeyBudgetOption | undefined, req: IncomingMessage): { tokens: number; windowSec: number; add(tokens: number): Promise<boolean> } | undefined {
+export function keyMeter(
+  budgets: KeyBudget,
+  budget: KeyBudgetOption | undefined,
+  req: IncomingMessage,
+): { tokens: number; windowSec: number; add(tokens: number): Promise<boolean> } | undefined {
   const key = budget && budgets.keyOf(req);
   if (!budget || key === undefined) return undefined;
   return { ...budget, add: async (tokens) => ((await budgets.add(budget, key, tokens))?.spent ?? 0) >= budget.tokens };

@@ -38,7 +38,10 @@ export class MemoryStore implements Store {
   async increment(key: string, by: number, ttlMs?: number): Promise<number> {
     const entry = this.live(key);
     const sum = (entry ? Number(entry.value) : 0) + by;
-    this.held.set(key, { value: String(sum), until: entry?.until ?? (ttlMs === undefined ? Infinity : Date.now() + ttlMs) });
+    this.held.set(key, {
+      value: String(sum),
+      until: entry?.until ?? (ttlMs === undefined ? Infinity : Date.now() + ttlMs),
+    });
     return sum;
   }
 

@@ -19,8 +19,10 @@ const RECONNECT_MS = 500;
 /** A Redis that takes a connection and never answers fails the call past this, rather than hold a turn. */
 const COMMAND_TIMEOUT_MS = 2000;
 
-const DELETE_IF_VALUE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
-const INCREMENT = "local sum = redis.call('incrby', KEYS[1], ARGV[1]) if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) == -1 then redis.call('pexpire', KEYS[1], ARGV[2]) end return sum";
+const DELETE_IF_VALUE =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+const INCREMENT =
+  "local sum = redis.call('incrby', KEYS[1], ARGV[1]) if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) == -1 then redis.call('pexpire', KEYS[1], ARGV[2]) end return sum";
 
 const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
 
@@ -48,8 +50,17 @@ export class RedisStore implements Store {
     private readonly options: RedisStoreOptions,
   ) {
     this.description = redacted(options.url);
-    const common: RedisOptions = { retryStrategy: () => RECONNECT_MS, connectTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 100 };
-    this.client = new Redis(options.url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS });
+    const common: RedisOptions = {
+      retryStrategy: () => RECONNECT_MS,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      disconnectTimeout: 100,
+    };
+    this.client = new Redis(options.url, {
+      ...common,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+    });
     // the subscriber queues its SUBSCRIBEs while Redis is away, and ioredis sends them again on every reconnect
     this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.client.defineCommand('deleteIfValue', { numberOfKeys: 1, lua: DELETE_IF_VALUE });
@@ -86,14 +97,17 @@ export class RedisStore implements Store {
   delete(key: string, ifValue?: string): Promise<boolean> {
     return this.timed('delete', async () => {
       if (ifValue === undefined) return (await this.client.del(this.key(key))) > 0;
-      const run = (this.client as unknown as { deleteIfValue(key: string, value: string): Promise<number> }).deleteIfValue;
+      const run = (this.client as unknown as { deleteIfValue(key: string, value: string): Promise<number> })
+        .deleteIfValue;
       return (await run.call(this.client, this.key(key), ifValue)) > 0;
     });
   }
 
   increment(key: string, by: number, ttlMs = 0): Promise<number> {
     return this.timed('increment', async () => {
-      const run = (this.client as unknown as { incrementWithTtl(key: string, by: number, ttlMs: number): Promise<number> }).incrementWithTtl;
+      const run = (
+        this.client as unknown as { incrementWithTtl(key: string, by: number, ttlMs: number): Promise<number> }
+      ).incrementWithTtl;
       return Number(await run.call(this.client, this.key(key), Math.round(by), Math.ceil(ttlMs)));
     });
   }
@@ -103,7 +117,13 @@ export class RedisStore implements Store {
       const keys = new Set<string>();
       let cursor = '0';
       do {
-        const [next, found] = await this.client.scan(cursor, 'MATCH', `${globEscaped(this.key(prefix))}*`, 'COUNT', 1000);
+        const [next, found] = await this.client.scan(
+          cursor,
+          'MATCH',
+          `${globEscaped(this.key(prefix))}*`,
+          'COUNT',
+          1000,
+        );
         found.forEach((key) => keys.add(key));
         cursor = next;
       } while (cursor !== '0');
@@ -158,12 +178,17 @@ export class RedisStore implements Store {
   private away(error: Error): void {
     const reason = redacted(error.message || String(error));
     if (this.closed) return;
-    if (this.lastError === undefined) this.options.logger.warn('agent-loop store unreachable; the loop runs on without it', { store: this.description, reason });
+    if (this.lastError === undefined)
+      this.options.logger.warn('agent-loop store unreachable; the loop runs on without it', {
+        store: this.description,
+        reason,
+      });
     this.lastError = reason;
   }
 
   private reached(): void {
-    if (this.lastError !== undefined) this.options.logger.info('agent-loop store reachable again', { store: this.description });
+    if (this.lastError !== undefined)
+      this.options.logger.info('agent-loop store reachable again', { store: this.description });
     this.lastError = undefined;
     for (const listener of [...this.reachable]) listener();
   }

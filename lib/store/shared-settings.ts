@@ -32,7 +32,15 @@ export class SharedSettings {
     private readonly judge: LiveJudge,
     private readonly logger: Logger,
   ) {
-    settings.onChange((after, source) => source !== FROM_STORE && this.share(SETTINGS, { ...after, maxTokensPerLoop: after.maxTokensPerLoop ?? null, keyBudget: after.keyBudget ?? null }));
+    settings.onChange(
+      (after, source) =>
+        source !== FROM_STORE &&
+        this.share(SETTINGS, {
+          ...after,
+          maxTokensPerLoop: after.maxTokensPerLoop ?? null,
+          keyBudget: after.keyBudget ?? null,
+        }),
+    );
     judge.onReplace((rules, source) => source !== FROM_STORE && this.share(RULES, rules));
     store.subscribe(SETTINGS, (message) => this.heard(message));
     store.onReachable(() => void this.catchUp());
@@ -44,7 +52,12 @@ export class SharedSettings {
     this.store
       .set(kind, text)
       .then(() => this.store.publish(SETTINGS, JSON.stringify(message)))
-      .catch((error: Error) => this.logger.warn('agent-loop could not share a change through the store; the other replicas keep what they had', { kind, reason: error.message }));
+      .catch((error: Error) =>
+        this.logger.warn(
+          'agent-loop could not share a change through the store; the other replicas keep what they had',
+          { kind, reason: error.message },
+        ),
+      );
   }
 
   private heard(text: string): void {
@@ -63,19 +76,30 @@ export class SharedSettings {
       const [settings, rules] = await Promise.all([this.store.get(SETTINGS), this.store.get(RULES)]);
       if (settings !== undefined) this.apply(SETTINGS, JSON.parse(settings));
       if (rules !== undefined) this.apply(RULES, JSON.parse(rules));
-      if (!this.joined && (settings !== undefined || rules !== undefined)) this.logger.info('agent-loop settings from the store', { replica: this.replica, settings: settings !== undefined, judgeRules: rules !== undefined });
+      if (!this.joined && (settings !== undefined || rules !== undefined))
+        this.logger.info('agent-loop settings from the store', {
+          replica: this.replica,
+          settings: settings !== undefined,
+          judgeRules: rules !== undefined,
+        });
       this.joined = true;
     } catch (error) {
-      this.logger.warn('agent-loop could not read the settings from the store; it keeps the ones it has', { reason: (error as Error).message });
+      this.logger.warn('agent-loop could not read the settings from the store; it keeps the ones it has', {
+        reason: (error as Error).message,
+      });
     }
   }
 
   private apply(kind: Shared['kind'], value: unknown): void {
     try {
       if (kind === SETTINGS) this.settings.update(value as SettingsPatch, FROM_STORE);
-      else if (JSON.stringify(this.judge.view().rules) !== JSON.stringify(value)) this.judge.replaceRules(value as Rule[], FROM_STORE);
+      else if (JSON.stringify(this.judge.view().rules) !== JSON.stringify(value))
+        this.judge.replaceRules(value as Rule[], FROM_STORE);
     } catch (error) {
-      this.logger.warn('agent-loop ignored settings from the store that do not fit this replica', { kind, reason: (error as Error).message });
+      this.logger.warn('agent-loop ignored settings from the store that do not fit this replica', {
+        kind,
+        reason: (error as Error).message,
+      });
     }
   }
 }

@@ -37,8 +37,11 @@ function blockParts(block: Item): Part[] {
 }
 
 function chatParts(message: Item): Part[] {
-  if (message.role === 'tool') return [{ type: 'tool_call_response', id: message.tool_call_id as string, response: message.content }];
-  const parts = Array.isArray(message.content) ? (message.content as Item[]).flatMap(blockParts) : text(textOf(message.content));
+  if (message.role === 'tool')
+    return [{ type: 'tool_call_response', id: message.tool_call_id as string, response: message.content }];
+  const parts = Array.isArray(message.content)
+    ? (message.content as Item[]).flatMap(blockParts)
+    : text(textOf(message.content));
   for (const call of (message.tool_calls as Item[] | undefined) ?? []) {
     const fn = call.function as Item | undefined;
     parts.push({ type: 'tool_call', id: call.id as string, name: fn?.name as string, arguments: fn?.arguments });
@@ -50,12 +53,23 @@ function chatParts(message: Item): Part[] {
 function itemMessage(item: Item): Message {
   switch (item.type) {
     case 'function_call':
-      return { role: 'assistant', parts: [{ type: 'tool_call', id: item.call_id as string, name: item.name as string, arguments: item.arguments }] };
+      return {
+        role: 'assistant',
+        parts: [
+          { type: 'tool_call', id: item.call_id as string, name: item.name as string, arguments: item.arguments },
+        ],
+      };
     case 'function_call_output':
-      return { role: 'tool', parts: [{ type: 'tool_call_response', id: item.call_id as string, response: item.output }] };
+      return {
+        role: 'tool',
+        parts: [{ type: 'tool_call_response', id: item.call_id as string, response: item.output }],
+      };
     case 'reasoning': {
       const summary = textOf(item.summary);
-      return { role: 'assistant', parts: [summary === '' ? { type: 'reasoning' } : { type: 'reasoning', content: summary }] };
+      return {
+        role: 'assistant',
+        parts: [summary === '' ? { type: 'reasoning' } : { type: 'reasoning', content: summary }],
+      };
     }
     default:
       return { role: 'assistant', parts: [{ type: String(item.type) }] };
@@ -78,8 +92,15 @@ export function inputMessages(messages: readonly unknown[]): string {
 
 /** `gen_ai.output.messages`: the model's reply in the same JSON, whatever its wire. */
 export function outputMessages(reply: TurnResult): string {
-  const calls = reply.calls.map((call): Part => ({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments }));
-  return JSON.stringify([{ role: 'assistant', parts: [...text(reply.text), ...calls], finish_reason: reply.stop ?? 'stop' }]);
+  const calls = reply.calls.map((call): Part => ({
+    type: 'tool_call',
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  }));
+  return JSON.stringify([
+    { role: 'assistant', parts: [...text(reply.text), ...calls], finish_reason: reply.stop ?? 'stop' },
+  ]);
 }
 
 const argumentTexts = new WeakMap<WireCall, string | undefined>();

@@ -112,8 +112,22 @@ export class LoopRecord {
   }
 
   view(): LoopRecordView {
-    const base = { id: this.id, binding: this.binding, model: this.model, startedAt: this.startedAt, turn: this.turns.length, turns: this.turns, verdicts: this.verdicts };
-    if (this.stop !== undefined) return { ...base, durationMs: this.durationMs!, stop: this.stop, ...(this.usage ? { usage: chatUsage(this.usage) } : {}) };
+    const base = {
+      id: this.id,
+      binding: this.binding,
+      model: this.model,
+      startedAt: this.startedAt,
+      turn: this.turns.length,
+      turns: this.turns,
+      verdicts: this.verdicts,
+    };
+    if (this.stop !== undefined)
+      return {
+        ...base,
+        durationMs: this.durationMs!,
+        stop: this.stop,
+        ...(this.usage ? { usage: chatUsage(this.usage) } : {}),
+      };
     const running = this.turns.at(-1)?.toolCalls.filter((call) => call.outcome === undefined) ?? [];
     return { ...base, durationMs: sinceStart(this.started), running };
   }
@@ -145,6 +159,9 @@ export class LoopRecorder {
 
   /** newest first */
   snapshot(): { inFlight: LoopRecordView[]; recent: LoopRecordView[] } {
-    return { inFlight: [...this.running.values()].map((record) => record.view()).reverse(), recent: this.finished.map((record) => record.view()).reverse() };
+    return {
+      inFlight: [...this.running.values()].map((record) => record.view()).reverse(),
+      recent: this.finished.map((record) => record.view()).reverse(),
+    };
   }
 }

@@ -91,7 +91,13 @@ export class LoopTelemetry {
 
   /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
   tool(call: WireCall, known: boolean): ToolWatch {
-    return new ToolWatch(this.labels, known ? call.name : '_unknown', this.span?.tool(call), this.metrics, this.records?.record.tool(call));
+    return new ToolWatch(
+      this.labels,
+      known ? call.name : '_unknown',
+      this.span?.tool(call),
+      this.metrics,
+      this.records?.record.tool(call),
+    );
   }
 
   /** `outcome`: asked, granted, denied, expired or refused */
@@ -136,6 +142,8 @@ export class Telemetry {
   loop(req: Request, binding: string, model: string, loopId: string, wire: string): LoopTelemetry | undefined {
     const span = this.tracing?.startLoop(req, binding, model, loopId, wire);
     const records = this.recorder && { recorder: this.recorder, record: this.recorder.start(loopId, binding, model) };
-    return span || this.metrics || records ? new LoopTelemetry({ binding, wire }, model, span, this.metrics, records) : undefined;
+    return span || this.metrics || records
+      ? new LoopTelemetry({ binding, wire }, model, span, this.metrics, records)
+      : undefined;
   }
 }

@@ -34,21 +34,76 @@ export class LoopMetrics {
   constructor(prom: Prom, option: MetricsOption) {
     const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
     const prefix = option.prefix ?? 'agent_loop_';
-    function metric<T>(name: string, make: (config: { name: string; help: string; registers: Registry[] }) => T, help: string): T {
-      return (registry.getSingleMetric(prefix + name) as T | undefined) ?? make({ name: prefix + name, help, registers: [registry] });
+    function metric<T>(
+      name: string,
+      make: (config: { name: string; help: string; registers: Registry[] }) => T,
+      help: string,
+    ): T {
+      return (
+        (registry.getSingleMetric(prefix + name) as T | undefined) ??
+        make({ name: prefix + name, help, registers: [registry] })
+      );
     }
-    this.loops = metric('loops_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'stop'] }), 'Loops ended, by binding, wire and stop reason.');
-    this.inFlight = metric('loops_in_flight', (c) => new prom.Gauge({ ...c, labelNames: ['binding', 'wire'] }), 'Loops running now.');
-    this.turnsPerLoop = metric('turns_per_loop', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire'], buckets: TURNS_BUCKETS }), 'Turns (model calls) each loop made.');
-    this.turnSeconds = metric('turn_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'outcome'], buckets: TURN_BUCKETS }), 'One turn: the self-call to the model, until its reply was read.');
-    this.toolCalls = metric('tool_calls_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'] }), 'Tool calls, by outcome.');
-    this.toolSeconds = metric('tool_call_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'], buckets: TOOL_BUCKETS }), 'One tool call, checks and judge included.');
-    this.tokens = metric('tokens_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'type'] }), "Tokens the loops' turns used, as the upstream reported them (type: input, output).");
-    this.approvals = metric('approvals_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'outcome'] }), 'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.');
-    this.storeSeconds = metric('store_operation_duration_seconds', (c) => new prom.Histogram({ ...c, labelNames: ['operation', 'outcome'], buckets: STORE_BUCKETS }), 'One call to the store (Redis with `store`): get, set, delete, increment, entries, publish; outcome ok or error.');
-    this.storeErrors = metric('store_errors_total', (c) => new prom.Counter({ ...c, labelNames: ['operation'] }), 'Store calls that failed (Redis unreachable or too slow), by operation.');
-    this.unenforced = metric('key_budget_unenforced_total', (c) => new prom.Counter(c), 'Key budget checks and sums skipped because the store was unreachable: the loop ran on without the budget.');
-    this.verdicts = metric('judge_verdicts_total', (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }), 'Judge verdicts, by surface and action (error: the judge failed).');
+    this.loops = metric(
+      'loops_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'stop'] }),
+      'Loops ended, by binding, wire and stop reason.',
+    );
+    this.inFlight = metric(
+      'loops_in_flight',
+      (c) => new prom.Gauge({ ...c, labelNames: ['binding', 'wire'] }),
+      'Loops running now.',
+    );
+    this.turnsPerLoop = metric(
+      'turns_per_loop',
+      (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire'], buckets: TURNS_BUCKETS }),
+      'Turns (model calls) each loop made.',
+    );
+    this.turnSeconds = metric(
+      'turn_duration_seconds',
+      (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'outcome'], buckets: TURN_BUCKETS }),
+      'One turn: the self-call to the model, until its reply was read.',
+    );
+    this.toolCalls = metric(
+      'tool_calls_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'] }),
+      'Tool calls, by outcome.',
+    );
+    this.toolSeconds = metric(
+      'tool_call_duration_seconds',
+      (c) => new prom.Histogram({ ...c, labelNames: ['binding', 'wire', 'tool', 'outcome'], buckets: TOOL_BUCKETS }),
+      'One tool call, checks and judge included.',
+    );
+    this.tokens = metric(
+      'tokens_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'type'] }),
+      "Tokens the loops' turns used, as the upstream reported them (type: input, output).",
+    );
+    this.approvals = metric(
+      'approvals_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'outcome'] }),
+      'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.',
+    );
+    this.storeSeconds = metric(
+      'store_operation_duration_seconds',
+      (c) => new prom.Histogram({ ...c, labelNames: ['operation', 'outcome'], buckets: STORE_BUCKETS }),
+      'One call to the store (Redis with `store`): get, set, delete, increment, entries, publish; outcome ok or error.',
+    );
+    this.storeErrors = metric(
+      'store_errors_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['operation'] }),
+      'Store calls that failed (Redis unreachable or too slow), by operation.',
+    );
+    this.unenforced = metric(
+      'key_budget_unenforced_total',
+      (c) => new prom.Counter(c),
+      'Key budget checks and sums skipped because the store was unreachable: the loop ran on without the budget.',
+    );
+    this.verdicts = metric(
+      'judge_verdicts_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }),
+      'Judge verdicts, by surface and action (error: the judge failed).',
+    );
   }
 
   loopStarted(labels: LoopLabels): void {
@@ -97,11 +152,17 @@ export class LoopMetrics {
   }
 }
 
-export function createMetrics(option: MetricsOption | false | undefined, component = 'agentLoop'): LoopMetrics | undefined {
+export function createMetrics(
+  option: MetricsOption | false | undefined,
+  component = 'agentLoop',
+): LoopMetrics | undefined {
   if (!option) return undefined;
   const prom = optionalPeer<Prom>('prom-client');
   if (!prom) {
-    throw new AgentLoopError('ERR_AGENT_LOOP_MISSING_PEER', `${component}: option 'metrics' needs the prom-client package, which is not installed: run npm install prom-client, or leave 'metrics' out.`);
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_MISSING_PEER',
+      `${component}: option 'metrics' needs the prom-client package, which is not installed: run npm install prom-client, or leave 'metrics' out.`,
+    );
   }
   return new LoopMetrics(prom, option);
 }

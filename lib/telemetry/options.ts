@@ -9,7 +9,9 @@ export interface MetricsRegistry {
 }
 
 const isRegistry = (value: unknown) =>
-  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).getSingleMetric === 'function';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Record<string, unknown>).getSingleMetric === 'function';
 
 const metricsOptions = {
   /** where the metrics register (default: prom-client's global registry) */
@@ -29,7 +31,11 @@ export type MetricsOption = OptionsIn<typeof metricsOptions>;
 export const metricsOption = option<MetricsOption | false>({
   schema: Joi.alternatives(Joi.boolean().valid(false), Joi.object(schemasOf(metricsOptions))),
   hint: "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }",
-  doc: { range: '`{ registry?, prefix? }` or `false`', fallback: 'off (`createGateway`: on when prom-client is installed)', does: 'Prometheus metrics ([Metrics](observability.md#metrics-prometheus))' },
+  doc: {
+    range: '`{ registry?, prefix? }` or `false`',
+    fallback: 'off (`createGateway`: on when prom-client is installed)',
+    does: 'Prometheus metrics ([Metrics](observability.md#metrics-prometheus))',
+  },
   inner: metricsOptions,
 });
 

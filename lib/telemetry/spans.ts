@@ -13,7 +13,9 @@ const ERROR = 2;
 /** The W3C trace context naming `span` as parent: self-calls send it as headers, MCP calls in `params._meta` (SEP-414). */
 function traceContext(span: Span): Record<string, string> {
   const { traceId, spanId, traceFlags, traceState } = span.spanContext();
-  const carrier: Record<string, string> = { traceparent: `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}` };
+  const carrier: Record<string, string> = {
+    traceparent: `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`,
+  };
   const state = traceState?.serialize();
   if (state) carrier.tracestate = state;
   return carrier;
@@ -51,7 +53,6 @@ abstract class CallSpan {
 
 /** A `chat {model}` span: one turn, one model call; the self-call carries it as headers. */
 export class TurnSpan extends CallSpan {
-
   succeeded(reply: TurnResult): void {
     this.span.setAttributes({
       'gen_ai.response.id': boundedAttribute(reply.id),
@@ -71,12 +72,14 @@ export class TurnSpan extends CallSpan {
 
 /** An `execute_tool {tool}` span: one tool call, from the model's request to the text the model reads; an MCP call carries it in `params._meta`. */
 export class ToolSpan extends CallSpan {
-
   /** The call went out to Trellis: on an MCP Trellis it is a `tools/call` in the session named. */
   reached(trellis: Trellis): void {
     if (!trellis.mcpSession) return;
     const session = trellis.mcpSession();
-    this.span.setAttributes({ 'mcp.method.name': 'tools/call', ...(session === undefined ? {} : { 'mcp.session.id': session }) });
+    this.span.setAttributes({
+      'mcp.method.name': 'tools/call',
+      ...(session === undefined ? {} : { 'mcp.session.id': session }),
+    });
   }
 
   /** `pending`: the call waits for a person's approval, which is no failure */
@@ -106,25 +109,50 @@ export class LoopSpan {
   turn(model: string, messages: readonly unknown[]): TurnSpan {
     const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': boundedAttribute(model) };
     if (this.captureContent) attributes['gen_ai.input.messages'] = inputMessages(messages);
-    return new TurnSpan(this.tracer.startSpan(model === '' ? 'chat' : `chat ${namePart(model)}`, { kind: CLIENT, attributes }, this.context), this.captureContent, this.active);
+    return new TurnSpan(
+      this.tracer.startSpan(
+        model === '' ? 'chat' : `chat ${namePart(model)}`,
+        { kind: CLIENT, attributes },
+        this.context,
+      ),
+      this.captureContent,
+      this.active,
+    );
   }
 
   /** The tool's name and the call's id are the model's: bounded like the client's model name. */
   tool(call: WireCall): ToolSpan {
     const name = String(call.name);
-    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': boundedAttribute(name), 'gen_ai.tool.call.id': boundedAttribute(call.id), 'gen_ai.tool.type': 'function' };
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': boundedAttribute(name),
+      'gen_ai.tool.call.id': boundedAttribute(call.id),
+      'gen_ai.tool.type': 'function',
+    };
     if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = argumentsText(call);
-    return new ToolSpan(this.tracer.startSpan(`execute_tool ${namePart(name)}`, { kind: INTERNAL, attributes }, this.context), this.captureContent, this.active);
+    return new ToolSpan(
+      this.tracer.startSpan(`execute_tool ${namePart(name)}`, { kind: INTERNAL, attributes }, this.context),
+      this.captureContent,
+      this.active,
+    );
   }
 
   /** an `agent_loop.approval` event: a call handed to a person for approval, or their answer */
   approval(tool: string, outcome: string): void {
-    this.span.addEvent('agent_loop.approval', { 'gen_ai.tool.name': boundedAttribute(tool), 'agent_loop.approval': outcome });
+    this.span.addEvent('agent_loop.approval', {
+      'gen_ai.tool.name': boundedAttribute(tool),
+      'agent_loop.approval': outcome,
+    });
   }
 
   /** `stop` is the loop's stop reason, or `fallthrough` / `client_gone`; a loop that gave up is an error. */
   end(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
-    this.span.setAttributes({ 'agent_loop.stop': stop, 'agent_loop.turns': stats.turns, 'agent_loop.tool_calls': stats.toolCalls, ...usageAttributes(usage) });
+    this.span.setAttributes({
+      'agent_loop.stop': stop,
+      'agent_loop.turns': stats.turns,
+      'agent_loop.tool_calls': stats.toolCalls,
+      ...usageAttributes(usage),
+    });
     if (stop === 'fallthrough' || stop === 'upstream_error') failed(this.span, stop);
     this.span.end();
   }

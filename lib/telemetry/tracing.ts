@@ -27,9 +27,16 @@ export class Tracing {
   /** The loop's span; undefined when nothing records it (no SDK registered, or sampled out): then turns make none. */
   startLoop(req: Request, agent: string, model: string, loopId: string, wire: string): LoopSpan | undefined {
     // Without an SDK, not even a non-recording span: two property reads per loop.
-    if ((this.api.trace.getTracerProvider() as OtelApi.ProxyTracerProvider).getDelegate?.() === this.noSdk) return undefined;
+    if ((this.api.trace.getTracerProvider() as OtelApi.ProxyTracerProvider).getDelegate?.() === this.noSdk)
+      return undefined;
     const parent = this.parentOf(req);
-    const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.request.model': model, 'agent_loop.id': loopId, 'agent_loop.wire': wire };
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': agent,
+      'gen_ai.request.model': model,
+      'agent_loop.id': loopId,
+      'agent_loop.wire': wire,
+    };
     const span = this.tracer.startSpan(`invoke_agent ${agent}`, { kind: INTERNAL, attributes }, parent);
     if (!span.isRecording()) return undefined;
     return new LoopSpan(this.api, this.tracer, span, this.api.trace.setSpan(parent, span), this.captureContent);
@@ -47,7 +54,13 @@ export class Tracing {
     if (trace.getSpan(extracted)) return extracted;
     const [, traceId, spanId, flags] = TRACEPARENT.exec(String(req.headers.traceparent)) ?? [];
     const state = req.headers.tracestate;
-    const remote = { traceId, spanId, traceFlags: parseInt(flags, 16) & 1, isRemote: true, ...(typeof state === 'string' ? { traceState: this.api.createTraceState(state) } : {}) };
+    const remote = {
+      traceId,
+      spanId,
+      traceFlags: parseInt(flags, 16) & 1,
+      isRemote: true,
+      ...(typeof state === 'string' ? { traceState: this.api.createTraceState(state) } : {}),
+    };
     return traceId && this.api.isSpanContextValid(remote) ? trace.setSpanContext(active, remote) : active;
   }
 }

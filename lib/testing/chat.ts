@@ -12,7 +12,10 @@ export function completion(reply: ChatReply, model: string): Body {
   const toolCalls = reply.toolCalls?.map((call) => ({
     id: call.id ?? `call_${nextId()}`,
     type: 'function',
-    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    },
   }));
   const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
   return {
@@ -23,7 +26,11 @@ export function completion(reply: ChatReply, model: string): Body {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls?.length ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          content: reply.content ?? null,
+          ...(toolCalls?.length ? { tool_calls: toolCalls } : {}),
+        },
         finish_reason: toolCalls?.length ? 'tool_calls' : 'stop',
       },
     ],
@@ -42,7 +49,9 @@ export function chunkOf(whole: Body, delta: Body, finish: string | null = null):
  * finish reason, and a last chunk of `choices: []` with the usage (what `stream_options.include_usage` asks for).
  */
 export function completionChunks(whole: Body): Body[] {
-  const choice = (whole.choices as { message: { content: string | null; tool_calls?: unknown[] }; finish_reason: string }[])[0];
+  const choice = (
+    whole.choices as { message: { content: string | null; tool_calls?: unknown[] }; finish_reason: string }[]
+  )[0];
   const chunk = (delta: Body, finish?: string) => chunkOf(whole, delta, finish);
   const out = [chunk({ role: 'assistant', content: '' })];
   const content = choice.message.content ?? '';
@@ -58,9 +67,12 @@ export function completionChunks(whole: Body): Body[] {
 }
 
 /** OpenAI's error body (chat completions and Responses). */
-export const openAiError = (status: number, message: string): Body => ({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });
+export const openAiError = (status: number, message: string): Body => ({
+  error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
+});
 
-const isMessage = (message: unknown) => typeof message === 'object' && message !== null && typeof (message as Body).role === 'string';
+const isMessage = (message: unknown) =>
+  typeof message === 'object' && message !== null && typeof (message as Body).role === 'string';
 
 /** OpenAI chat completions, `POST .../chat/completions`: a model turn is an assistant message. */
 export const chatWire: ScriptedWire = {
@@ -74,7 +86,10 @@ export const chatWire: ScriptedWire = {
   turnOf: (body) => assistantTurns(body.messages as Body[]),
   json(turn, body) {
     const { inputTokens, outputTokens } = usageOf(turn);
-    return completion({ ...turn, usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens } }, typeof body.model === 'string' ? body.model : 'scripted');
+    return completion(
+      { ...turn, usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens } },
+      typeof body.model === 'string' ? body.model : 'scripted',
+    );
   },
   events(whole, body) {
     const options = body.stream_options as { include_usage?: unknown } | undefined;

@@ -8,5 +8,7 @@ export async function readBody(req: http.IncomingMessage): Promise<string> {
 }
 
 export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(typeof body === 'string' ? body : JSON.stringify(body));
 }

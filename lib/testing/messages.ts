@@ -16,16 +16,33 @@ export interface MessagesUsage {
   cache_read_input_tokens: number;
 }
 
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
 
 /** The API's error body. */
-export const anthropicError = (status: number, message: string): Body => ({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message }, request_id: `req_${randomBytes(12).toString('hex')}` });
+export const anthropicError = (status: number, message: string): Body => ({
+  type: 'error',
+  error: { type: ERROR_TYPES[status] ?? 'api_error', message },
+  request_id: `req_${randomBytes(12).toString('hex')}`,
+});
 
 export const toolUseId = (): string => `toolu_01${String(nextId()).padStart(22, 'A')}`;
 
 /** A Message whole, as `POST /v1/messages` returns it. */
 export function message(content: Body[], model: string, usage: Partial<MessagesUsage> = {}, stopReason?: string): Body {
-  const counted = { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 30, ...usage };
+  const counted = {
+    input_tokens: 12,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 30,
+    ...usage,
+  };
   return {
     model,
     id: `msg_01${String(nextId()).padStart(22, 'Q')}`,
@@ -34,21 +51,43 @@ export function message(content: Body[], model: string, usage: Partial<MessagesU
     content,
     stop_reason: stopReason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
     stop_sequence: null,
-    usage: { ...counted, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, service_tier: 'standard' },
+    usage: {
+      ...counted,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      service_tier: 'standard',
+    },
   };
 }
 
-const pieces = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+const pieces = (text: string, size: number) =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 /** The recorded event sequence of a streamed Message. */
 export function messageEvents(whole: Body): Body[] {
-  const { content, usage, stop_reason: stopReason, ...head } = whole as { content: Body[]; usage: MessagesUsage; stop_reason: string };
-  const events: Body[] = [{ type: 'message_start', message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }];
+  const {
+    content,
+    usage,
+    stop_reason: stopReason,
+    ...head
+  } = whole as { content: Body[]; usage: MessagesUsage; stop_reason: string };
+  const events: Body[] = [
+    {
+      type: 'message_start',
+      message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    },
+  ];
   content.forEach((block, index) => {
     const delta = (d: Body) => events.push({ type: 'content_block_delta', index, delta: d });
-    if (block.type === 'text') events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-    else if (block.type === 'thinking') events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-    else if (block.type === 'tool_use') events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+    if (block.type === 'text')
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+    else if (block.type === 'thinking')
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+    else if (block.type === 'tool_use')
+      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
     else events.push({ type: 'content_block_start', index, content_block: block });
     if (index === 0) events.push({ type: 'ping' });
     if (block.type === 'text') pieces(block.text as string, 8).forEach((text) => delta({ type: 'text_delta', text }));
@@ -56,11 +95,18 @@ export function messageEvents(whole: Body): Body[] {
       pieces(block.thinking as string, 8).forEach((thinking) => delta({ type: 'thinking_delta', thinking }));
       delta({ type: 'signature_delta', signature: block.signature });
     }
-    if (block.type === 'tool_use') ['', ...pieces(JSON.stringify(block.input), 6)].forEach((partial) => delta({ type: 'input_json_delta', partial_json: partial }));
+    if (block.type === 'tool_use')
+      ['', ...pieces(JSON.stringify(block.input), 6)].forEach((partial) =>
+        delta({ type: 'input_json_delta', partial_json: partial }),
+      );
     events.push({ type: 'content_block_stop', index });
   });
   const { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } = usage;
-  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } });
+  events.push({
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens },
+  });
   events.push({ type: 'message_stop' });
   return events;
 }
@@ -72,16 +118,28 @@ export const messagesWire: ScriptedWire = {
   unreadable(body) {
     if (typeof body.model !== 'string') return 'model: Field required';
     if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
-    if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
-    const bad = (body.messages as unknown[]).findIndex((m) => (m as Body | null)?.role !== 'user' && (m as Body | null)?.role !== 'assistant');
+    if (!Array.isArray(body.messages) || body.messages.length === 0)
+      return 'messages: at least one message is required';
+    const bad = (body.messages as unknown[]).findIndex(
+      (m) => (m as Body | null)?.role !== 'user' && (m as Body | null)?.role !== 'assistant',
+    );
     return bad >= 0 ? `messages.${bad}.role: Input should be 'user' or 'assistant'` : undefined;
   },
   turnOf: (body) => assistantTurns(body.messages as Body[]),
   json(turn, body) {
-    const blocks = [...(turn.content === undefined ? [] : [{ type: 'text', text: turn.content }]), ...(turn.toolCalls ?? []).map(({ name, arguments: input }) => ({ type: 'tool_use', id: toolUseId(), name, input: input ?? {} }))];
+    const blocks = [
+      ...(turn.content === undefined ? [] : [{ type: 'text', text: turn.content }]),
+      ...(turn.toolCalls ?? []).map(({ name, arguments: input }) => ({
+        type: 'tool_use',
+        id: toolUseId(),
+        name,
+        input: input ?? {},
+      })),
+    ];
     const { inputTokens, outputTokens } = usageOf(turn);
     return message(blocks, body.model as string, { input_tokens: inputTokens, output_tokens: outputTokens });
   },
-  events: (whole) => messageEvents(whole).map((event) => ({ event: event.type as string, data: JSON.stringify(event) })),
+  events: (whole) =>
+    messageEvents(whole).map((event) => ({ event: event.type as string, data: JSON.stringify(event) })),
   error: anthropicError,
 };

@@ -11,15 +11,33 @@ import { nextId, usageOf, type Body, type ScriptedWire, type ToolCallStep } from
  */
 export const hexId = (): string => `${Date.now().toString(16)}${nextId().toString(16).padStart(8, '0')}`;
 
-export const messageItem = (text: string): Body => ({ id: `msg_${hexId()}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' });
+export const messageItem = (text: string): Body => ({
+  id: `msg_${hexId()}`,
+  type: 'message',
+  status: 'completed',
+  content: [{ type: 'output_text', annotations: [], logprobs: [], text }],
+  role: 'assistant',
+});
 
 export function functionCallItem(call: ToolCallStep & { callId?: string }): Body {
   const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
-  return { id: `fc_${hexId()}`, type: 'function_call', status: 'completed', arguments: args, call_id: call.callId ?? `call_${hexId()}`, name: call.name };
+  return {
+    id: `fc_${hexId()}`,
+    type: 'function_call',
+    status: 'completed',
+    arguments: args,
+    call_id: call.callId ?? `call_${hexId()}`,
+    name: call.name,
+  };
 }
 
 /** A Response whole, as `POST /responses` returns it (`in_progress`: as `response.created` starts it). */
-export function response(id: string, body: Body, output: Body[], usage: { input_tokens: number; output_tokens: number } = { input_tokens: 10, output_tokens: 5 }): Body {
+export function response(
+  id: string,
+  body: Body,
+  output: Body[],
+  usage: { input_tokens: number; output_tokens: number } = { input_tokens: 10, output_tokens: 5 },
+): Body {
   return {
     id,
     object: 'response',
@@ -43,7 +61,13 @@ export function response(id: string, body: Body, output: Body[], usage: { input_
     tools: body.tools ?? [],
     top_p: 1,
     truncation: 'disabled',
-    usage: { input_tokens: usage.input_tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.output_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input_tokens + usage.output_tokens },
+    usage: {
+      input_tokens: usage.input_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usage.output_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.input_tokens + usage.output_tokens,
+    },
     user: null,
     metadata: {},
   };
@@ -60,15 +84,39 @@ export function responseEvents(whole: Body): Body[] {
     if (item.type === 'function_call') {
       emit('response.output_item.added', { item: { ...item, status: 'in_progress', arguments: '' }, output_index });
       const args = item.arguments as string;
-      for (let i = 0; i < args.length; i += 6) emit('response.function_call_arguments.delta', { delta: args.slice(i, i + 6), item_id: item.id, obfuscation: 'H2d0mf8T42i5Ya', output_index });
+      for (let i = 0; i < args.length; i += 6)
+        emit('response.function_call_arguments.delta', {
+          delta: args.slice(i, i + 6),
+          item_id: item.id,
+          obfuscation: 'H2d0mf8T42i5Ya',
+          output_index,
+        });
       emit('response.function_call_arguments.done', { arguments: args, item_id: item.id, output_index });
     } else if (item.type === 'message') {
       const text = (item.content as { text: string }[])[0].text;
       emit('response.output_item.added', { item: { ...item, status: 'in_progress', content: [] }, output_index });
-      emit('response.content_part.added', { item_id: item.id, output_index, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
-      for (let i = 0; i < text.length; i += 8) emit('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta: text.slice(i, i + 8), logprobs: [], obfuscation: 'jjAc3ToKgnr0u' });
+      emit('response.content_part.added', {
+        item_id: item.id,
+        output_index,
+        content_index: 0,
+        part: { type: 'output_text', annotations: [], logprobs: [], text: '' },
+      });
+      for (let i = 0; i < text.length; i += 8)
+        emit('response.output_text.delta', {
+          item_id: item.id,
+          output_index,
+          content_index: 0,
+          delta: text.slice(i, i + 8),
+          logprobs: [],
+          obfuscation: 'jjAc3ToKgnr0u',
+        });
       emit('response.output_text.done', { item_id: item.id, output_index, content_index: 0, text, logprobs: [] });
-      emit('response.content_part.done', { item_id: item.id, output_index, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text } });
+      emit('response.content_part.done', {
+        item_id: item.id,
+        output_index,
+        content_index: 0,
+        part: { type: 'output_text', annotations: [], logprobs: [], text },
+      });
     } else {
       emit('response.output_item.added', { item, output_index });
     }
@@ -79,7 +127,10 @@ export function responseEvents(whole: Body): Body[] {
 }
 
 /** Items the model wrote: one model turn is a run of them (reasoning, its message, its function calls). */
-const modelItem = (item: Body) => item.type === 'function_call' || item.type === 'reasoning' || (item.type !== 'function_call_output' && item.role === 'assistant');
+const modelItem = (item: Body) =>
+  item.type === 'function_call' ||
+  item.type === 'reasoning' ||
+  (item.type !== 'function_call_output' && item.role === 'assistant');
 
 /** The model turns in an input: each run of model items counts once. */
 function turnsIn(input: Body[]): number {
@@ -94,7 +145,8 @@ const inputOf = (body: Body): Body[] => (Array.isArray(body.input) ? (body.input
  */
 export function responsesWire(): ScriptedWire {
   const turnsOf = new Map<string, number>();
-  const chainedOn = (body: Body) => (typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined);
+  const chainedOn = (body: Body) =>
+    typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
   return {
     name: 'responses',
     path: '/responses',
@@ -103,17 +155,23 @@ export function responsesWire(): ScriptedWire {
       const bad = inputOf(body).findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
       if (bad >= 0) return `Invalid value for 'input[${bad}]': expected an item object.`;
       const chained = chainedOn(body);
-      return chained !== undefined && !turnsOf.has(chained) ? `Previous response with id '${chained}' not found.` : undefined;
+      return chained !== undefined && !turnsOf.has(chained)
+        ? `Previous response with id '${chained}' not found.`
+        : undefined;
     },
     turnOf: (body) => (turnsOf.get(chainedOn(body) ?? '') ?? 0) + turnsIn(inputOf(body)),
     json(turn, body, turnIndex) {
-      const output = [...(turn.content === undefined ? [] : [messageItem(turn.content)]), ...(turn.toolCalls ?? []).map(functionCallItem)];
+      const output = [
+        ...(turn.content === undefined ? [] : [messageItem(turn.content)]),
+        ...(turn.toolCalls ?? []).map(functionCallItem),
+      ];
       const id = `resp_${hexId()}`;
       turnsOf.set(id, turnIndex + 1);
       const { inputTokens, outputTokens } = usageOf(turn);
       return response(id, body, output, { input_tokens: inputTokens, output_tokens: outputTokens });
     },
-    events: (whole) => responseEvents(whole).map((event) => ({ event: event.type as string, data: JSON.stringify(event) })),
+    events: (whole) =>
+      responseEvents(whole).map((event) => ({ event: event.type as string, data: JSON.stringify(event) })),
     error: openAiError,
   };
 }

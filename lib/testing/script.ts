@@ -19,16 +19,28 @@ export type ScriptEntry = ScriptedTurn | ((request: ScriptedRequest) => Scripted
 
 const callOptions = {
   name: required<string>({ schema: Joi.string().min(1), hint: "it must be the tool's name, e.g. name: 'clock_now'" }),
-  arguments: option<Record<string, unknown>>({ schema: Joi.object(), hint: "it must be the call's arguments as an object, e.g. arguments: { city: 'Paris' }" }),
+  arguments: option<Record<string, unknown>>({
+    schema: Joi.object(),
+    hint: "it must be the call's arguments as an object, e.g. arguments: { city: 'Paris' }",
+  }),
 };
 
 const usageOptions = {
-  inputTokens: required<number>({ schema: Joi.number().integer().min(0), hint: 'it must be a whole number of tokens, e.g. inputTokens: 120' }),
-  outputTokens: required<number>({ schema: Joi.number().integer().min(0), hint: 'it must be a whole number of tokens, e.g. outputTokens: 12' }),
+  inputTokens: required<number>({
+    schema: Joi.number().integer().min(0),
+    hint: 'it must be a whole number of tokens, e.g. inputTokens: 120',
+  }),
+  outputTokens: required<number>({
+    schema: Joi.number().integer().min(0),
+    hint: 'it must be a whole number of tokens, e.g. outputTokens: 12',
+  }),
 };
 
 const turnOptions = {
-  content: option<string>({ schema: Joi.string().allow(''), hint: "it must be the answer's text, e.g. content: 'It is noon.'" }),
+  content: option<string>({
+    schema: Joi.string().allow(''),
+    hint: "it must be the answer's text, e.g. content: 'It is noon.'",
+  }),
   toolCalls: option<ScriptedTurn['toolCalls']>({
     schema: Joi.array().items(schemaOf(callOptions)).min(1),
     hint: "it must be a list of the tool calls the model makes, e.g. toolCalls: [{ name: 'clock_now', arguments: {} }]",
@@ -38,7 +50,8 @@ const turnOptions = {
   usage: option<ScriptedTurn['usage']>({ schema: schemaOf(usageOptions), inner: usageOptions }),
 };
 
-const ENTRY = "each entry is { content: 'text' }, { toolCalls: [{ name, arguments }] } (both may be given) or a function of the request returning one of those";
+const ENTRY =
+  "each entry is { content: 'text' }, { toolCalls: [{ name, arguments }] } (both may be given) or a function of the request returning one of those";
 
 const turnSchema = schemaOf(turnOptions).or('content', 'toolCalls');
 
@@ -68,6 +81,8 @@ export async function turnFor(script: ScriptEntry[], request: ScriptedRequest): 
   try {
     return validTurn(returned);
   } catch (error) {
-    throw new Error(`entry ${index} (a function) returned ${JSON.stringify(returned) ?? String(returned)}: ${(error as Error).message.replace(/^scriptedModel: /, '')}`);
+    throw new Error(
+      `entry ${index} (a function) returned ${JSON.stringify(returned) ?? String(returned)}: ${(error as Error).message.replace(/^scriptedModel: /, '')}`,
+    );
   }
 }

@@ -24,7 +24,8 @@ function stream(res: http.ServerResponse, frames: SseFrame[]): void {
   res.end();
 }
 
-const isObject = (value: unknown): value is Body => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A scripted model on a loopback port, an upstream for a gateway's tests: it speaks OpenAI chat completions,
@@ -51,7 +52,13 @@ export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
     const unreadable = isObject(body) ? wire.unreadable(body) : 'The request body must be a JSON object.';
     if (unreadable !== undefined) return send(res, 400, wire.error(400, unreadable));
     const read = body as Body;
-    const request: ScriptedRequest = { path: req.url!, headers: req.headers, body: read, wire: wire.name, turn: wire.turnOf(read) };
+    const request: ScriptedRequest = {
+      path: req.url!,
+      headers: req.headers,
+      body: read,
+      wire: wire.name,
+      turn: wire.turnOf(read),
+    };
     requests.push(request);
     try {
       const whole = wire.json(await turnFor(script, request), read, request.turn);

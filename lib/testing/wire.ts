@@ -38,7 +38,8 @@ export interface ScriptedWire {
 }
 
 /** What a turn reports it used: the script's `usage`, else 10 tokens in and 5 out. */
-export const usageOf = (turn: ScriptedTurn): { inputTokens: number; outputTokens: number } => turn.usage ?? { inputTokens: 10, outputTokens: 5 };
+export const usageOf = (turn: ScriptedTurn): { inputTokens: number; outputTokens: number } =>
+  turn.usage ?? { inputTokens: 10, outputTokens: 5 };
 
 let counter = 0;
 
@@ -46,4 +47,5 @@ let counter = 0;
 export const nextId = (): number => ++counter;
 
 /** The assistant messages in a list of messages (chat completions, Messages). */
-export const assistantTurns = (messages: Body[]): number => messages.filter((message) => message.role === 'assistant').length;
+export const assistantTurns = (messages: Body[]): number =>
+  messages.filter((message) => message.role === 'assistant').length;

@@ -19,7 +19,11 @@ export interface ClientToolSearch<T> {
  * `defer_loading: true` (`asChat` reads it as a chat function) leave the list; the rest passes as sent. Undefined when
  * the client sends no search tool: its tools pass untouched, `defer_loading` and all.
  */
-export function clientToolSearch<T extends Record<string, unknown>>(tools: T[], kindOf: (tool: T) => SearchKind | undefined, asChat: (tool: T) => ChatTool | undefined): ClientToolSearch<T> | undefined {
+export function clientToolSearch<T extends Record<string, unknown>>(
+  tools: T[],
+  kindOf: (tool: T) => SearchKind | undefined,
+  asChat: (tool: T) => ChatTool | undefined,
+): ClientToolSearch<T> | undefined {
   const kind = tools.map(kindOf).find((found) => found !== undefined);
   if (kind === undefined) return undefined;
   const passed: T[] = [];

@@ -22,7 +22,13 @@ export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfi
   let split = byConfig.get(config);
   if (!split) {
     const keep = new Set(config.keep);
-    byConfig.set(config, (split = { offered: tools.filter((tool) => keep.has(tool.function.name)), held: tools.filter((tool) => !keep.has(tool.function.name)) }));
+    byConfig.set(
+      config,
+      (split = {
+        offered: tools.filter((tool) => keep.has(tool.function.name)),
+        held: tools.filter((tool) => !keep.has(tool.function.name)),
+      }),
+    );
   }
   return split;
 }
@@ -69,9 +75,21 @@ export class DeferredTools {
    * A loop's tool search, when it holds tools back (the binding's past `above`, or a client's own search): `tool_search`
    * and what a continuation loaded join the conversation before turn 1; a client's tools among those are handed back.
    */
-  static open(held: readonly ChatTool[], client: ClientSearch | undefined, config: ToolSearchConfig | false, loaded: readonly string[], conversation: Conversation, clientTools: Set<string>): DeferredTools | undefined {
+  static open(
+    held: readonly ChatTool[],
+    client: ClientSearch | undefined,
+    config: ToolSearchConfig | false,
+    loaded: readonly string[],
+    conversation: Conversation,
+    clientTools: Set<string>,
+  ): DeferredTools | undefined {
     if (held.length === 0 && client === undefined) return undefined;
-    const deferred = new DeferredTools(held, client?.held ?? [], client?.kind ?? 'bm25', config ? config.maxResults : MAX_RESULTS);
+    const deferred = new DeferredTools(
+      held,
+      client?.held ?? [],
+      client?.kind ?? 'bm25',
+      config ? config.maxResults : MAX_RESULTS,
+    );
     deferred.load(loaded);
     deferred.offerFound(conversation, clientTools, [deferred.tool]);
     return deferred;
@@ -104,13 +122,27 @@ export class DeferredTools {
   /** The loop's answer to a `tool_search` call: the tools found as JSON, each of them loaded. */
   search(args: Record<string, unknown>): ToolOutcome {
     const { query } = args;
-    if (typeof query !== 'string' || query.trim() === '') return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: `it needs a query, e.g. {"query":"${this.kind === 'regex' ? 'pull_request|merge' : 'create a pull request'}"}` };
+    if (typeof query !== 'string' || query.trim() === '')
+      return {
+        kind: 'invalid',
+        tool: TOOL_SEARCH,
+        why: 'bad_query',
+        problem: `it needs a query, e.g. {"query":"${this.kind === 'regex' ? 'pull_request|merge' : 'create a pull request'}"}`,
+      };
     let found: FoundTool[];
     try {
-      found = this.kind === 'regex' ? regexSearch([...this.held, ...this.client], query, this.maxResults) : indexOver(this.held, this.client).search(query, this.maxResults);
+      found =
+        this.kind === 'regex'
+          ? regexSearch([...this.held, ...this.client], query, this.maxResults)
+          : indexOver(this.held, this.client).search(query, this.maxResults);
     } catch (error) {
       if (!(error instanceof BadPattern)) throw error;
-      return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: `the pattern does not compile under RE2: ${error.message}` };
+      return {
+        kind: 'invalid',
+        tool: TOOL_SEARCH,
+        why: 'bad_query',
+        problem: `the pattern does not compile under RE2: ${error.message}`,
+      };
     }
     for (const { name } of found) this.add(name);
     return { kind: 'ok', text: JSON.stringify(found) };

@@ -8,7 +8,11 @@ const toolSearchOptions = {
   above: option<number>({
     schema: Joi.number().integer().min(0).max(100_000),
     hint: `it must be a whole number from 0 to 100000 (default ${ABOVE}): past that many tools, turn 1 offers only keep and tool_search, e.g. above: ${ABOVE}`,
-    doc: { range: '0 to 100000', fallback: String(ABOVE), does: 'a binding offering more tools than this holds the rest back behind `tool_search`' },
+    doc: {
+      range: '0 to 100000',
+      fallback: String(ABOVE),
+      does: 'a binding offering more tools than this holds the rest back behind `tool_search`',
+    },
   }),
   keep: option<string[]>({
     schema: Joi.array().items(Joi.string()),
@@ -18,12 +22,20 @@ const toolSearchOptions = {
   maxResults: option<number>({
     schema: Joi.number().integer().min(1).max(20),
     hint: `it must be a whole number from 1 to 20 (default ${MAX_RESULTS}), e.g. maxResults: ${MAX_RESULTS}`,
-    doc: { range: '1 to 20', fallback: String(MAX_RESULTS), does: 'tools one `tool_search` answers (and loads) at most' },
+    doc: {
+      range: '1 to 20',
+      fallback: String(MAX_RESULTS),
+      does: 'tools one `tool_search` answers (and loads) at most',
+    },
   }),
   native: option<boolean>({
     schema: Joi.boolean(),
     hint: "it must be true (a client's own tool search goes to the upstream as the client sent it) or false (default: the loop serves it), e.g. native: true",
-    doc: { range: 'boolean', fallback: '`false`', does: "`true`: a client's own tool search (Responses `tool_search`, Messages' tool search tools, `defer_loading`) goes upstream unchanged, for an upstream that has it" },
+    doc: {
+      range: 'boolean',
+      fallback: '`false`',
+      does: "`true`: a client's own tool search (Responses `tool_search`, Messages' tool search tools, `defer_loading`) goes upstream unchanged, for an upstream that has it",
+    },
   }),
 };
 
@@ -49,8 +61,16 @@ export const toolSearchOption = option<ToolSearchOptions | false>({
 });
 
 /** The binding's tool search: its own fields over the global ones over the defaults; off when the one in force says `false`. */
-export function toolSearchOf(global: ToolSearchOptions | false | undefined, own: ToolSearchOptions | false | undefined): ToolSearchConfig | false {
+export function toolSearchOf(
+  global: ToolSearchOptions | false | undefined,
+  own: ToolSearchOptions | false | undefined,
+): ToolSearchConfig | false {
   if (own === false || (own === undefined && global === false)) return false;
   const merged = { ...(global || {}), ...own };
-  return { above: merged.above ?? ABOVE, keep: merged.keep ?? [], maxResults: merged.maxResults ?? MAX_RESULTS, native: merged.native ?? false };
+  return {
+    above: merged.above ?? ABOVE,
+    keep: merged.keep ?? [],
+    maxResults: merged.maxResults ?? MAX_RESULTS,
+    native: merged.native ?? false,
+  };
 }

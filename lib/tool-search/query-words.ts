@@ -29,7 +29,11 @@ const ABBREVIATIONS: Record<string, string> = { pr: 'pull request', mr: 'merge r
 const related = new Map<string, string[]>();
 for (const group of GROUPS) {
   const words = group.flatMap(toolWords);
-  for (const word of words) related.set(word, words.filter((other) => other !== word));
+  for (const word of words)
+    related.set(
+      word,
+      words.filter((other) => other !== word),
+    );
 }
 for (const [short, long] of Object.entries(ABBREVIATIONS)) related.set(short, toolWords(long));
 

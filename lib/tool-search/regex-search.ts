@@ -14,7 +14,8 @@ export const MAX_PATTERN_LENGTH = 200;
  * tools whose name matches come first, then the rest in listing order.
  */
 export function regexSearch(tools: readonly ChatTool[], pattern: string, max: number): FoundTool[] {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new BadPattern(`the pattern is longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new BadPattern(`the pattern is longer than ${MAX_PATTERN_LENGTH} characters`);
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);

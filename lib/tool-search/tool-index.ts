@@ -29,13 +29,18 @@ function parameterText(schema: unknown, depth = 0): string[] {
   return texts;
 }
 
-const shortened = (text: string) => (text.length <= MAX_FOUND_DESCRIPTION ? text : `${text.slice(0, MAX_FOUND_DESCRIPTION - 1)}…`);
+const shortened = (text: string) =>
+  text.length <= MAX_FOUND_DESCRIPTION ? text : `${text.slice(0, MAX_FOUND_DESCRIPTION - 1)}…`;
 
 /** A tool as a search answers it: its name, and its description cut to MAX_FOUND_DESCRIPTION. */
-export const foundTool = ({ function: fn }: ChatTool): FoundTool => ({ name: fn.name, description: shortened(fn.description ?? '') });
+export const foundTool = ({ function: fn }: ChatTool): FoundTool => ({
+  name: fn.name,
+  description: shortened(fn.description ?? ''),
+});
 
 /** What a search reads of a tool besides its name: its description, its parameters' names and descriptions. */
-export const searchedText = ({ function: fn }: ChatTool): string => [fn.description ?? '', ...parameterText(fn.parameters)].join('\n');
+export const searchedText = ({ function: fn }: ChatTool): string =>
+  [fn.description ?? '', ...parameterText(fn.parameters)].join('\n');
 
 interface Entry {
   id: number;
@@ -68,7 +73,12 @@ export class ToolIndex {
       searchOptions: { boost: { name: 3, description: 1, parameters: 0.5 }, combineWith: 'OR' },
     });
     this.search_.addAll(
-      tools.map(({ function: fn }, id) => ({ id, name: fn.name, description: fn.description ?? '', parameters: parameterText(fn.parameters).join(' ') })),
+      tools.map(({ function: fn }, id) => ({
+        id,
+        name: fn.name,
+        description: fn.description ?? '',
+        parameters: parameterText(fn.parameters).join(' '),
+      })),
     );
     this.found = tools.map(foundTool);
   }
@@ -78,7 +88,10 @@ export class ToolIndex {
     const { own, related } = queryWords(query);
     const words = new Set(own);
     return this.search_
-      .search([...own, ...related].join(' '), { tokenize: (words) => words.split(' '), boostTerm: (term) => (words.has(term) ? 1 : RELATED_WEIGHT) })
+      .search([...own, ...related].join(' '), {
+        tokenize: (words) => words.split(' '),
+        boostTerm: (term) => (words.has(term) ? 1 : RELATED_WEIGHT),
+      })
       .slice(0, max)
       .map((hit) => this.found[hit.id as number]);
   }

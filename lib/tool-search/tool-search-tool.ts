@@ -8,7 +8,8 @@ export type SearchKind = 'bm25' | 'regex';
 
 const QUERY: Record<SearchKind, string> = {
   bm25: 'What the tool should do, in a few words (e.g. "create a pull request", "post to a slack channel")',
-  regex: 'A regular expression (RE2 syntax, case-insensitive) matched against tool names, descriptions and parameters, e.g. "pull_request|merge"',
+  regex:
+    'A regular expression (RE2 syntax, case-insensitive) matched against tool names, descriptions and parameters, e.g. "pull_request|merge"',
 };
 
 /**
@@ -21,7 +22,12 @@ export function toolSearchTool(kind: SearchKind, maxResults: number): ChatTool {
     function: {
       name: TOOL_SEARCH,
       description: `Finds tools that are available but not loaded yet. Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; the tools found can be called from your next turn on. Call it when none of your tools fits the task.`,
-      parameters: { type: 'object', properties: { query: { type: 'string', description: QUERY[kind] } }, required: ['query'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { query: { type: 'string', description: QUERY[kind] } },
+        required: ['query'],
+        additionalProperties: false,
+      },
     },
   };
 }

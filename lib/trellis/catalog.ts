@@ -37,7 +37,10 @@ export class ToolCatalog {
     private readonly logger: Logger,
   ) {
     const hierarchy = source === FROM_TRELLIS ? new Hierarchy([]) : source;
-    this.offered = { hierarchy, tools: hierarchy.tools.map((name) => ({ type: 'function', function: { name, parameters: OPEN_SCHEMA } })) };
+    this.offered = {
+      hierarchy,
+      tools: hierarchy.tools.map((name) => ({ type: 'function', function: { name, parameters: OPEN_SCHEMA } })),
+    };
   }
 
   /** The same binding's catalog on another Trellis (a signed-in user's): its own listing, kept while that Trellis lives. */
@@ -65,7 +68,10 @@ export class ToolCatalog {
     } catch (error) {
       if (!signal?.aborted) {
         this.failure = redacted((error as Error).message);
-        this.logger.warn(`agent-loop trellis listing failed; ${this.fallback()}`, { binding: this.binding, reason: this.failure });
+        this.logger.warn(`agent-loop trellis listing failed; ${this.fallback()}`, {
+          binding: this.binding,
+          reason: this.failure,
+        });
       }
     }
     return this.offered.tools;

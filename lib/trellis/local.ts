@@ -7,22 +7,42 @@ import { abortable } from '../signals';
 const localToolOptions = {
   name: required<string>({ schema: Joi.string(), hint: "it must be the tool's name, e.g. name: 'clock_now'" }),
   description: option<string>({ schema: Joi.string() }),
-  inputSchema: option<Tool['inputSchema']>({ schema: Joi.object(), hint: "it must be the arguments' JSON Schema, e.g. inputSchema: { type: 'object', properties: { q: { type: 'string' } } }" }),
+  inputSchema: option<Tool['inputSchema']>({
+    schema: Joi.object(),
+    hint: "it must be the arguments' JSON Schema, e.g. inputSchema: { type: 'object', properties: { q: { type: 'string' } } }",
+  }),
   _meta: option<Record<string, unknown>>({ schema: Joi.object() }),
-  handler: required<(args: Record<string, unknown>, options: { signal: AbortSignal }) => string | CallToolResult | Promise<string | CallToolResult>>({
+  handler: required<
+    (
+      args: Record<string, unknown>,
+      options: { signal: AbortSignal },
+    ) => string | CallToolResult | Promise<string | CallToolResult>
+  >({
     schema: Joi.function(),
-    hint: "it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString()",
+    hint: 'it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString()',
   }),
 };
 
 export type LocalTool = OptionsIn<typeof localToolOptions>;
 
-const toolsOption = { tools: required<LocalTool[]>({ schema: Joi.array().items(schemaOf(localToolOptions)), hint: "it must be a list of tools, e.g. [{ name: 'clock_now', handler: () => new Date().toISOString() }]", list: true, inner: localToolOptions }) };
+const toolsOption = {
+  tools: required<LocalTool[]>({
+    schema: Joi.array().items(schemaOf(localToolOptions)),
+    hint: "it must be a list of tools, e.g. [{ name: 'clock_now', handler: () => new Date().toISOString() }]",
+    list: true,
+    inner: localToolOptions,
+  }),
+};
 
 const validTools = validator('localTrellis', schemaOf(toolsOption), toolsOption);
 
 function definition({ name, description, inputSchema, _meta }: LocalTool): Tool {
-  return { name, ...(description === undefined ? {} : { description }), inputSchema: inputSchema ?? { type: 'object' }, ...(_meta ? { _meta } : {}) };
+  return {
+    name,
+    ...(description === undefined ? {} : { description }),
+    inputSchema: inputSchema ?? { type: 'object' },
+    ...(_meta ? { _meta } : {}),
+  };
 }
 
 /** An in-process Trellis: plain functions as tools, for tests, the benchmark, and apps without an MCP server. */
@@ -30,7 +50,11 @@ export function localTrellis(tools: LocalTool[]): Trellis {
   validTools({ tools });
   const byName = new Map<string, LocalTool>();
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `localTrellis: tool '${tool.name}' is defined twice; tool names must be unique`);
+    if (byName.has(tool.name))
+      throw new AgentLoopError(
+        'ERR_AGENT_LOOP_INVALID_OPTION',
+        `localTrellis: tool '${tool.name}' is defined twice; tool names must be unique`,
+      );
     byName.set(tool.name, tool);
   }
   const definitions = tools.map(definition);

@@ -47,7 +47,13 @@ const STREAM_DROPPED = /SSE stream|reconnection attempts/;
  * One MCP client session at a time, opened lazily and replaced when it is lost. The client negotiates the
  * protocol era: 2026-07-28 with a server that answers `server/discover`, the 2025 `initialize` handshake otherwise.
  */
-export function mcpConnection({ address, target, trellis, logger, onToolsChanged }: McpConnectionOptions): McpConnection {
+export function mcpConnection({
+  address,
+  target,
+  trellis,
+  logger,
+  onToolsChanged,
+}: McpConnectionOptions): McpConnection {
   let current: Attempt | undefined;
   let closed = false;
   const probing = new WeakSet<Client>();

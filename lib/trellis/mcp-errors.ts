@@ -63,8 +63,11 @@ function withRootCause(error: unknown): string {
   const messageOf = (value: unknown) => (value as { message?: unknown } | undefined)?.message;
   const top = messageOf(error);
   let root: unknown = error;
-  for (let depth = 0; depth < 6 && (root as { cause?: unknown })?.cause !== undefined; depth++) root = (root as { cause?: unknown }).cause;
+  for (let depth = 0; depth < 6 && (root as { cause?: unknown })?.cause !== undefined; depth++)
+    root = (root as { cause?: unknown }).cause;
   const rootMessage = messageOf(root);
   const text = typeof top === 'string' ? top : String(error);
-  return typeof rootMessage === 'string' && rootMessage && !text.includes(rootMessage) ? `${text} (${rootMessage})` : text;
+  return typeof rootMessage === 'string' && rootMessage && !text.includes(rootMessage)
+    ? `${text} (${rootMessage})`
+    : text;
 }

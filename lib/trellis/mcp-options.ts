@@ -41,7 +41,11 @@ export const mcpUrlOptions = {
 
 /** An MCP server as a stdio child. */
 export const mcpCommandOptions = {
-  command: required<string>({ schema: Joi.string(), hint: "it must be the command that starts the server, e.g. command: 'node', args: ['server.js']", qualified: true }),
+  command: required<string>({
+    schema: Joi.string(),
+    hint: "it must be the command that starts the server, e.g. command: 'node', args: ['server.js']",
+    qualified: true,
+  }),
   args: option<string[]>({ schema: Joi.array().items(Joi.string()) }),
   env: strings,
   listTtlSec,
@@ -51,17 +55,24 @@ export const mcpCommandOptions = {
 const ownOptions = {
   logger: loggerOption,
   /** names this Trellis in logs */
-  name: option<string>({ schema: Joi.string(), hint: "it must be a name for this Trellis in logs, e.g. name: 'notes'" }),
+  name: option<string>({
+    schema: Joi.string(),
+    hint: "it must be a name for this Trellis in logs, e.g. name: 'notes'",
+  }),
 };
 
 export const mcpTrellisOptions = { ...mcpUrlOptions, ...mcpCommandOptions, ...ownOptions };
 
 /** `own`: the keys beside the address (mcpTrellis' logger and name) */
 export const mcpAddressSchema = (own: Record<string, Joi.Schema> = {}) =>
-  Joi.alternatives().try(Joi.object({ ...schemasOf(mcpUrlOptions), ...own }), Joi.object({ ...schemasOf(mcpCommandOptions), ...own }));
+  Joi.alternatives().try(
+    Joi.object({ ...schemasOf(mcpUrlOptions), ...own }),
+    Joi.object({ ...schemasOf(mcpCommandOptions), ...own }),
+  );
 
 export const mcpTrellisSchema = mcpAddressSchema(schemasOf(ownOptions)).messages({
-  'alternatives.match': "{{#label}} must have a `url` (e.g. url: 'http://127.0.0.1:4000/mcp') or a `command` (e.g. command: 'node', args: ['server.js'])",
+  'alternatives.match':
+    "{{#label}} must have a `url` (e.g. url: 'http://127.0.0.1:4000/mcp') or a `command` (e.g. command: 'node', args: ['server.js'])",
 });
 
 /** The address of an MCP server, as the `trellis` option gives it. */

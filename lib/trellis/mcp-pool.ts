@@ -47,7 +47,13 @@ function forwarded(names: string[], headers: IncomingHttpHeaders | undefined): R
  * user's session never serves another user's call. A small LRU: idle connections close after `idleMs`, and past
  * `maxConnections` the least recently used idle one closes (busy ones are never closed under a call).
  */
-export function connectionPool({ forwardHeaders, shared, open, maxConnections = 32, idleMs = 60_000 }: PoolOptions): ConnectionPool {
+export function connectionPool({
+  forwardHeaders,
+  shared,
+  open,
+  maxConnections = 32,
+  idleMs = 60_000,
+}: PoolOptions): ConnectionPool {
   const entries = new Map<string, Entry>();
 
   function drop(key: string, entry: Entry): void {

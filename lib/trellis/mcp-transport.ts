@@ -40,13 +40,29 @@ function logStderr(stream: Readable | null, trellis: string, logger: Logger): vo
   });
 }
 
-export function transportFor(address: McpServerAddress, trellis: string, logger: Logger, reconnectionScheduler: (reconnect: () => void, delayMs: number) => () => void): Transport {
+export function transportFor(
+  address: McpServerAddress,
+  trellis: string,
+  logger: Logger,
+  reconnectionScheduler: (reconnect: () => void, delayMs: number) => () => void,
+): Transport {
   if ('url' in address) {
     // a 403 for want of scope comes back to the sign-in, which asks the person (the SDK would open a browser)
-    const auth = address.authProvider ? { authProvider: address.authProvider, onInsufficientScope: 'throw' as const } : {};
-    return new StreamableHTTPClientTransport(new URL(address.url), { requestInit: { headers: address.headers }, reconnectionScheduler, ...auth });
+    const auth = address.authProvider
+      ? { authProvider: address.authProvider, onInsufficientScope: 'throw' as const }
+      : {};
+    return new StreamableHTTPClientTransport(new URL(address.url), {
+      requestInit: { headers: address.headers },
+      reconnectionScheduler,
+      ...auth,
+    });
   }
-  const transport = new StdioClientTransport({ command: address.command, args: address.args, env: address.env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: address.command,
+    args: address.args,
+    env: address.env,
+    stderr: 'pipe',
+  });
   logStderr(transport.stderr as Readable | null, trellis, logger);
   return transport;
 }

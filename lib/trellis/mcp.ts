@@ -17,7 +17,11 @@ import { userTrellises } from './oauth/user-trellis';
 
 export type { McpTrellisOptions } from './mcp-options';
 
-const validOptions = validator<McpTrellisOptions & { listTtlSec: number }>('mcpTrellis', mcpTrellisSchema, mcpTrellisOptions);
+const validOptions = validator<McpTrellisOptions & { listTtlSec: number }>(
+  'mcpTrellis',
+  mcpTrellisSchema,
+  mcpTrellisOptions,
+);
 
 /** The caller's signal bounds every call; the SDK's own 60 s default would cut tools allowed to run longer. */
 const CALL_TIMEOUT_MS = 60 * 60 * 1000;
@@ -41,7 +45,10 @@ function toTool({ name, description, inputSchema, annotations, _meta }: Tool): T
 }
 
 /** The configured headers with the user's forwarded ones in place of any of the same name, whatever its case. */
-function withForwarded(configured: Record<string, string> = {}, forwarded: Record<string, string>): Record<string, string> {
+function withForwarded(
+  configured: Record<string, string> = {},
+  forwarded: Record<string, string>,
+): Record<string, string> {
   const kept = Object.entries(configured).filter(([name]) => !Object.hasOwn(forwarded, name.toLowerCase()));
   return { ...Object.fromEntries(kept), ...forwarded };
 }
@@ -52,10 +59,22 @@ async function listAll(client: Client): Promise<Tool[]> {
   return (listed.tools as Tool[]).map(toTool);
 }
 
-function callOn(client: Client, name: string, args: Record<string, unknown>, { signal, meta, onProgress }: CallToolOptions): Promise<CallToolResult> {
-  const onprogress = onProgress && (({ progress, total, message }: { progress: number; total?: number; message?: string }) => onProgress({ progress, total, message }));
+function callOn(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  { signal, meta, onProgress }: CallToolOptions,
+): Promise<CallToolResult> {
+  const onprogress =
+    onProgress &&
+    (({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
+      onProgress({ progress, total, message }));
   const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-  return client.callTool(params, { signal, timeout: CALL_TIMEOUT_MS, ...(onprogress ? { onprogress } : {}) }) as Promise<CallToolResult>;
+  return client.callTool(params, {
+    signal,
+    timeout: CALL_TIMEOUT_MS,
+    ...(onprogress ? { onprogress } : {}),
+  }) as Promise<CallToolResult>;
 }
 
 /**
@@ -66,10 +85,16 @@ export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis
   const options = validOptions(given);
   const oauth = 'url' in options ? options.oauth : undefined;
   if (oauth && 'url' in options && options.forwardHeaders) {
-    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.");
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.",
+    );
   }
   if (oauth && !signIns) {
-    throw new AgentLoopError('ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP', "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.");
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP',
+      "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.",
+    );
   }
   const target = placeOf(options);
   const trellis = options.name ?? target;
@@ -84,12 +109,16 @@ export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis
     generation++;
     cache = undefined;
   }
-  const connectionTo = (address: McpServerAddress) => mcpConnection({ address, target, trellis, logger, onToolsChanged });
+  const connectionTo = (address: McpServerAddress) =>
+    mcpConnection({ address, target, trellis, logger, onToolsChanged });
   const shared = connectionTo(options);
   const pool = connectionPool({
-    forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) => name.toLowerCase()),
+    forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) =>
+      name.toLowerCase(),
+    ),
     shared,
-    open: (forwarded) => connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
+    open: (forwarded) =>
+      connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
   });
 
   /**
@@ -97,7 +126,11 @@ export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis
    * lost it (the call was in flight), `use` is retried once on the next session: every call in flight then waits for
    * the same single re-initialise. A server that went away is no lost session: its calls fail as they are.
    */
-  async function withClient<T>(use: (client: Client) => Promise<T>, signal?: AbortSignal, connection: McpConnection = shared): Promise<T> {
+  async function withClient<T>(
+    use: (client: Client) => Promise<T>,
+    signal?: AbortSignal,
+    connection: McpConnection = shared,
+  ): Promise<T> {
     const client = await abortable(connection.client(), signal);
     try {
       return await use(client);
@@ -154,7 +187,10 @@ export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis
       if (forUser) throw needsUser(name);
       const lease = pool.acquire(callOptions.headers);
       try {
-        return await readable(withClient((client) => callOn(client, name, args, callOptions), signal, lease.connection), signal);
+        return await readable(
+          withClient((client) => callOn(client, name, args, callOptions), signal, lease.connection),
+          signal,
+        );
       } finally {
         lease.release();
       }

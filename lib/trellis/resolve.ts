@@ -7,7 +7,11 @@ import type { SignIns } from './oauth/sign-ins';
  * Turns `trellis` options into Trellis instances, one per distinct MCP server: bindings whose `mcp` options are
  * equal share one instance, so one connection (one stdio child). Instances made here go to `owned` to be closed.
  */
-export function trellisResolver(logger: Logger, owned: Trellis[], signIns?: SignIns): (option: TrellisOption) => Trellis {
+export function trellisResolver(
+  logger: Logger,
+  owned: Trellis[],
+  signIns?: SignIns,
+): (option: TrellisOption) => Trellis {
   const byAddress = new Map<string, Trellis>();
   return function resolveTrellis(option) {
     if ('callTool' in option) return option;

@@ -9,7 +9,8 @@ export interface ToolImage {
   data: string;
 }
 
-const TEXT_LIKE = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|sql|graphql|csv|x-ndjson)\b|application\/[^;]*\+(json|xml|yaml)\b|image\/svg\+xml\b)/i;
+const TEXT_LIKE =
+  /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|sql|graphql|csv|x-ndjson)\b|application\/[^;]*\+(json|xml|yaml)\b|image\/svg\+xml\b)/i;
 
 function field(content: Fields, name: string): string | undefined {
   const value = content[name];
@@ -30,7 +31,9 @@ function resourceLabel(kind: string, fields: Fields, bytes?: number): string {
   const size = bytes ?? (typeof fields.size === 'number' ? fields.size : undefined);
   const parts = [
     field(fields, 'uri') ?? 'unnamed',
-    ...(['name', 'description'] as const).flatMap((name) => (field(fields, name) ? [`${name}: ${field(fields, name)}`] : [])),
+    ...(['name', 'description'] as const).flatMap((name) =>
+      field(fields, name) ? [`${name}: ${field(fields, name)}`] : [],
+    ),
     ...(field(fields, 'mimeType') ? [`type: ${field(fields, 'mimeType')}`] : []),
     ...(size === undefined ? [] : [`size: ${size} bytes`]),
   ];

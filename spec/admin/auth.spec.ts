@@ -23,17 +23,33 @@ describe('bearerAuth', () => {
 
   it.each<[string, Record<string, string>, string]>([
     ['no header', {}, 'admin API: no admin key given; send Authorization: Bearer <admin key>'],
-    ['the key without Bearer', { authorization: KEY }, 'admin API: no admin key given; send Authorization: Bearer <admin key>'],
-    ['Basic credentials', { authorization: `Basic ${Buffer.from(`admin:${KEY}`).toString('base64')}` }, 'admin API: no admin key given; send Authorization: Bearer <admin key>'],
+    [
+      'the key without Bearer',
+      { authorization: KEY },
+      'admin API: no admin key given; send Authorization: Bearer <admin key>',
+    ],
+    [
+      'Basic credentials',
+      { authorization: `Basic ${Buffer.from(`admin:${KEY}`).toString('base64')}` },
+      'admin API: no admin key given; send Authorization: Bearer <admin key>',
+    ],
     ['a wrong key', { authorization: `Bearer ${KEY}x` }, 'admin API: incorrect admin key provided'],
-    ['a key that is the start of the right one', { authorization: `Bearer ${KEY.slice(0, 10)}` }, 'admin API: incorrect admin key provided'],
+    [
+      'a key that is the start of the right one',
+      { authorization: `Bearer ${KEY.slice(0, 10)}` },
+      'admin API: incorrect admin key provided',
+    ],
   ])("refuses %s with a 401 in OpenAI's error shape, logging it without the key", async (_name, headers, message) => {
     const { app, lines } = guarded();
     const answer = await request(app).patch('/admin/api/settings?x=1').set(headers).send({});
     expect(answer.status).toBe(401);
     expect(answer.headers['www-authenticate']).toBe('Bearer realm="agent-loop admin"');
-    expect(answer.body).toEqual({ error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
-    expect(lines).toEqual([{ level: 'warn', message: REFUSED, ip: expect.any(String), method: 'PATCH', path: '/admin/api/settings?x=1' }]);
+    expect(answer.body).toEqual({
+      error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+    });
+    expect(lines).toEqual([
+      { level: 'warn', message: REFUSED, ip: expect.any(String), method: 'PATCH', path: '/admin/api/settings?x=1' },
+    ]);
     expect(JSON.stringify(lines)).not.toContain(KEY.slice(0, 10));
   });
 });
@@ -43,8 +59,13 @@ describe('apiError', () => {
     const app = express();
     app.get('/bad', (_req, res) => apiError(res, 400, "option 'maxTurns' is 0"));
     app.get('/down', (_req, res) => apiError(res, 503, 'reloading', 'reload_in_progress'));
-    expect((await request(app).get('/bad')).body).toEqual({ error: { message: "option 'maxTurns' is 0", type: 'invalid_request_error', param: null, code: null } });
+    expect((await request(app).get('/bad')).body).toEqual({
+      error: { message: "option 'maxTurns' is 0", type: 'invalid_request_error', param: null, code: null },
+    });
     const down = await request(app).get('/down');
-    expect([down.status, down.body]).toEqual([503, { error: { message: 'reloading', type: 'server_error', param: null, code: 'reload_in_progress' } }]);
+    expect([down.status, down.body]).toEqual([
+      503,
+      { error: { message: 'reloading', type: 'server_error', param: null, code: 'reload_in_progress' } },
+    ]);
   });
 });

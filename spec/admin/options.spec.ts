@@ -12,12 +12,32 @@ describe('loop.admin() options', () => {
   afterAll(() => loop.close());
 
   it.each([
-    [undefined, 'ERR_AGENT_LOOP_NO_ADMIN_KEY', "loop.admin: option 'key' is missing; give the admin key, at least 16 characters, e.g. loop.admin({ key: process.env.AGENT_LOOP_ADMIN_KEY }) (openssl rand -hex 32 makes one), or loop.admin({ auth: false }) when your own middleware in front authenticates."],
-    [{ key: 'short-secret' }, 'ERR_AGENT_LOOP_NO_ADMIN_KEY', "loop.admin: option 'key' is a string of 12 characters (not shown); give the admin key"],
+    [
+      undefined,
+      'ERR_AGENT_LOOP_NO_ADMIN_KEY',
+      "loop.admin: option 'key' is missing; give the admin key, at least 16 characters, e.g. loop.admin({ key: process.env.AGENT_LOOP_ADMIN_KEY }) (openssl rand -hex 32 makes one), or loop.admin({ auth: false }) when your own middleware in front authenticates.",
+    ],
+    [
+      { key: 'short-secret' },
+      'ERR_AGENT_LOOP_NO_ADMIN_KEY',
+      "loop.admin: option 'key' is a string of 12 characters (not shown); give the admin key",
+    ],
     [{ key: process.env.UNSET_ADMIN_KEY }, 'ERR_AGENT_LOOP_NO_ADMIN_KEY', "loop.admin: option 'key' is missing;"],
-    [{ auth: true }, 'ERR_AGENT_LOOP_INVALID_OPTION', "loop.admin: option 'auth' is true; only auth: false is an option (it turns authentication off)"],
-    [{ auth: false, key: KEY }, 'ERR_AGENT_LOOP_INVALID_OPTION', 'loop.admin: give either key or auth: false, not both'],
-    [{ kee: KEY }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "loop.admin: unknown option 'kee'. Did you mean `key`? Known options here: key, auth."],
+    [
+      { auth: true },
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      "loop.admin: option 'auth' is true; only auth: false is an option (it turns authentication off)",
+    ],
+    [
+      { auth: false, key: KEY },
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      'loop.admin: give either key or auth: false, not both',
+    ],
+    [
+      { kee: KEY },
+      'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+      "loop.admin: unknown option 'kee'. Did you mean `key`? Known options here: key, auth.",
+    ],
   ])('refuses %j with %s, never showing the key', (options, code, message) => {
     let thrown: unknown;
     try {
@@ -38,7 +58,12 @@ describe('the admin options, checked', () => {
   });
 
   it.each([null, 'a-key-as-a-string', 42])('read %j as options without a key', (options) => {
-    expect(() => checked(options)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_NO_ADMIN_KEY', message: expect.stringContaining("loop.admin: option 'key' is missing;") }));
+    expect(() => checked(options)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_NO_ADMIN_KEY',
+        message: expect.stringContaining("loop.admin: option 'key' is missing;"),
+      }),
+    );
   });
 
   it('say what a key that is no string is, without showing it', () => {

@@ -8,7 +8,13 @@ import { programPath } from '../system-programs';
 
 const KEY = 'page-admin-key-0123456789abcdef';
 process.env.TEST_PAGE_ADMIN_KEY = KEY;
-const bindings = [{ name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'fails'] }];
+const bindings = [
+  {
+    name: 'notes',
+    match: { model: 'agent-*' },
+    hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'fails'],
+  },
+];
 /** where the last run's screenshot is, to look at on a 1366x768 screen */
 const SCREENSHOT = path.join(os.tmpdir(), 'agent-loop-admin-page.png');
 
@@ -22,7 +28,17 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     browser = await puppeteer.launch({
       executablePath: programPath('chromium'),
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${profile}`,
+      ],
     });
   }, 60_000);
   afterAll(async () => {
@@ -44,7 +60,8 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const script = async (body: { messages: { role: string }[] }): Promise<ScriptStep> => {
-      if (!body.messages.some((m) => m.role === 'tool')) return { toolCalls: [{ name: 'notes_open' }, { name: 'fails' }] };
+      if (!body.messages.some((m) => m.role === 'tool'))
+        return { toolCalls: [{ name: 'notes_open' }, { name: 'fails' }] };
       await held;
       return { content: 'You have three notes; one tool failed.' };
     };
@@ -58,16 +75,22 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     await page.waitForFunction("document.getElementById('setting-totalBudgetSec')?.value === '120'");
     expect(await page.evaluate("sessionStorage.getItem('agent-loop-admin-key')")).toBe(KEY);
     expect(page.url()).not.toContain(KEY);
-    await page.waitForFunction("document.querySelector('#bindings .tools')?.textContent === 'notes_opennotes_readfails'");
+    await page.waitForFunction(
+      "document.querySelector('#bindings .tools')?.textContent === 'notes_opennotes_readfails'",
+    );
 
     const maxTurns = await page.$('#binding-notes-maxTurns');
     await maxTurns!.click({ count: 3 });
     await maxTurns!.type('4');
     await page.click('#save-settings');
     await page.waitForFunction("document.getElementById('settings-message')?.textContent.startsWith('Saved')");
-    expect(await page.$eval('#settings-message', (node) => node.textContent)).toBe('Saved: {"bindings":{"notes":{"maxTurns":4}}}');
+    expect(await page.$eval('#settings-message', (node) => node.textContent)).toBe(
+      'Saved: {"bindings":{"notes":{"maxTurns":4}}}',
+    );
     expect(loop.settings.get().bindings.notes.maxTurns).toBe(4);
-    await page.waitForFunction("document.querySelector('#bindings .binding .muted')?.textContent.includes('maxTurns 4')");
+    await page.waitForFunction(
+      "document.querySelector('#bindings .binding .muted')?.textContent.includes('maxTurns 4')",
+    );
 
     // a value the browser refuses (maxTurns is at most 50) is never sent: the earlier "Saved" line goes
     const rendered = await page.$('#binding-notes-maxTurns');
@@ -79,7 +102,9 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
 
     const answer = client.chat.completions.create(ask()).withResponse();
     await page.waitForSelector('#live-loops tr[data-loop]', { timeout: 15_000 });
-    const live = await page.$eval('#live-loops tr', (row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent));
+    const live = await page.$eval('#live-loops tr', (row) =>
+      [...row.querySelectorAll('td')].map((cell) => cell.textContent),
+    );
     expect(live.slice(1, 3)).toEqual(['notes', '2']);
     release();
     const { response } = await answer;
@@ -88,7 +113,9 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
 
     const row = await page.waitForSelector(`#timeline .loop-row[data-loop="${id}"]`, { timeout: 15_000 });
     await page.waitForFunction("document.querySelectorAll('#live-loops tr').length === 0");
-    const bars = await row!.$$eval('.bar', (nodes) => nodes.map((node) => [node.className, node.getAttribute('title')]));
+    const bars = await row!.$$eval('.bar', (nodes) =>
+      nodes.map((node) => [node.className, node.getAttribute('title')]),
+    );
     expect(bars).toEqual([
       ['bar turn', expect.stringMatching(/^turn 1: ok, \d+ ms, 15 tokens$/)],
       ['bar tool', expect.stringMatching(/^notes_open: ok, \d+ ms$/)],
@@ -104,13 +131,15 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     await page.close();
   }, 90_000);
 
-  it('asks for the key again when the one it holds is refused, and shows a bad setting\'s coded message', async () => {
+  it("asks for the key again when the one it holds is refused, and shows a bad setting's coded message", async () => {
     const { url } = await rig.gateway([{ content: 'hi' }], { bindings, admin: { keyEnv: 'TEST_PAGE_ADMIN_KEY' } });
     const { page } = await openPage(url);
     await page.evaluate("sessionStorage.setItem('agent-loop-admin-key', 'not-the-key')");
     await page.reload({ waitUntil: 'load' });
     await page.waitForFunction("document.getElementById('login-error')?.textContent !== ''");
-    expect(await page.$eval('#login-error', (node) => node.textContent)).toBe('admin API: incorrect admin key provided. Check the key.');
+    expect(await page.$eval('#login-error', (node) => node.textContent)).toBe(
+      'admin API: incorrect admin key provided. Check the key.',
+    );
     expect(await page.evaluate("sessionStorage.getItem('agent-loop-admin-key')")).toBeNull();
 
     await page.type('#key', KEY);
@@ -124,7 +153,9 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     await budget!.type('5000');
     await page.click('#save-settings');
     await page.waitForFunction("document.getElementById('settings-message')?.className === 'message bad'");
-    expect(await page.$eval('#settings-message', (node) => node.textContent)).toBe("agentLoop: option 'totalBudgetSec' is 5000; it must be a whole number from 1 to 3600 (default 120), e.g. totalBudgetSec: 120.");
+    expect(await page.$eval('#settings-message', (node) => node.textContent)).toBe(
+      "agentLoop: option 'totalBudgetSec' is 5000; it must be a whole number from 1 to 3600 (default 120), e.g. totalBudgetSec: 120.",
+    );
     await page.close();
   }, 60_000);
 });

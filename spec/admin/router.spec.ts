@@ -9,7 +9,7 @@ const KEY = 'library-admin-key-0123456789';
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '08:00' }]);
 const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
 
-describe.each(expressVersions)("loop.admin() mounted by a library user (%s)", (_version, express) => {
+describe.each(expressVersions)('loop.admin() mounted by a library user (%s)', (_version, express) => {
   let model: ModelServer;
   let server: Listening | undefined;
   beforeEach(async () => {
@@ -35,14 +35,25 @@ describe.each(expressVersions)("loop.admin() mounted by a library user (%s)", (_
     const loops = await request(server.url).get('/ops/admin/api/loops').set('authorization', `Bearer ${KEY}`);
     expect(loops.status).toBe(200);
     expect(loops.headers['cache-control']).toBe('no-store');
-    expect(loops.body.recent.map((loop: { binding: string; stop: string; turn: number }) => [loop.binding, loop.stop, loop.turn])).toEqual([['clock', 'final', 2]]);
+    expect(
+      loops.body.recent.map((loop: { binding: string; stop: string; turn: number }) => [
+        loop.binding,
+        loop.stop,
+        loop.turn,
+      ]),
+    ).toEqual([['clock', 'final', 2]]);
   });
 
   it('with auth: false, leaves authentication to the middleware in front', async () => {
     const { app } = mounted({ auth: false });
     server = await listen(app);
     const settings = await request(server.url).patch('/ops/admin/api/settings').send({ defaultMaxTurns: 3 });
-    expect(settings.body).toEqual({ totalBudgetSec: 120, defaultMaxTurns: 3, maxToolCallsPerTurn: 8, bindings: { clock: { maxTurns: 6, toolTimeoutSec: 30 } } });
+    expect(settings.body).toEqual({
+      totalBudgetSec: 120,
+      defaultMaxTurns: 3,
+      maxToolCallsPerTurn: 8,
+      bindings: { clock: { maxTurns: 6, toolTimeoutSec: 30 } },
+    });
   });
 });
 
@@ -51,8 +62,15 @@ describe('settings and judge rules from code', () => {
     const { logger, lines } = memoryLogger('info');
     const { loop } = buildGateway('http://127.0.0.1:9/v1', { trellis, bindings, logger });
     loop.settings.update({ bindings: { clock: { toolTimeoutSec: 5 } } });
-    expect(lines.find((line) => line.message === 'agent-loop settings changed')).toEqual(expect.objectContaining({ source: 'settings.update()', changed: { 'bindings.clock.toolTimeoutSec': { from: 30, to: 5 } } }));
-    expect(() => loop.judgeRules.replace([{ surface: 'tool_call', action: 'rewrite' }] as never)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION' }));
+    expect(lines.find((line) => line.message === 'agent-loop settings changed')).toEqual(
+      expect.objectContaining({
+        source: 'settings.update()',
+        changed: { 'bindings.clock.toolTimeoutSec': { from: 30, to: 5 } },
+      }),
+    );
+    expect(() => loop.judgeRules.replace([{ surface: 'tool_call', action: 'rewrite' }] as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION' }),
+    );
     expect(loop.judgeRules.get()).toEqual({ judge: 'none', rules: null });
     await loop.close();
   });

@@ -26,12 +26,19 @@ function recordingTrellis(ran: Ran[]) {
   ]);
 }
 
-const binding = { name: 'files', match: { model: 'agent-*' }, hierarchy: [{ tool: 'files_open', children: ['files_read'] }, 'shell', 'vault'] };
+const binding = {
+  name: 'files',
+  match: { model: 'agent-*' },
+  hierarchy: [{ tool: 'files_open', children: ['files_read'] }, 'shell', 'vault'],
+};
 const ask = { model: 'agent-1', messages: [{ role: 'user', content: 'tidy up my docs' }] };
-const toolTexts = (model: ModelServer, index: number) => model.requests[index].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+const toolTexts = (model: ModelServer, index: number) =>
+  model.requests[index].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
 
 /** A Judge that records every input it is asked about and answers with `decide`. */
-function recordingJudge(decide: (input: JudgeInput) => Verdict | Promise<Verdict> = () => ({ action: 'allow' })): Judge & { inputs: JudgeInput[] } {
+function recordingJudge(
+  decide: (input: JudgeInput) => Verdict | Promise<Verdict> = () => ({ action: 'allow' }),
+): Judge & { inputs: JudgeInput[] } {
   const inputs: JudgeInput[] = [];
   return {
     inputs,
@@ -51,8 +58,10 @@ describe('the judge inside the loop, end to end', () => {
   });
   afterEach(() => model.close());
 
-  const gateway = (options: AgentLoopOptions) => buildGateway(model.url, { trellis: recordingTrellis(ran), bindings: [binding], ...options });
-  const send = (options: AgentLoopOptions) => request(gateway(options).app).post('/v1/chat/completions').send(ask).expect(200);
+  const gateway = (options: AgentLoopOptions) =>
+    buildGateway(model.url, { trellis: recordingTrellis(ran), bindings: [binding], ...options });
+  const send = (options: AgentLoopOptions) =>
+    request(gateway(options).app).post('/v1/chat/completions').send(ask).expect(200);
   const shellThenAnswer = (args: Record<string, unknown> = { cmd: 'rm -rf /srv/docs' }): ScriptStep[] => [
     { toolCalls: [{ id: 'sh', name: 'shell', arguments: args }] },
     { content: 'final answer' },
@@ -61,7 +70,9 @@ describe('the judge inside the loop, end to end', () => {
   describe('tool_call surface', () => {
     it('block: the tool never runs, the model reads the policy text, the loop reaches its answer with HTTP 200', async () => {
       model.setScript(shellThenAnswer());
-      const res = await send({ judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block', reason: 'no shell access' }] } });
+      const res = await send({
+        judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block', reason: 'no shell access' }] },
+      });
 
       expect(ran).toEqual([]);
       expect(toolTexts(model, 1)).toEqual(['tool error: blocked by policy: no shell access']);
@@ -75,17 +86,33 @@ describe('the judge inside the loop, end to end', () => {
     it('rewrite: the tool runs with the rewritten arguments, and the context surface judges those', async () => {
       model.setScript(shellThenAnswer());
       const judge = recordingJudge((input) =>
-        input.surface === 'tool_call' ? { action: 'rewrite', arguments: { ...input.arguments, dryRun: true }, reason: 'destructive commands run dry' } : { action: 'allow' },
+        input.surface === 'tool_call'
+          ? {
+              action: 'rewrite',
+              arguments: { ...input.arguments, dryRun: true },
+              reason: 'destructive commands run dry',
+            }
+          : { action: 'allow' },
       );
       const res = await send({ judge });
 
       expect(ran).toEqual([{ tool: 'shell', args: { cmd: 'rm -rf /srv/docs', dryRun: true } }]);
       expect(toolTexts(model, 1)).toEqual(['ran: rm -rf /srv/docs (dry run)']);
-      expect(judge.inputs.map(({ surface, tool, arguments: args, result }) => ({ surface, tool, args, result }))).toEqual([
+      expect(
+        judge.inputs.map(({ surface, tool, arguments: args, result }) => ({ surface, tool, args, result })),
+      ).toEqual([
         { surface: 'tool_call', tool: 'shell', args: { cmd: 'rm -rf /srv/docs' }, result: undefined },
-        { surface: 'context', tool: 'shell', args: { cmd: 'rm -rf /srv/docs', dryRun: true }, result: 'ran: rm -rf /srv/docs (dry run)' },
+        {
+          surface: 'context',
+          tool: 'shell',
+          args: { cmd: 'rm -rf /srv/docs', dryRun: true },
+          result: 'ran: rm -rf /srv/docs (dry run)',
+        },
       ]);
-      expect(judge.inputs[0]).toMatchObject({ binding: 'files', messages: [{ role: 'user', content: 'tidy up my docs' }, { role: 'assistant' }] });
+      expect(judge.inputs[0]).toMatchObject({
+        binding: 'files',
+        messages: [{ role: 'user', content: 'tidy up my docs' }, { role: 'assistant' }],
+      });
       expect(res.headers['x-agent-loop-blocked']).toBe('0');
     });
 
@@ -104,7 +131,12 @@ describe('the judge inside the loop, end to end', () => {
       ]);
       const reason = 'only files under /srv/docs/ may be read';
       const rules = [
-        { surface: 'tool_call', tool: 'files_read', when: { argument: 'path', within: ['/srv/docs'] }, action: 'allow' },
+        {
+          surface: 'tool_call',
+          tool: 'files_read',
+          when: { argument: 'path', within: ['/srv/docs'] },
+          action: 'allow',
+        },
         { surface: 'tool_call', tool: 'files_read', action: 'block', reason },
       ] as const;
       const res = await send({ judge: { rules: [...rules] } });
@@ -128,7 +160,11 @@ describe('the judge inside the loop, end to end', () => {
   describe('context surface', () => {
     it('block: the tool ran, its result never reaches the model', async () => {
       model.setScript([{ toolCalls: [{ id: 'v', name: 'vault' }] }, { content: 'the vault is off limits' }]);
-      const res = await send({ judge: { rules: [{ surface: 'context', tool: 'vault', action: 'block', reason: 'vault contents are never shown' }] } });
+      const res = await send({
+        judge: {
+          rules: [{ surface: 'context', tool: 'vault', action: 'block', reason: 'vault contents are never shown' }],
+        },
+      });
 
       expect(ran).toEqual([{ tool: 'vault', args: {} }]);
       expect(toolTexts(model, 1)).toEqual(['tool error: blocked by policy: vault contents are never shown']);
@@ -142,8 +178,20 @@ describe('the judge inside the loop, end to end', () => {
       const res = await send({
         judge: {
           rules: [
-            { surface: 'context', when: { content: 'sk-[A-Za-z0-9]{16,}' }, action: 'rewrite', replace: '[REDACTED API KEY]', reason: 'api key' },
-            { surface: 'context', when: { content: '\\b\\d{4}(?:[ -]?\\d{4}){3}\\b' }, action: 'rewrite', replace: '[REDACTED CARD]', reason: 'card number' },
+            {
+              surface: 'context',
+              when: { content: 'sk-[A-Za-z0-9]{16,}' },
+              action: 'rewrite',
+              replace: '[REDACTED API KEY]',
+              reason: 'api key',
+            },
+            {
+              surface: 'context',
+              when: { content: '\\b\\d{4}(?:[ -]?\\d{4}){3}\\b' },
+              action: 'rewrite',
+              replace: '[REDACTED CARD]',
+              reason: 'card number',
+            },
           ],
         },
       });
@@ -155,7 +203,15 @@ describe('the judge inside the loop, end to end', () => {
   });
 
   it('monitor mode: everything passes untouched, every verdict is logged, x-agent-loop-blocked: 0', async () => {
-    model.setScript([{ toolCalls: [{ id: 'sh', name: 'shell', arguments: { cmd: 'ls' } }, { id: 'v', name: 'vault' }] }, { content: 'all seen' }]);
+    model.setScript([
+      {
+        toolCalls: [
+          { id: 'sh', name: 'shell', arguments: { cmd: 'ls' } },
+          { id: 'v', name: 'vault' },
+        ],
+      },
+      { content: 'all seen' },
+    ]);
     const { logger, lines } = memoryLogger('info');
     const res = await send({
       logger,
@@ -163,7 +219,14 @@ describe('the judge inside the loop, end to end', () => {
         mode: 'monitor',
         rules: [
           { surface: 'tool_call', tool: 'shell', action: 'block', reason: 'no shell access' },
-          { surface: 'context', tool: 'vault', when: { content: 'sk-[A-Za-z0-9]+' }, action: 'rewrite', replace: '[REDACTED]', reason: 'api key' },
+          {
+            surface: 'context',
+            tool: 'vault',
+            when: { content: 'sk-[A-Za-z0-9]+' },
+            action: 'rewrite',
+            replace: '[REDACTED]',
+            reason: 'api key',
+          },
         ],
       },
     });
@@ -175,21 +238,65 @@ describe('the judge inside the loop, end to end', () => {
     expect(toolTexts(model, 1)).toEqual(['ran: ls', VAULT_TEXT]);
     expect(res.headers['x-agent-loop-blocked']).toBe('0');
     const verdicts = lines.filter((line) => line.message === 'judge verdict');
-    const bySurfaceAndTool = (surface: string, tool: string) => verdicts.find((line) => line.surface === surface && line.tool === tool);
+    const bySurfaceAndTool = (surface: string, tool: string) =>
+      verdicts.find((line) => line.surface === surface && line.tool === tool);
     expect(verdicts).toHaveLength(4);
-    const common = { message: 'judge verdict', mode: 'monitor', loopId: expect.stringMatching(/^[0-9a-f]{16}$/), durationMs: expect.any(Number) };
-    expect(bySurfaceAndTool('tool_call', 'shell')).toEqual({ ...common, level: 'warn', surface: 'tool_call', tool: 'shell', action: 'block', reason: 'no shell access' });
-    expect(bySurfaceAndTool('tool_call', 'vault')).toEqual({ ...common, level: 'info', surface: 'tool_call', tool: 'vault', action: 'allow' });
-    expect(bySurfaceAndTool('context', 'shell')).toEqual({ ...common, level: 'info', surface: 'context', tool: 'shell', action: 'allow' });
-    expect(bySurfaceAndTool('context', 'vault')).toEqual({ ...common, level: 'info', surface: 'context', tool: 'vault', action: 'rewrite', reason: 'api key' });
+    const common = {
+      message: 'judge verdict',
+      mode: 'monitor',
+      loopId: expect.stringMatching(/^[0-9a-f]{16}$/),
+      durationMs: expect.any(Number),
+    };
+    expect(bySurfaceAndTool('tool_call', 'shell')).toEqual({
+      ...common,
+      level: 'warn',
+      surface: 'tool_call',
+      tool: 'shell',
+      action: 'block',
+      reason: 'no shell access',
+    });
+    expect(bySurfaceAndTool('tool_call', 'vault')).toEqual({
+      ...common,
+      level: 'info',
+      surface: 'tool_call',
+      tool: 'vault',
+      action: 'allow',
+    });
+    expect(bySurfaceAndTool('context', 'shell')).toEqual({
+      ...common,
+      level: 'info',
+      surface: 'context',
+      tool: 'shell',
+      action: 'allow',
+    });
+    expect(bySurfaceAndTool('context', 'vault')).toEqual({
+      ...common,
+      level: 'info',
+      surface: 'context',
+      tool: 'vault',
+      action: 'rewrite',
+      reason: 'api key',
+    });
     expect(new Set(verdicts.map((line) => line.loopId)).size).toBe(1);
   });
 
   describe('fails closed', () => {
     it.each([
-      ['throws', { judge: { evaluate: () => Promise.reject(new Error('policy store offline')) } }, 'judge failed: policy store offline'],
-      ['times out', { judge: { evaluate: () => new Promise<Verdict>(() => undefined) }, timeoutSec: 0.1 }, 'judge failed: timed out after 0.1s'],
-      ['returns garbage', { judge: { evaluate: async () => ({ action: 'maybe' }) as unknown as Verdict } }, 'judge failed: invalid verdict: action must be allow, block, rewrite or ask, got "maybe"'],
+      [
+        'throws',
+        { judge: { evaluate: () => Promise.reject(new Error('policy store offline')) } },
+        'judge failed: policy store offline',
+      ],
+      [
+        'times out',
+        { judge: { evaluate: () => new Promise<Verdict>(() => undefined) }, timeoutSec: 0.1 },
+        'judge failed: timed out after 0.1s',
+      ],
+      [
+        'returns garbage',
+        { judge: { evaluate: async () => ({ action: 'maybe' }) as unknown as Verdict } },
+        'judge failed: invalid verdict: action must be allow, block, rewrite or ask, got "maybe"',
+      ],
     ])('a judge that %s blocks the call and the loop still answers', async (_case, judge, reason) => {
       model.setScript(shellThenAnswer());
       const res = await send({ judge: judge as AgentLoopOptions['judge'] });
@@ -202,7 +309,9 @@ describe('the judge inside the loop, end to end', () => {
 
     it("onError: 'allow' lets the call run when the judge throws", async () => {
       model.setScript(shellThenAnswer({ cmd: 'ls' }));
-      const res = await send({ judge: { judge: { evaluate: () => Promise.reject(new Error('policy store offline')) }, onError: 'allow' } });
+      const res = await send({
+        judge: { judge: { evaluate: () => Promise.reject(new Error('policy store offline')) }, onError: 'allow' },
+      });
 
       expect(ran).toEqual([{ tool: 'shell', args: { cmd: 'ls' } }]);
       expect(toolTexts(model, 1)).toEqual(['ran: ls']);
@@ -259,7 +368,11 @@ describe('the judge inside the loop, end to end', () => {
 
     it("blocks through a self-call that the front door sees as internal; the model gets the judge's request with the policy", async () => {
       agentOrJudge((input) =>
-        JSON.stringify(input.surface === 'tool_call' ? { action: 'block', reason: 'deleting files is not allowed' } : { action: 'allow' }),
+        JSON.stringify(
+          input.surface === 'tool_call'
+            ? { action: 'block', reason: 'deleting files is not allowed' }
+            : { action: 'allow' },
+        ),
       );
       const { app, seen } = gateway({ judge: { llm: { model: judgeModel, policy } } });
       const res = await request(app).post('/v1/chat/completions').send(ask).expect(200);

@@ -24,11 +24,17 @@ export function mcpRig() {
     mcp: undefined as unknown as McpFixtureServer,
     model: undefined as unknown as ModelServer,
     /** the texts of the tool messages the model received in its `index`-th request */
-    toolTexts: (index: number) => rig.model.requests[index].body.messages.filter((m) => m.role === 'tool').map((m) => m.content),
+    toolTexts: (index: number) =>
+      rig.model.requests[index].body.messages.filter((m) => m.role === 'tool').map((m) => m.content),
     async gateway(script: Script | ScriptStep[], config: Partial<GatewayConfig>): Promise<McpGateway> {
       rig.model.setScript(script);
       const { logger, lines } = memoryLogger('warn');
-      const app = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, logger, ...config });
+      const app = createGateway({
+        upstream: { url: rig.model.url },
+        trellis: { mcp: { url: rig.mcp.url } },
+        logger,
+        ...config,
+      });
       const loop = app.locals.agentLoop as AgentLoopMiddleware;
       closers.push(() => loop.close());
       const { client, url, close } = await listen(app);
@@ -39,7 +45,10 @@ export function mcpRig() {
   beforeEach(async () => {
     rig.mcp = await startMcpServer();
     rig.model = await startModelServer();
-    closers.push(() => rig.mcp.close(), () => rig.model.close());
+    closers.push(
+      () => rig.mcp.close(),
+      () => rig.model.close(),
+    );
   });
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();
@@ -47,4 +56,7 @@ export function mcpRig() {
   return rig;
 }
 
-export const ask = (content = 'what is in my notes?') => ({ model: 'agent-1', messages: [{ role: 'user' as const, content }] });
+export const ask = (content = 'what is in my notes?') => ({
+  model: 'agent-1',
+  messages: [{ role: 'user' as const, content }],
+});

@@ -2,7 +2,11 @@ import { notesWalk } from '../../fixtures/demo-model';
 import { eventually } from '../trellis/helpers';
 import { ask, mcpRig } from './mcp-gateway';
 
-const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'fails'] };
+const notes = {
+  name: 'notes',
+  match: { model: 'agent-*' },
+  hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'fails'],
+};
 const LOCKED = "⛔ 'notes_read' is locked: call 'notes_open' first.";
 // The SDK tags schemas with $schema; the loop strips it, since some upstreams reject it.
 const NO_ARGUMENTS = { type: 'object', properties: {} };
@@ -11,23 +15,40 @@ describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai cl
   const rig = mcpRig();
 
   it("offers the Trellis' own definitions, calls its tools and answers from their results", async () => {
-    const { client } = await rig.gateway([{ toolCalls: [{ id: 'c1', name: 'clock_now' }] }, { content: 'It is noon.' }], { bindings: [notes] });
+    const { client } = await rig.gateway(
+      [{ toolCalls: [{ id: 'c1', name: 'clock_now' }] }, { content: 'It is noon.' }],
+      { bindings: [notes] },
+    );
     const { data, response } = await client.chat.completions.create(ask('what time is it?')).withResponse();
 
     expect(data.choices[0].message.content).toBe('It is noon.');
     expect(response.headers.get('x-agent-loop-turns')).toBe('2');
     expect(response.headers.get('x-agent-loop-tool-calls')).toBe('1');
     expect(rig.model.requests[0].body.tools).toEqual([
-      { type: 'function', function: { name: 'notes_open', description: 'Open the notebook and list the ids of its notes.', parameters: NO_ARGUMENTS } },
+      {
+        type: 'function',
+        function: {
+          name: 'notes_open',
+          description: 'Open the notebook and list the ids of its notes.',
+          parameters: NO_ARGUMENTS,
+        },
+      },
       {
         type: 'function',
         function: {
           name: 'notes_read',
           description: 'Read one note by id (open the notebook first).',
-          parameters: expect.objectContaining({ type: 'object', properties: { id: { type: 'string', description: 'a note id from notes_open' } }, required: ['id'] }),
+          parameters: expect.objectContaining({
+            type: 'object',
+            properties: { id: { type: 'string', description: 'a note id from notes_open' } },
+            required: ['id'],
+          }),
         },
       },
-      { type: 'function', function: { name: 'clock_now', description: 'The current time, ISO 8601.', parameters: NO_ARGUMENTS } },
+      {
+        type: 'function',
+        function: { name: 'clock_now', description: 'The current time, ISO 8601.', parameters: NO_ARGUMENTS },
+      },
       { type: 'function', function: { name: 'fails', description: 'Always fails.', parameters: NO_ARGUMENTS } },
     ]);
     expect(rig.toolTexts(1)).toEqual(['2025-01-01T12:00:00.000Z']);
@@ -35,7 +56,9 @@ describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai cl
   });
 
   it("hands an isError result to the model as the tool's own text after 'tool error: ', and the loop goes on", async () => {
-    const { client } = await rig.gateway([{ toolCalls: [{ name: 'fails' }] }, { content: 'The disk is full.' }], { bindings: [notes] });
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'fails' }] }, { content: 'The disk is full.' }], {
+      bindings: [notes],
+    });
     const answer = await client.chat.completions.create(ask());
     expect(answer.choices[0].message.content).toBe('The disk is full.');
     expect(rig.toolTexts(1)).toEqual(['tool error: disk full']);
@@ -50,22 +73,39 @@ describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai cl
     );
     expect(response.headers.get('x-agent-loop-turns')).toBe('4');
     expect(response.headers.get('x-agent-loop-tool-calls')).toBe('4');
-    expect(rig.toolTexts(3)).toEqual([LOCKED, 'note ids: welcome, groceries, standup', 'Milk, eggs, coffee beans, lemons.', '2025-01-01T12:00:00.000Z']);
+    expect(rig.toolTexts(3)).toEqual([
+      LOCKED,
+      'note ids: welcome, groceries, standup',
+      'Milk, eggs, coffee beans, lemons.',
+      '2025-01-01T12:00:00.000Z',
+    ]);
     expect(rig.mcp.calls.map((call) => call.name)).toEqual(['notes_open', 'notes_read', 'clock_now']);
   });
 
   it("takes the tree from the tools' _meta.parent with hierarchy 'from-trellis'", async () => {
     const fromTrellis = { name: 'all', match: { model: 'agent-*' }, hierarchy: 'from-trellis' as const };
-    const { client } = await rig.gateway([{ toolCalls: [{ name: 'notes_read', arguments: { id: 'welcome' } }] }, { content: 'Locked.' }], { bindings: [fromTrellis] });
+    const { client } = await rig.gateway(
+      [{ toolCalls: [{ name: 'notes_read', arguments: { id: 'welcome' } }] }, { content: 'Locked.' }],
+      { bindings: [fromTrellis] },
+    );
     await client.chat.completions.create(ask());
-    const offered = (rig.model.requests[0].body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+    const offered = (rig.model.requests[0].body.tools as { function: { name: string } }[]).map(
+      (tool) => tool.function.name,
+    );
     expect(offered).toEqual(['notes_open', 'notes_read', 'clock_now', 'slow', 'fails', 'big', 'image']);
     expect(rig.toolTexts(1)).toEqual([LOCKED]);
   });
 
   it('warns at start-up of hierarchy names the Trellis does not list, leaves them out, and answers a call to one as unknown', async () => {
-    const gapped = { name: 'gapped', match: { model: 'agent-*' }, hierarchy: ['clock_now', { tool: 'calendar_open', children: ['calendar_read'] }] };
-    const { client, lines } = await rig.gateway([{ toolCalls: [{ name: 'calendar_open' }] }, { content: 'No calendar here.' }], { bindings: [gapped] });
+    const gapped = {
+      name: 'gapped',
+      match: { model: 'agent-*' },
+      hierarchy: ['clock_now', { tool: 'calendar_open', children: ['calendar_read'] }],
+    };
+    const { client, lines } = await rig.gateway(
+      [{ toolCalls: [{ name: 'calendar_open' }] }, { content: 'No calendar here.' }],
+      { bindings: [gapped] },
+    );
     const warning = {
       level: 'warn',
       message: 'agent-loop hierarchy names tools Trellis does not list; they are left out',
@@ -77,7 +117,10 @@ describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai cl
 
     await client.chat.completions.create(ask());
     expect(rig.model.requests[0].body.tools).toEqual([
-      { type: 'function', function: { name: 'clock_now', description: 'The current time, ISO 8601.', parameters: NO_ARGUMENTS } },
+      {
+        type: 'function',
+        function: { name: 'clock_now', description: 'The current time, ISO 8601.', parameters: NO_ARGUMENTS },
+      },
     ]);
     expect(rig.toolTexts(1)).toEqual(["tool error: unknown tool 'calendar_open'; valid tools: clock_now"]);
     expect(lines).toEqual([warning]);

@@ -3,7 +3,12 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import express from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
-import { startMessagesServer, type MessagesScript, type MessagesServer, type MessagesStep } from '../../fixtures/messages-server';
+import {
+  startMessagesServer,
+  type MessagesScript,
+  type MessagesServer,
+  type MessagesStep,
+} from '../../fixtures/messages-server';
 import { agentLoop, type AgentLoopOptions } from '../../lib';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { memoryLogger } from '../helpers/memory-logger';
@@ -34,7 +39,12 @@ export function messagesRig() {
     /** the tool_result blocks of the upstream's `index`-th request's last message */
     results: (index: number) => {
       const { messages } = rig.upstream.requests[index].body;
-      return messages[messages.length - 1].content as { type: string; tool_use_id: string; content: unknown; is_error?: boolean }[];
+      return messages[messages.length - 1].content as {
+        type: string;
+        tool_use_id: string;
+        content: unknown;
+        is_error?: boolean;
+      }[];
     },
     async gateway(script: MessagesScript | MessagesStep[], options: AgentLoopOptions): Promise<MessagesGateway> {
       rig.upstream.setScript(script);
@@ -43,7 +53,10 @@ export function messagesRig() {
       app.use(express.json({ limit: '5mb' }));
       const loop = agentLoop({ logger, trellis: { mcp: { url: rig.mcp.url } }, ...options });
       app.use(loop);
-      app.post('/v1/messages', createProxyMiddleware({ target: rig.upstream.url, changeOrigin: true, on: { proxyReq: fixRequestBody } }));
+      app.post(
+        '/v1/messages',
+        createProxyMiddleware({ target: rig.upstream.url, changeOrigin: true, on: { proxyReq: fixRequestBody } }),
+      );
       closers.push(() => loop.close());
       const { url, close } = await listen(app);
       closers.push(close);
@@ -59,7 +72,10 @@ export function messagesRig() {
   beforeEach(async () => {
     rig.mcp = await startMcpServer();
     rig.upstream = await startMessagesServer([{ text: 'hello' }], { apiKey: CLIENT_KEY });
-    closers.push(() => rig.mcp.close(), () => rig.upstream.close());
+    closers.push(
+      () => rig.mcp.close(),
+      () => rig.upstream.close(),
+    );
   });
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();

@@ -22,7 +22,8 @@ describe('the MCP servers from npm', () => {
     closers.push(() => made.close!());
     return made;
   }
-  const read = async (server: Trellis, tool: string, args: Record<string, unknown> = {}) => resultText(await server.callTool(tool, args, { signal: open() }), 65536);
+  const read = async (server: Trellis, tool: string, args: Record<string, unknown> = {}) =>
+    resultText(await server.callTool(tool, args, { signal: open() }), 65536);
 
   beforeEach(async () => {
     ({ logger, lines } = memoryLogger());
@@ -37,25 +38,48 @@ describe('the MCP servers from npm', () => {
     it('reads its rich results as the model should', async () => {
       const everything = trellis({ ...stdioServer('everything'), name: 'everything' });
       expect(await read(everything, 'echo', { message: 'hi' })).toBe('Echo: hi');
-      expect(JSON.parse(await read(everything, 'get-structured-content', { location: 'New York' }))).toEqual({ temperature: 33, conditions: 'Cloudy', humidity: 82 });
+      expect(JSON.parse(await read(everything, 'get-structured-content', { location: 'New York' }))).toEqual({
+        temperature: 33,
+        conditions: 'Cloudy',
+        humidity: 82,
+      });
       expect(await read(everything, 'get-resource-links', { count: 1 })).toBe(
         'Here are 1 resource links to resources available in this server:\n[resource link: demo://resource/dynamic/blob/1; name: Blob Resource 1; description: Resource 1: plaintext resource; type: text/plain]',
       );
       expect(await read(everything, 'get-resource-reference', { resourceType: 'Blob', resourceId: 2 })).toMatch(
         /^Returning resource reference for Resource 2:\nResource 2: This is a base64 blob created at .+\nYou can access this resource using the URI: demo:\/\/resource\/dynamic\/blob\/2$/,
       );
-      expect(await read(everything, 'get-tiny-image')).toMatch(/^Here's the image you requested:\n\[image: image\/png, \d+ bytes\]\nThe image above is the MCP logo\.$/);
-      expect(lines).toContainEqual({ level: 'info', message: 'trellis stderr', trellis: 'everything', line: 'Starting default (STDIO) server...' });
+      expect(await read(everything, 'get-tiny-image')).toMatch(
+        /^Here's the image you requested:\n\[image: image\/png, \d+ bytes\]\nThe image above is the MCP logo\.$/,
+      );
+      expect(lines).toContainEqual({
+        level: 'info',
+        message: 'trellis stderr',
+        trellis: 'everything',
+        line: 'Starting default (STDIO) server...',
+      });
     });
 
     it("passes its tools' annotations on and reports progress", async () => {
       const everything = trellis(stdioServer('everything'));
       const echo = (await everything.listTools()).find((tool) => tool.name === 'echo');
-      expect(echo?.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(echo?.annotations).toEqual({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
       const progress: ToolProgress[] = [];
-      await everything.callTool('trigger-long-running-operation', { duration: 0.3, steps: 3 }, { signal: open(), onProgress: (step) => progress.push(step) });
+      await everything.callTool(
+        'trigger-long-running-operation',
+        { duration: 0.3, steps: 3 },
+        { signal: open(), onProgress: (step) => progress.push(step) },
+      );
       // the last step's notification races the result inside the SDK client, so only the steps before it are sure
-      expect(progress.map((step) => [step.progress, step.total]).slice(0, 2)).toEqual([[1, 3], [2, 3]]);
+      expect(progress.map((step) => [step.progress, step.total]).slice(0, 2)).toEqual([
+        [1, 3],
+        [2, 3],
+      ]);
     });
   });
 
@@ -66,14 +90,25 @@ describe('the MCP servers from npm', () => {
     expect((await everything.listTools()).map((tool) => tool.name)).toContain('get-sum');
     expect(await read(everything, 'get-sum', { a: 2, b: 40 })).toBe('The sum of 2 and 40 is 42.');
     const progress: number[] = [];
-    await everything.callTool('trigger-long-running-operation', { duration: 0.3, steps: 3 }, { signal: open(), onProgress: (step) => progress.push(step.progress) });
+    await everything.callTool(
+      'trigger-long-running-operation',
+      { duration: 0.3, steps: 3 },
+      { signal: open(), onProgress: (step) => progress.push(step.progress) },
+    );
     expect(progress.slice(0, 2)).toEqual([1, 2]);
   });
 
   it('server-memory over stdio: writes and reads its graph', async () => {
     const memory = trellis(stdioServer('memory', [], { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') }));
-    await memory.callTool('create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['writes programs'] }] }, { signal: open() });
-    expect(JSON.parse(await read(memory, 'read_graph'))).toEqual({ entities: [{ name: 'Ada', entityType: 'person', observations: ['writes programs'] }], relations: [] });
+    await memory.callTool(
+      'create_entities',
+      { entities: [{ name: 'Ada', entityType: 'person', observations: ['writes programs'] }] },
+      { signal: open() },
+    );
+    expect(JSON.parse(await read(memory, 'read_graph'))).toEqual({
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['writes programs'] }],
+      relations: [],
+    });
   });
 
   describe('server-filesystem over stdio, through the loop', () => {
@@ -82,9 +117,26 @@ describe('the MCP servers from npm', () => {
     it('reads a file, and a destructiveHint rule blocks the write', async () => {
       await writeFile(path.join(dir, 'notes.txt'), 'hello from disk\n');
       const files = { name: 'files', match: { model: 'agent-*' }, hierarchy: ['read_text_file', 'write_file'] };
-      const judge = { rules: [{ surface: 'tool_call' as const, when: { annotation: 'destructiveHint' }, action: 'block' as const, reason: 'read-only agent' }] };
+      const judge = {
+        rules: [
+          {
+            surface: 'tool_call' as const,
+            when: { annotation: 'destructiveHint' },
+            action: 'block' as const,
+            reason: 'read-only agent',
+          },
+        ],
+      };
       const { client } = await rig.gateway(
-        [{ toolCalls: [{ name: 'read_text_file', arguments: { path: path.join(dir, 'notes.txt') } }, { name: 'write_file', arguments: { path: path.join(dir, 'notes.txt'), content: 'gone' } }] }, { content: 'Read it.' }],
+        [
+          {
+            toolCalls: [
+              { name: 'read_text_file', arguments: { path: path.join(dir, 'notes.txt') } },
+              { name: 'write_file', arguments: { path: path.join(dir, 'notes.txt'), content: 'gone' } },
+            ],
+          },
+          { content: 'Read it.' },
+        ],
         { trellis: { mcp: stdioServer('filesystem', [dir]) }, bindings: [files], judge },
       );
       const answer = await client.chat.completions.create(ask());
@@ -100,7 +152,11 @@ describe('the MCP servers from npm', () => {
         { name: 'read_multiple_files', arguments: { paths: [path.join(dir, 'docs', 'notes.txt'), climbs()] } },
         { name: 'read_text_file', arguments: { path: path.join(dir, 'docs', 'notes.txt') } },
       ];
-      const files = { name: 'files', match: { model: 'agent-*' }, hierarchy: ['read_text_file', 'read_multiple_files'] };
+      const files = {
+        name: 'files',
+        match: { model: 'agent-*' },
+        hierarchy: ['read_text_file', 'read_multiple_files'],
+      };
       const outside: Rule = { surface: 'tool_call', action: 'block', reason: 'outside docs' };
 
       beforeEach(async () => {
@@ -110,13 +166,20 @@ describe('the MCP servers from npm', () => {
       });
 
       async function toolTexts(rules: Rule[]): Promise<string[]> {
-        const { client } = await rig.gateway([{ toolCalls: calls() }, { content: 'Done.' }], { trellis: { mcp: stdioServer('filesystem', [dir]) }, bindings: [files], judge: { rules } });
+        const { client } = await rig.gateway([{ toolCalls: calls() }, { content: 'Done.' }], {
+          trellis: { mcp: stdioServer('filesystem', [dir]) },
+          bindings: [files],
+          judge: { rules },
+        });
         expect((await client.chat.completions.create(ask())).choices[0].message.content).toBe('Done.');
         return rig.toolTexts(1) as string[];
       }
 
       it("a regex on the path's start lets '..' climb out to the secret", async () => {
-        const texts = await toolTexts([{ surface: 'tool_call', when: { argument: 'path', matches: `^${path.join(dir, 'docs')}/` }, action: 'allow' }, outside]);
+        const texts = await toolTexts([
+          { surface: 'tool_call', when: { argument: 'path', matches: `^${path.join(dir, 'docs')}/` }, action: 'allow' },
+          outside,
+        ]);
         expect(texts).toEqual(['the launch code\n', 'tool error: blocked by policy: outside docs', 'public notes\n']);
       });
 
@@ -124,10 +187,19 @@ describe('the MCP servers from npm', () => {
         const docs = [path.join(dir, 'docs')];
         const texts = await toolTexts([
           { surface: 'tool_call', when: { argument: 'path', within: docs }, action: 'allow' },
-          { surface: 'tool_call', tool: 'read_multiple_files', when: { argument: 'paths', within: docs }, action: 'allow' },
+          {
+            surface: 'tool_call',
+            tool: 'read_multiple_files',
+            when: { argument: 'paths', within: docs },
+            action: 'allow',
+          },
           outside,
         ]);
-        expect(texts).toEqual(['tool error: blocked by policy: outside docs', 'tool error: blocked by policy: outside docs', 'public notes\n']);
+        expect(texts).toEqual([
+          'tool error: blocked by policy: outside docs',
+          'tool error: blocked by policy: outside docs',
+          'public notes\n',
+        ]);
       });
     });
   });

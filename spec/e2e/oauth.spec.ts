@@ -16,7 +16,12 @@ interface Gateway extends OnLoopback {
   loop: ReturnType<typeof agentLoop>;
 }
 
-async function startGateway(model: ModelServer, mcp: OAuthMcpServer, oauth: Record<string, unknown> = {}, options: AgentLoopOptions = {}): Promise<Gateway> {
+async function startGateway(
+  model: ModelServer,
+  mcp: OAuthMcpServer,
+  oauth: Record<string, unknown> = {},
+  options: AgentLoopOptions = {},
+): Promise<Gateway> {
   const server = http.createServer();
   const listening = await onLoopback(server);
   const { logger, lines } = memoryLogger('debug');
@@ -30,16 +35,32 @@ async function startGateway(model: ModelServer, mcp: OAuthMcpServer, oauth: Reco
   });
   app.use(loop);
   app.use('/admin', loop.admin({ auth: false }));
-  app.post(['/v1/chat/completions', '/v1/responses', '/v1/messages'], createProxyMiddleware({ target: new URL(model.url).origin, changeOrigin: true, on: { proxyReq: fixRequestBody } }));
+  app.post(
+    ['/v1/chat/completions', '/v1/responses', '/v1/messages'],
+    createProxyMiddleware({ target: new URL(model.url).origin, changeOrigin: true, on: { proxyReq: fixRequestBody } }),
+  );
   server.on('request', app);
   return { ...listening, lines, loop, close: async () => (await loop.close(), await listening.close()) };
 }
 
 const ask = (content = 'who am I?') => ({ model: 'agent-1', messages: [{ role: 'user', content }] });
 
-async function chat(gateway: Gateway, key: string, body: Record<string, unknown> = ask(), headers: Record<string, string> = {}) {
-  const response = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { choices: { message: { content: string } }[] } };
+async function chat(
+  gateway: Gateway,
+  key: string,
+  body: Record<string, unknown> = ask(),
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${gateway.origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { choices: { message: { content: string } }[] },
+  };
 }
 
 /** The person's browser: opens the link, logs in as `login` and consents at the authorization server, lands on the callback. */
@@ -61,7 +82,11 @@ async function signIn(gateway: Gateway, key: string, login: string, headers: Rec
 }
 
 const whoamiThenAnswer = () => byTurn([{ toolCalls: [{ id: 'w', name: 'whoami' }] }, { content: 'done' }]);
-const lastToolText = (model: ModelServer) => model.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').at(-1)?.content;
+const lastToolText = (model: ModelServer) =>
+  model.requests
+    .at(-1)!
+    .body.messages.filter((m) => m.role === 'tool')
+    .at(-1)?.content;
 
 describe('OAuth-protected MCP servers: each user signs in', () => {
   let model: ModelServer;
@@ -84,7 +109,9 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('x-agent-loop-stop')).toBe('authorization');
     const url = first.headers.get('x-agent-loop-authorize')!;
-    expect(first.body.choices[0].message.content).toBe(`[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`);
+    expect(first.body.choices[0].message.content).toBe(
+      `[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`,
+    );
     expect(model.requests).toHaveLength(0);
     const asked = new URL(url).searchParams;
     expect(new URL(url).origin).toBe(new URL(mcp.issuer).origin);
@@ -92,7 +119,10 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(asked.get('resource')).toBe(mcp.url);
     expect(asked.get('scope')).toBe('notes:read');
     expect(mcp.registrations).toHaveLength(1);
-    expect(mcp.registrations[0]).toMatchObject({ redirect_uris: [`${gateway.origin}/oauth/callback`], token_endpoint_auth_method: 'none' });
+    expect(mcp.registrations[0]).toMatchObject({
+      redirect_uris: [`${gateway.origin}/oauth/callback`],
+      token_endpoint_auth_method: 'none',
+    });
 
     const page = await consent(url, 'alice');
     expect(page.url.startsWith(`${gateway.origin}/oauth/callback?`)).toBe(true);
@@ -135,7 +165,11 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
 
   it('runs the loop for a request with no user, each call failing readably', async () => {
     model.setScript(whoamiThenAnswer());
-    const response = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask()) });
+    const response = await fetch(`${gateway.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ask()),
+    });
     expect(response.headers.get('x-agent-loop-stop')).toBe('final');
     expect(lastToolText(model)).toBe("tool error: 'whoami' needs a signed-in user");
   });
@@ -200,11 +234,14 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     }
     const refused = await chat(gateway, ALICE);
     expect(refused.headers.get('x-agent-loop-stop')).toBe('final');
-    expect(lastToolText(model)).toBe(`tool error: ${mcp.url} still refuses the call for want of scope 'notes:read notes:admin' after 2 requests for it`);
+    expect(lastToolText(model)).toBe(
+      `tool error: ${mcp.url} still refuses the call for want of scope 'notes:read notes:admin' after 2 requests for it`,
+    );
   });
 
   describe('the callback refuses, with a 400 page and nothing stored', () => {
-    const tokens = async () => ((await (await fetch(`${gateway.origin}/admin/api/oauth`)).json()) as { tokens: unknown[] }).tokens;
+    const tokens = async () =>
+      ((await (await fetch(`${gateway.origin}/admin/api/oauth`)).json()) as { tokens: unknown[] }).tokens;
     const linkFor = async () => (await chat(gateway, ALICE)).headers.get('x-agent-loop-authorize')!;
 
     it.each([
@@ -255,12 +292,27 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
 
   it('lists who holds tokens in the admin API (never a token) and forgets one user', async () => {
     await signIn(gateway, ALICE, 'alice');
-    const listed = (await (await fetch(`${gateway.origin}/admin/api/oauth`)).json()) as { tokens: { server: string; user: string; expiresAt: string }[] };
-    expect(listed.tokens).toEqual([{ server: mcp.url, user: expect.stringMatching(/^[\w-]{22}$/), expiresAt: expect.any(String), scope: 'notes:read', refreshable: true }]);
+    const listed = (await (await fetch(`${gateway.origin}/admin/api/oauth`)).json()) as {
+      tokens: { server: string; user: string; expiresAt: string }[];
+    };
+    expect(listed.tokens).toEqual([
+      {
+        server: mcp.url,
+        user: expect.stringMatching(/^[\w-]{22}$/),
+        expiresAt: expect.any(String),
+        scope: 'notes:read',
+        refreshable: true,
+      },
+    ]);
     const { server, user } = listed.tokens[0];
-    const forgotten = await fetch(`${gateway.origin}/admin/api/oauth/${encodeURIComponent(server)}/${user}`, { method: 'DELETE' });
+    const forgotten = await fetch(`${gateway.origin}/admin/api/oauth/${encodeURIComponent(server)}/${user}`, {
+      method: 'DELETE',
+    });
     expect(forgotten.status).toBe(200);
-    expect((await fetch(`${gateway.origin}/admin/api/oauth/${encodeURIComponent(server)}/${user}`, { method: 'DELETE' })).status).toBe(404);
+    expect(
+      (await fetch(`${gateway.origin}/admin/api/oauth/${encodeURIComponent(server)}/${user}`, { method: 'DELETE' }))
+        .status,
+    ).toBe(404);
     expect((await chat(gateway, ALICE)).headers.get('x-agent-loop-stop')).toBe('authorization');
   });
 
@@ -285,7 +337,9 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     trace.disable();
     await provider.shutdown();
     expect(spans.length).toBeGreaterThan(0);
-    outputs.push(JSON.stringify(spans.map(({ name, attributes, events, status }) => ({ name, attributes, events, status }))));
+    outputs.push(
+      JSON.stringify(spans.map(({ name, attributes, events, status }) => ({ name, attributes, events, status }))),
+    );
     expect(mcp.secrets.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const secret of mcp.secrets) expect(all).not.toContain(secret);
@@ -321,22 +375,51 @@ describe('the consent answer on each wire, JSON and streamed', () => {
     ['/v1/messages', false],
     ['/v1/messages', true],
   ] as const)('%s (stream: %s)', async (path, stream) => {
-    const response = await fetch(`${gateway.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ALICE}`, 'x-api-key': ALICE, 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ ...bodies[path], stream }) });
+    const response = await fetch(`${gateway.origin}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${ALICE}`,
+        'x-api-key': ALICE,
+        'anthropic-version': '2023-06-01',
+      },
+      body: JSON.stringify({ ...bodies[path], stream }),
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-agent-loop-stop')).toBe('authorization');
     const url = response.headers.get('x-agent-loop-authorize')!;
     const text = await response.text();
-    expect(text).toContain(JSON.stringify(`[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`).slice(1, -1));
+    expect(text).toContain(
+      JSON.stringify(`[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`).slice(
+        1,
+        -1,
+      ),
+    );
     expect(model.requests).toHaveLength(0);
   });
 
   it('reads as a normal answer to the official clients, the link in the header beside it', async () => {
     const openai = new OpenAI({ baseURL: `${gateway.origin}/v1`, apiKey: ALICE, maxRetries: 0 });
-    const { data, response } = await openai.chat.completions.create({ model: 'agent-1', messages: [{ role: 'user', content: 'who am I?' }] }).withResponse();
-    expect(data.choices[0].message.content).toBe(`[agent-loop] ${mcp.url} needs your permission: open ${response.headers.get('x-agent-loop-authorize')}, then send your message again.`);
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'agent-1', messages: [{ role: 'user', content: 'who am I?' }] })
+      .withResponse();
+    expect(data.choices[0].message.content).toBe(
+      `[agent-loop] ${mcp.url} needs your permission: open ${response.headers.get('x-agent-loop-authorize')}, then send your message again.`,
+    );
     const anthropic = new Anthropic({ baseURL: gateway.origin, apiKey: ALICE, maxRetries: 0 });
-    const stream = anthropic.messages.stream({ model: 'agent-1', max_tokens: 100, messages: [{ role: 'user', content: 'who am I?' }] });
+    const stream = anthropic.messages.stream({
+      model: 'agent-1',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'who am I?' }],
+    });
     const message = await stream.finalMessage();
-    expect(message.content).toEqual([{ type: 'text', text: expect.stringMatching(/^\[agent-loop\] .* needs your permission: open http:\/\/127\.0\.0\.1:\d+\/authorize\?.*, then send your message again\.$/) }]);
+    expect(message.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^\[agent-loop\] .* needs your permission: open http:\/\/127\.0\.0\.1:\d+\/authorize\?.*, then send your message again\.$/,
+        ),
+      },
+    ]);
   });
 });

@@ -13,12 +13,17 @@ async function answer(client: OpenAI, stream: boolean): Promise<string> {
   const params = { model: 'agent-1', messages: [{ role: 'user' as const, content: 'hi' }] };
   if (!stream) return (await client.chat.completions.create(params)).choices[0].message.content ?? '';
   let text = '';
-  for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+  for await (const chunk of await client.chat.completions.create({ ...params, stream: true }))
+    text += chunk.choices[0]?.delta.content ?? '';
   return text;
 }
 
 const WITHOUT_END: [string, boolean, ScriptStep][] = [
-  ['a JSON body without end', false, { endless: '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' }],
+  [
+    'a JSON body without end',
+    false,
+    { endless: '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' },
+  ],
   ['one SSE line without end', true, { endless: 'data: {"choices":[{"index":0,"delta":{"content":"' }],
 ];
 
@@ -27,22 +32,28 @@ describe.each(['in-process', 'socket'] as const)('maxReplyBytes, selfCall %s', (
   let gateway: Listening;
   beforeAll(async () => {
     model = await startModelServer();
-    gateway = await listen(buildGateway(model.url, { trellis, bindings: [binding], selfCall, maxReplyBytes: MAX_REPLY_BYTES }).app);
+    gateway = await listen(
+      buildGateway(model.url, { trellis, bindings: [binding], selfCall, maxReplyBytes: MAX_REPLY_BYTES }).app,
+    );
   });
   afterAll(async () => {
     await gateway.close();
     await model.close();
   });
 
-  it.each(WITHOUT_END)('%s on turn 2: the gateway stops reading at the bound, cuts the upstream off and answers with the note', async (_name, stream, step) => {
-    model.setScript([{ toolCalls: [{ name: 'lookup' }] }, step]);
-    const seen = model.requests.length;
-    const text = await answer(gateway.client, stream);
-    expect(text.endsWith(NOTE)).toBe(true);
-    const turn2 = model.requests[seen + 1];
-    for (let i = 0; i < 100 && turn2.abortedAt === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(turn2.abortedAt).toBeDefined();
-  });
+  it.each(WITHOUT_END)(
+    '%s on turn 2: the gateway stops reading at the bound, cuts the upstream off and answers with the note',
+    async (_name, stream, step) => {
+      model.setScript([{ toolCalls: [{ name: 'lookup' }] }, step]);
+      const seen = model.requests.length;
+      const text = await answer(gateway.client, stream);
+      expect(text.endsWith(NOTE)).toBe(true);
+      const turn2 = model.requests[seen + 1];
+      for (let i = 0; i < 100 && turn2.abortedAt === undefined; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(turn2.abortedAt).toBeDefined();
+    },
+  );
 
   it('a streamed message of maxReplyBytes in 8-byte deltas (16 times as much SSE) is read whole; one byte more fails the turn', async () => {
     model.setScript([{ toolCalls: [{ name: 'lookup' }] }, { content: 'z'.repeat(MAX_REPLY_BYTES) }]);
@@ -54,7 +65,13 @@ describe.each(['in-process', 'socket'] as const)('maxReplyBytes, selfCall %s', (
 
   it('a reply of exactly maxReplyBytes is read whole', async () => {
     const content = 'y'.repeat(MAX_REPLY_BYTES);
-    const body = JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'agent-1', choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }] });
+    const body = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: 'agent-1',
+      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }],
+    });
     const raw = body.replace('"content":""', `"content":"${content.slice(0, MAX_REPLY_BYTES - body.length)}"`);
     expect(Buffer.byteLength(raw)).toBe(MAX_REPLY_BYTES);
     model.setScript([{ toolCalls: [{ name: 'lookup' }] }, { raw }]);

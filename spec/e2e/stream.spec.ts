@@ -10,18 +10,33 @@ const notes = localTrellis([
   { name: 'notes_read', handler: (args) => `note ${String(args.id)}: buy milk` },
   { name: 'slow', handler: () => new Promise((resolve) => setTimeout(() => resolve('done slowly'), 2500)) },
 ]);
-const binding = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'slow'] };
+const binding = {
+  name: 'notes',
+  match: { model: 'agent-*' },
+  hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'slow'],
+};
 const messages = [{ role: 'user' as const, content: 'what is in my notes?' }];
 const clientTool = { type: 'function' as const, function: { name: 'get_location', parameters: { type: 'object' } } };
 
 const walk: ScriptStep[] = [
-  { content: 'Opening first.', toolCalls: [{ id: 'c1', name: 'notes_open' }], usage: { prompt_tokens: 10, completion_tokens: 1 } },
-  { toolCalls: [{ id: 'c2', name: 'notes_read', arguments: { id: 'a' } }], usage: { prompt_tokens: 20, completion_tokens: 2 } },
-  { content: 'Note a says: buy milk. It is the only note you need today.', usage: { prompt_tokens: 30, completion_tokens: 3 } },
+  {
+    content: 'Opening first.',
+    toolCalls: [{ id: 'c1', name: 'notes_open' }],
+    usage: { prompt_tokens: 10, completion_tokens: 1 },
+  },
+  {
+    toolCalls: [{ id: 'c2', name: 'notes_read', arguments: { id: 'a' } }],
+    usage: { prompt_tokens: 20, completion_tokens: 2 },
+  },
+  {
+    content: 'Note a says: buy milk. It is the only note you need today.',
+    usage: { prompt_tokens: 30, completion_tokens: 3 },
+  },
 ];
 
 const textOf = (chunks: ChatCompletionChunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
-const finishes = (chunks: ChatCompletionChunk[]) => chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean);
+const finishes = (chunks: ChatCompletionChunk[]) =>
+  chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean);
 const noteOf = (text: string) => text.slice(text.indexOf('[agent-loop]'));
 
 describe.each(expressVersions)('stream: true under %s', (_name, express) => {
@@ -70,8 +85,13 @@ describe.each(expressVersions)('stream: true under %s', (_name, express) => {
     expect(chunks.some((chunk) => chunk.choices[0]?.delta.tool_calls)).toBe(false);
 
     const turns = model.requests.slice(0, 3).map((sent) => sent.body);
-    expect(turns.map((turn) => [turn.stream, turn.stream_options])).toEqual(Array(3).fill([true, { include_usage: true }]));
-    expect(turns[2].messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['notes: a, b', 'note a: buy milk']);
+    expect(turns.map((turn) => [turn.stream, turn.stream_options])).toEqual(
+      Array(3).fill([true, { include_usage: true }]),
+    );
+    expect(turns[2].messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      'notes: a, b',
+      'note a: buy milk',
+    ]);
   });
 
   it('sends no usage chunk unless asked and forwards text as it arrives, not when the turn ends', async () => {
@@ -89,9 +109,14 @@ describe.each(expressVersions)('stream: true under %s', (_name, express) => {
     await start({ bindings: [{ ...binding, maxTurns: 2 }] });
     const chunks = await streamed();
     const [note, finish] = chunks.slice(-2);
-    expect(note.choices[0].delta.content).toBe('\n\n[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 2).');
+    expect(note.choices[0].delta.content).toBe(
+      '\n\n[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 2).',
+    );
     expect(finish.choices[0]).toEqual({ index: 0, delta: {}, finish_reason: 'stop' });
-    expect(textOf(chunks)).toBe((await request(gateway.url).post('/v1/chat/completions').send({ model: 'agent-1', messages })).body.choices[0].message.content);
+    expect(textOf(chunks)).toBe(
+      (await request(gateway.url).post('/v1/chat/completions').send({ model: 'agent-1', messages })).body.choices[0]
+        .message.content,
+    );
   });
 
   it("streams a call to one of the client's own tools as a tool-call delta and never the loop's own calls", async () => {
@@ -102,7 +127,14 @@ describe.each(expressVersions)('stream: true under %s', (_name, express) => {
     await start();
     const chunks = await streamed({ tools: [clientTool] });
     const calls = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
-    expect(calls).toEqual([{ index: 0, id: expect.stringMatching(/^yours\.al1\./), type: 'function', function: { name: 'get_location', arguments: '{"precise":true}' } }]);
+    expect(calls).toEqual([
+      {
+        index: 0,
+        id: expect.stringMatching(/^yours\.al1\./),
+        type: 'function',
+        function: { name: 'get_location', arguments: '{"precise":true}' },
+      },
+    ]);
     expect(finishes(chunks)).toEqual(['tool_calls']);
     expect(textOf(chunks)).toBe('Where are you?');
   });
@@ -120,14 +152,19 @@ describe.each(expressVersions)('stream: true under %s', (_name, express) => {
 
   const breaks: StreamBreak['drop'][] = ['no-done', 'malformed', 'reset'];
 
-  it.each(breaks)('falls through to the normal handler when the first turn breaks (%s) before a byte went out', async (drop) => {
-    model.setScript((sent) => (sent.tools ? { toolCalls: [{ name: 'notes_open' }], stream: { drop } } : { content: 'the plain answer' }));
-    await start();
-    const chunks = await streamed();
-    expect(textOf(chunks)).toBe('the plain answer');
-    expect(model.requests).toHaveLength(2);
-    expect(model.requests[1].body).toEqual({ model: 'agent-1', messages, stream: true });
-  });
+  it.each(breaks)(
+    'falls through to the normal handler when the first turn breaks (%s) before a byte went out',
+    async (drop) => {
+      model.setScript((sent) =>
+        sent.tools ? { toolCalls: [{ name: 'notes_open' }], stream: { drop } } : { content: 'the plain answer' },
+      );
+      await start();
+      const chunks = await streamed();
+      expect(textOf(chunks)).toBe('the plain answer');
+      expect(model.requests).toHaveLength(2);
+      expect(model.requests[1].body).toEqual({ model: 'agent-1', messages, stream: true });
+    },
+  );
 
   it.each(breaks)('ends the stream cleanly with a note when a turn breaks (%s) after text went out', async (drop) => {
     model.setScript([{ content: 'Partial answer', stream: { drop, afterChunks: 2 } }]);
@@ -135,25 +172,42 @@ describe.each(expressVersions)('stream: true under %s', (_name, express) => {
     const chunks = await streamed();
     const text = textOf(chunks);
     expect(text.startsWith('Partial ')).toBe(true);
-    expect(noteOf(text)).toMatch(/^\[agent-loop\] Stopped before a final answer: the model call of turn 1 failed \(.+\)\.$/);
+    expect(noteOf(text)).toMatch(
+      /^\[agent-loop\] Stopped before a final answer: the model call of turn 1 failed \(.+\)\.$/,
+    );
     expect(finishes(chunks)).toEqual(['stop']);
     expect(model.requests).toHaveLength(1);
   });
 
   it('names a malformed frame and a missing [DONE] in the note', async () => {
-    model.setScript([{ content: 'Looking.', toolCalls: [{ name: 'notes_open' }] }, { content: 'cut', stream: { drop: 'no-done' } }]);
+    model.setScript([
+      { content: 'Looking.', toolCalls: [{ name: 'notes_open' }] },
+      { content: 'cut', stream: { drop: 'no-done' } },
+    ]);
     await start();
-    expect(noteOf(textOf(await streamed()))).toContain('the model call of turn 2 failed (the model stream ended without [DONE])');
-    model.setScript([{ content: 'Looking.', toolCalls: [{ name: 'notes_open' }] }, { content: 'cut', stream: { drop: 'malformed', afterChunks: 0 } }]);
-    expect(noteOf(textOf(await streamed()))).toContain('the model call of turn 2 failed (the model stream sent a malformed frame: {"id": "chatcmpl-broken", "choices": [)');
+    expect(noteOf(textOf(await streamed()))).toContain(
+      'the model call of turn 2 failed (the model stream ended without [DONE])',
+    );
+    model.setScript([
+      { content: 'Looking.', toolCalls: [{ name: 'notes_open' }] },
+      { content: 'cut', stream: { drop: 'malformed', afterChunks: 0 } },
+    ]);
+    expect(noteOf(textOf(await streamed()))).toContain(
+      'the model call of turn 2 failed (the model stream sent a malformed frame: {"id": "chatcmpl-broken", "choices": [)',
+    );
   });
 
   it('bounds a trickle that never ends with the total budget', async () => {
-    model.setScript([{ content: 'Looking.', toolCalls: [{ name: 'notes_open' }] }, { stream: { drop: 'trickle', everyMs: 50 } }]);
+    model.setScript([
+      { content: 'Looking.', toolCalls: [{ name: 'notes_open' }] },
+      { stream: { drop: 'trickle', everyMs: 50 } },
+    ]);
     await start({ totalBudgetSec: 2 });
     const chunks = await streamed({ stream_options: { include_usage: true } });
     const text = textOf(chunks);
-    expect(text).toMatch(/^Looking\.\n\n\.+\n\n\[agent-loop\] Stopped before a final answer: the total time budget ran out \(totalBudgetSec = 2s\)\.$/);
+    expect(text).toMatch(
+      /^Looking\.\n\n\.+\n\n\[agent-loop\] Stopped before a final answer: the total time budget ran out \(totalBudgetSec = 2s\)\.$/,
+    );
     expect(finishes(chunks)).toEqual(['stop']);
     expect(chunks[chunks.length - 1].usage).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });

@@ -38,7 +38,10 @@ function cli(...args: string[]): Run {
 }
 
 function cliWith(env: Record<string, string>, ...args: string[]): Run {
-  const child = spawn(process.execPath, [javascript('lib/gateway/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, [javascript('lib/gateway/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+  });
   const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.once('exit', resolve)) };
   child.stdout!.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
@@ -72,13 +75,22 @@ describe('agent-loop-gateway (the CLI)', () => {
 
   it('starts from a config file, prints where it listens, and serves the loop, /metrics and /readyz', async () => {
     const mcp: McpFixtureServer = await startMcpServer();
-    const model: ModelServer = await startModelServer([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is noon.' }]);
+    const model: ModelServer = await startModelServer([
+      { toolCalls: [{ name: 'clock_now' }] },
+      { content: 'It is noon.' },
+    ]);
     try {
-      const config = { upstream: { url: model.url }, trellis: { mcp: { url: mcp.url } }, bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: 'clock_now' }] };
+      const config = {
+        upstream: { url: model.url },
+        trellis: { mcp: { url: mcp.url } },
+        bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: 'clock_now' }],
+      };
       running = cli('--config', configFile(config), '--port', '0');
       const url = await listeningUrl(running);
       const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'client-key', maxRetries: 0 });
-      const { data, response } = await client.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'time?' }] }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create({ model: 'any', messages: [{ role: 'user', content: 'time?' }] })
+        .withResponse();
       expect(data.choices[0].message.content).toBe('It is noon.');
       expect(response.headers.get('x-agent-loop-turns')).toBe('2');
       expect(mcp.calls).toEqual([{ name: 'clock_now', args: {} }]);
@@ -103,7 +115,13 @@ describe('agent-loop-gateway (the CLI)', () => {
     ],
     [
       'an upstream.apiKeyEnv that is not set',
-      () => ['--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_CLI_UNSET_UPSTREAM_KEY' }, clientKeys: ['client-key-0123456789abcdef'] })],
+      () => [
+        '--config',
+        configFile({
+          upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_CLI_UNSET_UPSTREAM_KEY' },
+          clientKeys: ['client-key-0123456789abcdef'],
+        }),
+      ],
       "ERR_AGENT_LOOP_NO_UPSTREAM_KEY: createGateway: option 'upstream.apiKeyEnv' names TEST_CLI_UNSET_UPSTREAM_KEY, which is not set; set it to the upstream's API key (e.g. export TEST_CLI_UNSET_UPSTREAM_KEY=sk-...), or remove apiKeyEnv for an upstream that takes no key.\n",
     ],
     [
@@ -117,19 +135,31 @@ describe('agent-loop-gateway (the CLI)', () => {
       () => ['--config', configFile(json)],
       `agent-loop-gateway: --config <file> holds ${json}; it must hold a JSON object, e.g. { "upstream": { "url": "http://127.0.0.1:11434/v1" }, "bindings": [] }\n`,
     ]),
-  ] as [string, () => string[], string][])('exits 2 on %s with the message and no stack trace', async (_case, args, message) => {
-    const argv = args();
-    running = cli(...argv);
-    expect(await running.exited).toBe(2);
-    expect(running.stderr).toBe(message.replace('<file>', argv[1]));
-    expect(running.stderr.split('\n').some((line) => line.startsWith('    at '))).toBe(false);
-  });
+  ] as [string, () => string[], string][])(
+    'exits 2 on %s with the message and no stack trace',
+    async (_case, args, message) => {
+      const argv = args();
+      running = cli(...argv);
+      expect(await running.exited).toBe(2);
+      expect(running.stderr).toBe(message.replace('<file>', argv[1]));
+      expect(running.stderr.split('\n').some((line) => line.startsWith('    at '))).toBe(false);
+    },
+  );
 
   it('prints an IPv6 host in brackets, as a URL has it', async () => {
     const probe = net.createServer();
-    const ipv6 = await new Promise<boolean>((resolve) => probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))));
+    const ipv6 = await new Promise<boolean>((resolve) =>
+      probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))),
+    );
     if (!ipv6) return; // no IPv6 loopback on this machine
-    running = cli('--config', configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }), '--port', '0', '--host', '::1');
+    running = cli(
+      '--config',
+      configFile({ upstream: { url: 'http://127.0.0.1:9/v1' } }),
+      '--port',
+      '0',
+      '--host',
+      '::1',
+    );
     await eventually(() => expect(running!.stdout).toMatch(/^listening on http:\/\/\[::1\]:\d+\n/));
   });
 
@@ -148,7 +178,9 @@ describe('agent-loop-gateway (the CLI)', () => {
   it('prints the usage and exits 0 on --help', async () => {
     running = cli('--help');
     expect(await running.exited).toBe(0);
-    expect(running.stdout).toBe(`${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.\n`);
+    expect(running.stdout).toBe(
+      `${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.\n`,
+    );
     expect(running.stderr).toBe('');
   });
 
@@ -188,7 +220,9 @@ describe('agent-loop-gateway (the CLI)', () => {
     const file = path.join(tmpdir(), 'agent-loop-no-such-config.json');
     running = cli('--config', file);
     expect(await running.exited).toBe(2);
-    expect(running.stderr).toBe(`agent-loop-gateway: cannot read --config ${file}: ENOENT: no such file or directory, open '${file}'\n`);
+    expect(running.stderr).toBe(
+      `agent-loop-gateway: cannot read --config ${file}: ENOENT: no such file or directory, open '${file}'\n`,
+    );
   });
 
   describe('on SIGTERM or SIGINT', () => {
@@ -202,12 +236,21 @@ describe('agent-loop-gateway (the CLI)', () => {
     });
 
     /** Turn 1 asks for the stdio Trellis' `pid` tool; turn 2 answers after `secondTurnMs`. */
-    const pidThenAnswer = (secondTurnMs: number): Script => (body) =>
-      body.messages.some((message) => message.role === 'tool') ? { content: 'Done.', delayMs: secondTurnMs } : { content: 'Looking.', toolCalls: [{ name: 'pid' }] };
+    const pidThenAnswer =
+      (secondTurnMs: number): Script =>
+      (body) =>
+        body.messages.some((message) => message.role === 'tool')
+          ? { content: 'Done.', delayMs: secondTurnMs }
+          : { content: 'Looking.', toolCalls: [{ name: 'pid' }] };
 
     async function gatewayMidLoop(secondTurnMs: number, extra: Record<string, unknown> = {}) {
       model = await startModelServer(pidThenAnswer(secondTurnMs));
-      const config = { upstream: { url: model.url }, trellis: stdioTrellis, bindings: [{ name: 'pid', match: { model: '*' }, hierarchy: 'pid' }], ...extra };
+      const config = {
+        upstream: { url: model.url },
+        trellis: stdioTrellis,
+        bindings: [{ name: 'pid', match: { model: '*' }, hierarchy: 'pid' }],
+        ...extra,
+      };
       running = cli('--config', configFile(config), '--port', '0');
       const url = await listeningUrl(running);
       const answer = postRaw(url, { model: 'any', messages: [{ role: 'user', content: 'pid?' }] });
@@ -229,55 +272,91 @@ describe('agent-loop-gateway (the CLI)', () => {
 
     it.each([
       ['stops accepting at once: in-process turns need no listener', {}, false],
-      ["keeps accepting until the drain ends with selfCall: 'socket': the turns come in through the listener", { selfCall: 'socket' }, true],
-    ])('on SIGTERM %s, and the loop in flight finishes', async (_name, extra, accepted) => {
-      const { answer, url } = await gatewayMidLoop(3000, extra);
-      running!.child.kill('SIGTERM');
-      await eventually(() => expect(running!.stdout).toContain('draining in-flight loops'));
+      [
+        "keeps accepting until the drain ends with selfCall: 'socket': the turns come in through the listener",
+        { selfCall: 'socket' },
+        true,
+      ],
+    ])(
+      'on SIGTERM %s, and the loop in flight finishes',
+      async (_name, extra, accepted) => {
+        const { answer, url } = await gatewayMidLoop(3000, extra);
+        running!.child.kill('SIGTERM');
+        await eventually(() => expect(running!.stdout).toContain('draining in-flight loops'));
 
-      expect(await accepts(url)).toBe(accepted);
-      const { status, body } = await answer;
-      expect(status).toBe(200);
-      expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
-      expect(await running!.exited).toBe(0);
-    }, 30_000);
+        expect(await accepts(url)).toBe(accepted);
+        const { status, body } = await answer;
+        expect(status).toBe(200);
+        expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
+        expect(await running!.exited).toBe(0);
+      },
+      30_000,
+    );
 
-    it.each(['SIGTERM', 'SIGINT'] as const)('on %s lets the loop in flight finish, closes the stdio Trellis and exits 0', async (signal) => {
-      const { answer, trellisPid } = await gatewayMidLoop(1500);
-      running!.child.kill(signal);
+    it.each(['SIGTERM', 'SIGINT'] as const)(
+      'on %s lets the loop in flight finish, closes the stdio Trellis and exits 0',
+      async (signal) => {
+        const { answer, trellisPid } = await gatewayMidLoop(1500);
+        running!.child.kill(signal);
 
-      const { status, headers, body } = await answer;
-      expect(status).toBe(200);
-      expect(headers['x-agent-loop-stop']).toBe('final');
-      expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
-      expect(await running!.exited).toBe(0);
-      expect(running!.stdout).toContain(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting\n`);
-      await eventually(() => expect(alive(trellisPid)).toBe(false));
-    }, 30_000);
+        const { status, headers, body } = await answer;
+        expect(status).toBe(200);
+        expect(headers['x-agent-loop-stop']).toBe('final');
+        expect(JSON.parse(body).choices[0].message.content).toBe('Looking.\n\nDone.');
+        expect(await running!.exited).toBe(0);
+        expect(running!.stdout).toContain(`agent-loop-gateway: ${signal}: draining in-flight loops, then exiting\n`);
+        await eventually(() => expect(alive(trellisPid)).toBe(false));
+      },
+      30_000,
+    );
 
     it.each([
       ['in-process turns (the default)', {}],
       ["selfCall: 'socket'", { selfCall: 'socket' }],
-    ])('on SIGTERM between turns ends each of 20 concurrent 5-turn loops with its final answer, with %s', async (_name, extra) => {
-      // Every loop's first tool call waits at the gate; the gate lets one through every 2 ms and SIGTERM comes halfway,
-      // so that loops send their next turn on their pooled connection just as the signal arrives.
-      const waiting: (() => void)[] = [];
-      mcp.setTool({ name: 'gate', description: 'Waits for the test.', handler: () => new Promise((resolve) => waiting.push(() => resolve({ content: [{ type: 'text', text: 'open' }] }))) });
-      const toolTurns = (body: { messages: { role: string }[] }) => body.messages.filter((message) => message.role === 'tool').length;
-      model = await startModelServer((body) => (toolTurns(body) < 4 ? { toolCalls: [{ name: toolTurns(body) === 0 ? 'gate' : 'clock_now' }] } : { content: 'Done.' }));
-      const config = { upstream: { url: model.url }, trellis: { mcp: { url: mcp.url } }, bindings: [{ name: 'gated', match: { model: '*' }, hierarchy: ['gate', 'clock_now'] }], ...extra };
-      running = cli('--config', configFile(config), '--port', '0');
-      const url = await listeningUrl(running);
-      const answers = Array.from({ length: 20 }, () => postRaw(url, { model: 'any', messages: [{ role: 'user', content: 'time?' }] }));
-      await eventually(() => expect(waiting).toHaveLength(20), 20_000);
-      waiting.forEach((release, i) => setTimeout(release, i * 2));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      running!.child.kill('SIGTERM');
+    ])(
+      'on SIGTERM between turns ends each of 20 concurrent 5-turn loops with its final answer, with %s',
+      async (_name, extra) => {
+        // Every loop's first tool call waits at the gate; the gate lets one through every 2 ms and SIGTERM comes halfway,
+        // so that loops send their next turn on their pooled connection just as the signal arrives.
+        const waiting: (() => void)[] = [];
+        mcp.setTool({
+          name: 'gate',
+          description: 'Waits for the test.',
+          handler: () =>
+            new Promise((resolve) => waiting.push(() => resolve({ content: [{ type: 'text', text: 'open' }] }))),
+        });
+        const toolTurns = (body: { messages: { role: string }[] }) =>
+          body.messages.filter((message) => message.role === 'tool').length;
+        model = await startModelServer((body) =>
+          toolTurns(body) < 4
+            ? { toolCalls: [{ name: toolTurns(body) === 0 ? 'gate' : 'clock_now' }] }
+            : { content: 'Done.' },
+        );
+        const config = {
+          upstream: { url: model.url },
+          trellis: { mcp: { url: mcp.url } },
+          bindings: [{ name: 'gated', match: { model: '*' }, hierarchy: ['gate', 'clock_now'] }],
+          ...extra,
+        };
+        running = cli('--config', configFile(config), '--port', '0');
+        const url = await listeningUrl(running);
+        const answers = Array.from({ length: 20 }, () =>
+          postRaw(url, { model: 'any', messages: [{ role: 'user', content: 'time?' }] }),
+        );
+        await eventually(() => expect(waiting).toHaveLength(20), 20_000);
+        waiting.forEach((release, i) => setTimeout(release, i * 2));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running!.child.kill('SIGTERM');
 
-      const ends = (await Promise.all(answers)).map(({ status, headers, body }) => `${status} ${headers['x-agent-loop-stop']} ${JSON.parse(body).choices[0].message.content}`);
-      expect(ends).toEqual(Array(20).fill('200 final Done.'));
-      expect(await running!.exited).toBe(0);
-    }, 60_000);
+        const ends = (await Promise.all(answers)).map(
+          ({ status, headers, body }) =>
+            `${status} ${headers['x-agent-loop-stop']} ${JSON.parse(body).choices[0].message.content}`,
+        );
+        expect(ends).toEqual(Array(20).fill('200 final Done.'));
+        expect(await running!.exited).toBe(0);
+      },
+      60_000,
+    );
 
     it('ends a loop still running when shutdownDrainSec runs out with the shutdown note, HTTP 200, and exits 0', async () => {
       const { answer, trellisPid } = await gatewayMidLoop(60_000, { shutdownDrainSec: 1 });
@@ -288,8 +367,17 @@ describe('agent-loop-gateway (the CLI)', () => {
       expect(headers['x-agent-loop-stop']).toBe('shutdown');
       expect(JSON.parse(body).choices[0].message.content).toBe(`Looking.\n\n${SHUTDOWN_NOTE}`);
       expect(await running!.exited).toBe(0);
-      const logged = running!.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
-      expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop drain ran out; in-flight loops ended with the shutdown note', ended: 1 }));
+      const logged = running!.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line));
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: 'agent-loop drain ran out; in-flight loops ended with the shutdown note',
+          ended: 1,
+        }),
+      );
       await eventually(() => expect(alive(trellisPid)).toBe(false));
     }, 30_000);
   });

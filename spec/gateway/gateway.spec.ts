@@ -25,7 +25,11 @@ describe('createGateway', () => {
     const app = createGateway(config);
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    return new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, apiKey: 'client-key', maxRetries: 0 });
+    return new OpenAI({
+      baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      apiKey: 'client-key',
+      maxRetries: 0,
+    });
   }
 
   it('serves the loop to the official openai client and proxies everything else with the upstream key', async () => {
@@ -36,10 +40,15 @@ describe('createGateway', () => {
       bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
       logger: quiet,
     });
-    const { data, response } = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('It is 08:00.');
     expect(response.headers.get('x-agent-loop-turns')).toBe('2');
-    expect(model.requests.map((r) => r.headers.authorization)).toEqual(['Bearer upstream-secret', 'Bearer upstream-secret']);
+    expect(model.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer upstream-secret',
+      'Bearer upstream-secret',
+    ]);
 
     const plain = await client.chat.completions.create({ model: 'other', messages: [{ role: 'user', content: 'hi' }] });
     expect(plain.choices[0].finish_reason).toBe('tool_calls');
@@ -50,7 +59,9 @@ describe('createGateway', () => {
     const app = createGateway({
       upstream: { url: model.url },
       clientKeys: ['client-key-0123456789'],
-      trellis: { mcp: { url: 'http://127.0.0.1:9/mcp', oauth: { redirectUrl: 'https://gateway.example.com/oauth/callback' } } },
+      trellis: {
+        mcp: { url: 'http://127.0.0.1:9/mcp', oauth: { redirectUrl: 'https://gateway.example.com/oauth/callback' } },
+      },
       bindings: [{ name: 'notes', match: { model: 'agent' }, hierarchy: 'whoami' }],
       logger: quiet,
     });
@@ -60,19 +71,33 @@ describe('createGateway', () => {
     await app.locals.agentLoop.close();
   });
 
-  it.each([false, true])("reuses its upstream connections: a loop's turns do not pay a connect each (stream: %s)", async (stream) => {
-    const client = await listen({ upstream: { url: model.url }, trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], logger: quiet });
-    const answer = await client.chat.completions.create({ model: 'agent', stream, messages: [{ role: 'user', content: 'time?' }] });
-    if (stream) for await (const _chunk of answer as AsyncIterable<unknown>);
-    expect(model.requests).toHaveLength(2);
-    expect(model.requests.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive']);
-    expect(model.requests[1].remotePort).toBe(model.requests[0].remotePort);
-  });
+  it.each([false, true])(
+    "reuses its upstream connections: a loop's turns do not pay a connect each (stream: %s)",
+    async (stream) => {
+      const client = await listen({
+        upstream: { url: model.url },
+        trellis,
+        bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+        logger: quiet,
+      });
+      const answer = await client.chat.completions.create({
+        model: 'agent',
+        stream,
+        messages: [{ role: 'user', content: 'time?' }],
+      });
+      if (stream) for await (const _chunk of answer as AsyncIterable<unknown>);
+      expect(model.requests).toHaveLength(2);
+      expect(model.requests.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive']);
+      expect(model.requests[1].remotePort).toBe(model.requests[0].remotePort);
+    },
+  );
 
   it("lets the loop's own turns skip its body parser: their raw body streams to the upstream, past bodyLimit too", async () => {
     const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
     const client = await listen({ upstream: { url: model.url }, trellis, bindings, bodyLimit: '150b', logger: quiet });
-    const { data, response } = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('It is 08:00.');
     expect(response.headers.get('x-agent-loop-stop')).toBe('final');
     // each self-call is over the limit (tools, then the tool turn): express.json() would have refused it with a 413
@@ -82,44 +107,86 @@ describe('createGateway', () => {
     // a client's request still meets the limit, and so does a forged marker's: parsed, then to the normal handler, never looped
     const url = `${client.baseURL}/chat/completions`;
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     expect((await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] })).status).toBe(413);
     model.requests.length = 0;
     const marker = `${(Date.now() + 60_000).toString(36)}.${'A'.repeat(92)}`;
-    const forged = await post({ model: 'agent', messages: [{ role: 'user', content: 'time?' }] }, { 'x-mcp-internal': marker });
+    const forged = await post(
+      { model: 'agent', messages: [{ role: 'user', content: 'time?' }] },
+      { 'x-mcp-internal': marker },
+    );
     expect(forged.status).toBe(200);
     expect(forged.headers.get('x-agent-loop-turns')).toBeNull();
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0].body.tools).toBeUndefined();
-    const forgedTooBig = await post({ model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] }, { 'x-mcp-internal': marker });
+    const forgedTooBig = await post(
+      { model: 'agent', messages: [{ role: 'user', content: 'x'.repeat(200) }] },
+      { 'x-mcp-internal': marker },
+    );
     expect(forgedTooBig.status).toBe(413);
   });
 
   it('answers /healthz and maps an unreachable upstream to a 502 JSON error', async () => {
     const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
     await request(app).get('/healthz').expect(200, { ok: true, down: {} });
-    const res = await request(app).post('/v1/chat/completions').send({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).expect(502);
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .send({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+      .expect(502);
     expect(res.body.error.message).toMatch(/^upstream unreachable: /);
   });
 
   it.each([
-    ['{"model":', 400, "the request body is not valid JSON: Unexpected end of JSON input"],
-    [JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(300) }] }), 413, 'request entity too large'],
-  ])('answers a body express.json() refuses (%s) with an OpenAI-style JSON error, no HTML and no stack', async (body, status, message) => {
-    const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, bodyLimit: 200, logger: quiet });
-    const res = await request(app).post('/v1/chat/completions').set('content-type', 'application/json').send(body).expect(status);
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.body).toEqual({ error: { message, type: 'invalid_request_error' } });
-  });
+    ['{"model":', 400, 'the request body is not valid JSON: Unexpected end of JSON input'],
+    [
+      JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(300) }] }),
+      413,
+      'request entity too large',
+    ],
+  ])(
+    'answers a body express.json() refuses (%s) with an OpenAI-style JSON error, no HTML and no stack',
+    async (body, status, message) => {
+      const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, bodyLimit: 200, logger: quiet });
+      const res = await request(app)
+        .post('/v1/chat/completions')
+        .set('content-type', 'application/json')
+        .send(body)
+        .expect(status);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual({ error: { message, type: 'invalid_request_error' } });
+    },
+  );
 
   it.each([
     [{}, "createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1'"],
-    [{ upstrem: { url: 'http://x/v1' } }, "createGateway: unknown option 'upstrem'. Did you mean `upstream`? Known options here: host, port, upstream, bodyLimit, clientKeys, clientKeysEnv, totalBudgetSec,"],
-    [{ upstream: { url: 'http://x/v1' }, bodylimit: '1mb' }, "createGateway: unknown option 'bodylimit'. Did you mean `bodyLimit`?"],
-    [{ upstream: { url: 'http://x/v1' }, bodyLimit: '10 MB!' }, 'createGateway: option \'bodyLimit\' is "10 MB!"; it must be a size in b, kb, mb or gb, or a number of bytes, e.g. \'10mb\'.'],
-    [{ upstream: { url: 'nope' } }, "createGateway: option 'upstream.url' is \"nope\"; it must be the upstream's OpenAI-compatible base URL"],
-    [{ upstream: { url: 'http://x/v1' }, port: 70000 }, "createGateway: option 'port' is 70000; it must be a port number"],
-    [{ upstream: { url: 'http://x/v1' }, maxTurns: 3 }, "createGateway: unknown option 'maxTurns'. Did you mean `defaultMaxTurns`?"],
+    [
+      { upstrem: { url: 'http://x/v1' } },
+      "createGateway: unknown option 'upstrem'. Did you mean `upstream`? Known options here: host, port, upstream, bodyLimit, clientKeys, clientKeysEnv, totalBudgetSec,",
+    ],
+    [
+      { upstream: { url: 'http://x/v1' }, bodylimit: '1mb' },
+      "createGateway: unknown option 'bodylimit'. Did you mean `bodyLimit`?",
+    ],
+    [
+      { upstream: { url: 'http://x/v1' }, bodyLimit: '10 MB!' },
+      "createGateway: option 'bodyLimit' is \"10 MB!\"; it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'.",
+    ],
+    [
+      { upstream: { url: 'nope' } },
+      "createGateway: option 'upstream.url' is \"nope\"; it must be the upstream's OpenAI-compatible base URL",
+    ],
+    [
+      { upstream: { url: 'http://x/v1' }, port: 70000 },
+      "createGateway: option 'port' is 70000; it must be a port number",
+    ],
+    [
+      { upstream: { url: 'http://x/v1' }, maxTurns: 3 },
+      "createGateway: unknown option 'maxTurns'. Did you mean `defaultMaxTurns`?",
+    ],
   ])('refuses a bad config %j with a coded error', (config, message) => {
     expect(() => createGateway(config as never)).toThrow(AgentLoopError);
     expect(() => createGateway(config as never)).toThrow(message);

@@ -26,7 +26,13 @@ describe('/healthz and /readyz', () => {
   });
 
   function gateway(upstream: string, mcp: string) {
-    const app = createGateway({ upstream: { url: `${upstream}/v1` }, trellis: { mcp: { url: `${mcp}/mcp` } }, bindings: [notes], logger: quiet, metrics: false });
+    const app = createGateway({
+      upstream: { url: `${upstream}/v1` },
+      trellis: { mcp: { url: `${mcp}/mcp` } },
+      bindings: [notes],
+      logger: quiet,
+      metrics: false,
+    });
     closers.push(() => (app.locals.agentLoop as AgentLoopMiddleware).close());
     return app;
   }
@@ -49,7 +55,10 @@ describe('/healthz and /readyz', () => {
   it('is ready once Trellis listed its tools and the upstream answered, and stays so', async () => {
     const mcp = await startMcpServer();
     const model = await startModelServer();
-    closers.push(() => model.close(), () => mcp.close());
+    closers.push(
+      () => model.close(),
+      () => mcp.close(),
+    );
     const app = gateway(model.url, mcp.url);
     await request(app).get('/readyz').expect(200, { ok: true, down: {} });
     await mcp.close();
@@ -58,9 +67,16 @@ describe('/healthz and /readyz', () => {
 
   it('probes an upstream on a port that fetch() refuses (10080)', async () => {
     const mcp = await startMcpServer();
-    const upstream = http.createServer((req, res) => res.writeHead(req.url === '/v1/models' ? 200 : 404).end('{"data":[]}'));
-    const listening = await new Promise<boolean>((resolve) => upstream.once('error', () => resolve(false)).listen(10080, '127.0.0.1', () => resolve(true)));
-    closers.push(() => mcp.close(), () => new Promise((resolve) => upstream.close(resolve)));
+    const upstream = http.createServer((req, res) =>
+      res.writeHead(req.url === '/v1/models' ? 200 : 404).end('{"data":[]}'),
+    );
+    const listening = await new Promise<boolean>((resolve) =>
+      upstream.once('error', () => resolve(false)).listen(10080, '127.0.0.1', () => resolve(true)),
+    );
+    closers.push(
+      () => mcp.close(),
+      () => new Promise((resolve) => upstream.close(resolve)),
+    );
     if (!listening) return; // the port is taken on this machine
     const app = gateway('http://127.0.0.1:10080', mcp.url);
     await request(app).get('/readyz').expect(200, { ok: true, down: {} });
@@ -69,10 +85,18 @@ describe('/healthz and /readyz', () => {
   it('takes a proxied reply as the upstream answering, and a 5xx as not', async () => {
     const mcp = await startMcpServer();
     const model = await startModelServer([{ status: 503 }]);
-    closers.push(() => model.close(), () => mcp.close());
+    closers.push(
+      () => model.close(),
+      () => mcp.close(),
+    );
     const app = gateway(model.url, mcp.url);
-    await request(app).post('/v1/chat/completions').send({ model: 'plain', messages: [{ role: 'user', content: 'hi' }] }).expect(503);
+    await request(app)
+      .post('/v1/chat/completions')
+      .send({ model: 'plain', messages: [{ role: 'user', content: 'hi' }] })
+      .expect(503);
     await model.close();
-    expect((await request(app).get('/readyz').expect(503)).body.down).toEqual({ upstream: expect.stringMatching(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/) });
+    expect((await request(app).get('/readyz').expect(503)).body.down).toEqual({
+      upstream: expect.stringMatching(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/),
+    });
   });
 });

@@ -46,11 +46,17 @@ describe("the ready gateway's routes", () => {
     ['POST', '/v1/chat/completions/extra'],
     ['POST', '/v1'],
     ['GET', '/admin'],
-  ])('answers %s %s with 404 in OpenAI\'s error shape and forwards nothing', async (method, path) => {
+  ])("answers %s %s with 404 in OpenAI's error shape and forwards nothing", async (method, path) => {
     gateway = await serveGateway({ upstream: { url: upstream.url, apiKeyEnv: 'TEST_OPERATOR_KEY' } });
     const { status, body } = await send(gateway.port, method, path);
     expect(status).toBe(404);
-    expect(body).toEqual({ error: { message: `this gateway does not forward ${method} ${path}`, type: 'invalid_request_error', code: 'unknown_route' } });
+    expect(body).toEqual({
+      error: {
+        message: `this gateway does not forward ${method} ${path}`,
+        type: 'invalid_request_error',
+        code: 'unknown_route',
+      },
+    });
     expect(upstream.seen).toEqual([]);
   });
 
@@ -66,22 +72,38 @@ describe("the ready gateway's routes", () => {
     '/v1\\..\\x',
     '/x/../v1/chat/completions',
     '/x/%2e%2e/v1/chat/completions',
-  ])('refuses the path %s with 400 in OpenAI\'s error shape and forwards nothing', async (path) => {
+  ])("refuses the path %s with 400 in OpenAI's error shape and forwards nothing", async (path) => {
     gateway = await serveGateway({ upstream: { url: upstream.url, apiKeyEnv: 'TEST_OPERATOR_KEY' } });
     const { status, body } = await send(gateway.port, 'POST', path);
     expect(status).toBe(400);
-    expect(body).toEqual({ error: { message: `the path ${path} has dot segments or encoded dots, slashes or backslashes: this gateway forwards plain paths only`, type: 'invalid_request_error', code: 'invalid_path' } });
+    expect(body).toEqual({
+      error: {
+        message: `the path ${path} has dot segments or encoded dots, slashes or backslashes: this gateway forwards plain paths only`,
+        type: 'invalid_request_error',
+        code: 'invalid_path',
+      },
+    });
     expect(upstream.seen).toEqual([]);
   });
 
   it('forwards what upstream.routes lists instead, a segment * matching any one segment', async () => {
-    gateway = await serveGateway({ upstream: { url: upstream.url, apiKeyEnv: 'TEST_OPERATOR_KEY', routes: [...INFERENCE_ROUTES, 'GET files', 'DELETE files/*', '* vector_stores/*/files'] } });
+    gateway = await serveGateway({
+      upstream: {
+        url: upstream.url,
+        apiKeyEnv: 'TEST_OPERATOR_KEY',
+        routes: [...INFERENCE_ROUTES, 'GET files', 'DELETE files/*', '* vector_stores/*/files'],
+      },
+    });
     expect((await send(gateway.port, 'DELETE', '/v1/files/file-abc123')).status).toBe(200);
     expect((await send(gateway.port, 'GET', '/v1/files')).status).toBe(200);
     expect((await send(gateway.port, 'POST', '/v1/vector_stores/vs_1/files')).status).toBe(200);
     expect((await send(gateway.port, 'DELETE', '/v1/files/file-abc123/content')).status).toBe(404);
     expect((await send(gateway.port, 'GET', '/v1/organization/admin_api_keys')).status).toBe(404);
-    expect(upstream.seen.map(({ method, url }) => `${method} ${url}`)).toEqual(['DELETE /v1/files/file-abc123', 'GET /v1/files', 'POST /v1/vector_stores/vs_1/files']);
+    expect(upstream.seen.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      'DELETE /v1/files/file-abc123',
+      'GET /v1/files',
+      'POST /v1/vector_stores/vs_1/files',
+    ]);
   });
 
   it('keeps /healthz and /readyz open', async () => {
@@ -91,12 +113,14 @@ describe("the ready gateway's routes", () => {
   });
 
   it.each([
-    [['GET ../files'], "option 'upstream.routes[0]' is \"GET ../files\""],
-    [['files'], "option 'upstream.routes[0]' is \"files\""],
-    [['GET /v1/files'], "option 'upstream.routes[0]' is \"GET /v1/files\""],
+    [['GET ../files'], 'option \'upstream.routes[0]\' is "GET ../files"'],
+    [['files'], 'option \'upstream.routes[0]\' is "files"'],
+    [['GET /v1/files'], 'option \'upstream.routes[0]\' is "GET /v1/files"'],
   ])('refuses upstream.routes %j at start-up, naming the entry and the form', (routes, message) => {
     const config = { upstream: { url: upstream.url, routes }, logger: quiet };
     expect(() => createGateway(config)).toThrow(AgentLoopError);
-    expect(() => createGateway(config)).toThrow(`createGateway: ${message}; it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ["POST chat/completions","POST responses"].`);
+    expect(() => createGateway(config)).toThrow(
+      `createGateway: ${message}; it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ["POST chat/completions","POST responses"].`,
+    );
   });
 });

@@ -17,8 +17,17 @@ describe("the ready gateway puts the operator's key where Anthropic's Messages A
   beforeEach(async () => {
     process.env.TEST_OPERATOR_KEY = 'sk-ant-operator-secret';
     // the scripted upstream answers 401 to any key but the operator's, in x-api-key or as a bearer
-    upstream = await startMessagesServer([{ toolUses: [{ id: 'toolu_1', name: 'clock_now' }] }, { text: 'It is 08:00.' }], { apiKey: 'sk-ant-operator-secret' });
-    gateway = await serveGateway({ upstream: { url: `${upstream.url}/v1`, apiKeyEnv: 'TEST_OPERATOR_KEY' }, clientKeys: [CLIENT_KEY], trellis, bindings, metrics: false });
+    upstream = await startMessagesServer(
+      [{ toolUses: [{ id: 'toolu_1', name: 'clock_now' }] }, { text: 'It is 08:00.' }],
+      { apiKey: 'sk-ant-operator-secret' },
+    );
+    gateway = await serveGateway({
+      upstream: { url: `${upstream.url}/v1`, apiKeyEnv: 'TEST_OPERATOR_KEY' },
+      clientKeys: [CLIENT_KEY],
+      trellis,
+      bindings,
+      metrics: false,
+    });
   });
   afterEach(async () => {
     await gateway?.close();
@@ -26,8 +35,17 @@ describe("the ready gateway puts the operator's key where Anthropic's Messages A
   });
 
   it("sends x-api-key (never the client's key or a bearer) on every turn, with the client's anthropic-version and anthropic-beta", async () => {
-    const client = new Anthropic({ baseURL: `http://127.0.0.1:${gateway!.port}`, apiKey: CLIENT_KEY, maxRetries: 0, defaultHeaders: { 'anthropic-version': '2026-10-21', 'anthropic-beta': 'interleaved-thinking-2025-05-14' } });
-    const message = await client.messages.create({ model: 'agent', max_tokens: 64, messages: [{ role: 'user', content: 'time?' }] });
+    const client = new Anthropic({
+      baseURL: `http://127.0.0.1:${gateway!.port}`,
+      apiKey: CLIENT_KEY,
+      maxRetries: 0,
+      defaultHeaders: { 'anthropic-version': '2026-10-21', 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
+    });
+    const message = await client.messages.create({
+      model: 'agent',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'time?' }],
+    });
 
     expect(message.content).toEqual([{ type: 'text', text: 'It is 08:00.' }]);
     expect(upstream.requests).toHaveLength(2);
@@ -46,7 +64,13 @@ describe("the ready gateway puts the operator's key where Anthropic's Messages A
       body: JSON.stringify({ model: 'plain', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(reply.status).toBe(200);
-    expect(upstream.requests.map(({ headers }) => [headers['x-api-key'], headers.authorization, headers['anthropic-version']])).toEqual([['sk-ant-operator-secret', undefined, '2023-06-01']]);
+    expect(
+      upstream.requests.map(({ headers }) => [
+        headers['x-api-key'],
+        headers.authorization,
+        headers['anthropic-version'],
+      ]),
+    ).toEqual([['sk-ant-operator-secret', undefined, '2023-06-01']]);
   });
 });
 
@@ -54,7 +78,13 @@ describe("the ready gateway keeps the client's own key from the upstream", () =>
   it("sends only the operator's bearer on chat completions, when the client's key came as x-api-key", async () => {
     process.env.TEST_OPERATOR_KEY = 'sk-operator-secret';
     const model = await startModelServer([{ content: 'hello' }]);
-    const gateway = await serveGateway({ upstream: { url: model.url, apiKeyEnv: 'TEST_OPERATOR_KEY' }, clientKeys: [CLIENT_KEY], trellis, bindings, metrics: false });
+    const gateway = await serveGateway({
+      upstream: { url: model.url, apiKeyEnv: 'TEST_OPERATOR_KEY' },
+      clientKeys: [CLIENT_KEY],
+      trellis,
+      bindings,
+      metrics: false,
+    });
     try {
       const reply = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
         method: 'POST',
@@ -62,7 +92,9 @@ describe("the ready gateway keeps the client's own key from the upstream", () =>
         body: JSON.stringify({ model: 'plain', messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(reply.status).toBe(200);
-      expect(model.requests.map(({ headers }) => [headers.authorization, headers['x-api-key']])).toEqual([['Bearer sk-operator-secret', undefined]]);
+      expect(model.requests.map(({ headers }) => [headers.authorization, headers['x-api-key']])).toEqual([
+        ['Bearer sk-operator-secret', undefined],
+      ]);
     } finally {
       await gateway.close();
       await model.close();
@@ -77,7 +109,13 @@ describe('upstream.apiKeyEnv naming a variable that holds no key', () => {
   ])('refuses to start when the variable is %s, naming the fix', (_case, value, state) => {
     if (value === undefined) delete process.env.TEST_ABSENT_UPSTREAM_KEY;
     else process.env.TEST_ABSENT_UPSTREAM_KEY = value;
-    expect(() => createGateway({ upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_ABSENT_UPSTREAM_KEY' }, clientKeys: [CLIENT_KEY], logger: quiet })).toThrow(
+    expect(() =>
+      createGateway({
+        upstream: { url: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TEST_ABSENT_UPSTREAM_KEY' },
+        clientKeys: [CLIENT_KEY],
+        logger: quiet,
+      }),
+    ).toThrow(
       expect.objectContaining({
         code: 'ERR_AGENT_LOOP_NO_UPSTREAM_KEY',
         message: `createGateway: option 'upstream.apiKeyEnv' names TEST_ABSENT_UPSTREAM_KEY, which is ${state}; set it to the upstream's API key (e.g. export TEST_ABSENT_UPSTREAM_KEY=sk-...), or remove apiKeyEnv for an upstream that takes no key.`,
@@ -91,7 +129,11 @@ describe('a key the gateway checked never travels upstream, with no upstream key
   let model: ModelServer;
   let gateway: Awaited<ReturnType<typeof serveGateway>>;
   beforeEach(async () => {
-    model = await startModelServer((body) => (body.messages.some((message) => message.role === 'tool') ? { content: 'It is 08:00.' } : { toolCalls: [{ name: 'clock_now' }] }));
+    model = await startModelServer((body) =>
+      body.messages.some((message) => message.role === 'tool')
+        ? { content: 'It is 08:00.' }
+        : { toolCalls: [{ name: 'clock_now' }] },
+    );
   });
   afterEach(async () => {
     await gateway.close();
@@ -99,15 +141,27 @@ describe('a key the gateway checked never travels upstream, with no upstream key
   });
 
   const post = (path: string, headers: Record<string, string>, body: unknown) =>
-    fetch(`http://127.0.0.1:${gateway.port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`http://127.0.0.1:${gateway.port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const chat = (model: string) => ({ model, messages: [{ role: 'user' as const, content: 'time?' }] });
 
   it('takes the client key off every request and every turn, as a bearer or as x-api-key', async () => {
-    gateway = await serveGateway({ upstream: { url: model.url }, clientKeys: [CLIENT_KEY], trellis, bindings, metrics: false });
+    gateway = await serveGateway({
+      upstream: { url: model.url },
+      clientKeys: [CLIENT_KEY],
+      trellis,
+      bindings,
+      metrics: false,
+    });
     const client = new OpenAI({ baseURL: `http://127.0.0.1:${gateway.port}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
     expect((await client.chat.completions.create(chat('agent'))).choices[0].message.content).toBe('It is 08:00.');
     expect((await post('/v1/chat/completions', { 'x-api-key': CLIENT_KEY }, chat('plain'))).status).toBe(200);
-    expect(model.requests.map(({ headers }) => [headers.authorization, headers['x-api-key']])).toEqual(Array(3).fill([undefined, undefined]));
+    expect(model.requests.map(({ headers }) => [headers.authorization, headers['x-api-key']])).toEqual(
+      Array(3).fill([undefined, undefined]),
+    );
   });
 
   it('takes it off Responses and Messages requests too', async () => {
@@ -116,7 +170,15 @@ describe('a key the gateway checked never travels upstream, with no upstream key
     try {
       const both = { authorization: `Bearer ${CLIENT_KEY}`, 'x-api-key': CLIENT_KEY };
       expect((await post('/v1/responses', both, { model: 'plain', input: 'hi' })).status).toBe(200);
-      expect((await post('/v1/messages', { ...both, 'anthropic-version': '2023-06-01' }, { model: 'plain', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+      expect(
+        (
+          await post(
+            '/v1/messages',
+            { ...both, 'anthropic-version': '2023-06-01' },
+            { model: 'plain', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+          )
+        ).status,
+      ).toBe(200);
       expect(upstream.seen).toEqual([
         { method: 'POST', url: '/v1/responses', authorization: undefined, apiKey: undefined },
         { method: 'POST', url: '/v1/messages', authorization: undefined, apiKey: undefined },
@@ -128,7 +190,9 @@ describe('a key the gateway checked never travels upstream, with no upstream key
 
   it("forwards the client's own key on an open gateway (no clientKeys): it was never the gateway's to check", async () => {
     gateway = await serveGateway({ upstream: { url: model.url }, metrics: false });
-    expect((await post('/v1/chat/completions', { authorization: 'Bearer sk-the-clients-own' }, chat('plain'))).status).toBe(200);
+    expect(
+      (await post('/v1/chat/completions', { authorization: 'Bearer sk-the-clients-own' }, chat('plain'))).status,
+    ).toBe(200);
     expect(model.requests.map(({ headers }) => headers.authorization)).toEqual(['Bearer sk-the-clients-own']);
   });
 });

@@ -74,7 +74,10 @@ export class Child {
 
   /** the most telling line of the child's stderr (the error of a module that failed to load) */
   failure(): string {
-    const lines = this.stderrTail.split('\n').map((line) => line.trim()).filter(Boolean);
+    const lines = this.stderrTail
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     return lines.find((line) => /^(\w*Error|TSError)\b|^Error:/.test(line)) ?? lines.at(-1) ?? 'no stderr';
   }
 

@@ -22,7 +22,10 @@ function transpileTree(dir: string, outDir: string, options: ts.CompilerOptions)
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
       const target = path.join(outDir, path.relative(ROOT, source)).replace(/\.ts$/, '.js');
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, ts.transpileModule(fs.readFileSync(source, 'utf8'), { compilerOptions: options, fileName: source }).outputText);
+      fs.writeFileSync(
+        target,
+        ts.transpileModule(fs.readFileSync(source, 'utf8'), { compilerOptions: options, fileName: source }).outputText,
+      );
     }
   }
 }
@@ -36,7 +39,8 @@ export function transpileProject(outDir: string, sources: readonly string[]): vo
   const options = compilerOptions();
   for (const dir of sources) transpileTree(path.join(ROOT, dir), outDir, options);
   for (const entry of fs.readdirSync(ROOT)) {
-    if (![...sources, 'spec', 'node_modules', '.git', '.cache'].includes(entry)) fs.symlinkSync(path.join(ROOT, entry), path.join(outDir, entry));
+    if (![...sources, 'spec', 'node_modules', '.git', '.cache'].includes(entry))
+      fs.symlinkSync(path.join(ROOT, entry), path.join(outDir, entry));
   }
 }
 
@@ -47,6 +51,9 @@ export function transpileProject(outDir: string, sources: readonly string[]): vo
  */
 export function javascript(file: string): string {
   const dir = process.env[JAVASCRIPT_DIR_VARIABLE];
-  if (!dir) throw new Error(`${JAVASCRIPT_DIR_VARIABLE} is not set: run the specs with jest (jest.config.js's globalSetup transpiles them)`);
+  if (!dir)
+    throw new Error(
+      `${JAVASCRIPT_DIR_VARIABLE} is not set: run the specs with jest (jest.config.js's globalSetup transpiles them)`,
+    );
   return path.join(dir, path.relative(ROOT, path.resolve(ROOT, file))).replace(/\.ts$/, '.js');
 }

@@ -30,13 +30,24 @@ export interface RawExchange {
 /** POSTs `body` and reads the raw reply, SSE comments included, which no SDK shows. */
 export function postRaw(url: string, body: unknown): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      const parts: RawExchange['parts'] = [];
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => parts.push({ at: Date.now(), text }));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, parts, body: parts.map((part) => part.text).join('') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${url}/v1/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const parts: RawExchange['parts'] = [];
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => parts.push({ at: Date.now(), text }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            parts,
+            body: parts.map((part) => part.text).join(''),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });

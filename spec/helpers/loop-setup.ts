@@ -14,7 +14,12 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
     countsTokens: false,
     stats: { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 },
     logger: memoryLogger('error').logger,
-    handBacks: { continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires')), req: { headers: {} } as IncomingMessage, binding: 'notes', succeeded: new Set() },
+    handBacks: {
+      continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires')),
+      req: { headers: {} } as IncomingMessage,
+      binding: 'notes',
+      succeeded: new Set(),
+    },
     answerIds: new AnswerIds(),
     approvalTool: 'approve_tool_call',
     servesClientSearch: true,
@@ -22,4 +27,7 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
   };
 }
 
-export const chatTool = (name: string): ChatTool => ({ type: 'function', function: { name, parameters: { type: 'object' } } });
+export const chatTool = (name: string): ChatTool => ({
+  type: 'function',
+  function: { name, parameters: { type: 'object' } },
+});

@@ -18,5 +18,8 @@ export function memoryLogger(level: Level = 'debug'): { logger: Required<Logger>
     function logLine(message: string, meta?: Record<string, unknown>) {
       if (isLevelEnabled(name)) lines.push(JSON.parse(JSON.stringify({ ...meta, level: name, message })));
     };
-  return { logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), isLevelEnabled }, lines };
+  return {
+    logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), isLevelEnabled },
+    lines,
+  };
 }

@@ -25,7 +25,11 @@ export interface RedisServer {
 }
 
 function launch(port: number, extra: string[]): Promise<ChildProcess> {
-  const proc = spawn(programPath('redis-server'), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    programPath('redis-server'),
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   running.add(proc);
   proc.on('exit', () => running.delete(proc));
   return new Promise((resolve, reject) => {
@@ -34,7 +38,9 @@ function launch(port: number, extra: string[]): Promise<ChildProcess> {
       out += chunk.toString();
       if (out.includes('Ready to accept connections')) resolve(proc);
     });
-    proc.on('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready: ${out.slice(-2000)}`)));
+    proc.on('exit', (code) =>
+      reject(new Error(`redis-server exited (${code}) before it was ready: ${out.slice(-2000)}`)),
+    );
   });
 }
 

@@ -1,7 +1,10 @@
 import type { Readable } from 'node:stream';
 
 /** Reads `stream` and aborts `controller` at its first part: the parts read, and the error the reading ended with. */
-export async function abortAtFirstPart(stream: Readable, controller: AbortController): Promise<{ parts: string[]; error?: Error }> {
+export async function abortAtFirstPart(
+  stream: Readable,
+  controller: AbortController,
+): Promise<{ parts: string[]; error?: Error }> {
   const parts: string[] = [];
   try {
     for await (const part of stream) {

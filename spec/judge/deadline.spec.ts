@@ -15,7 +15,10 @@ describe('evaluateWithin', () => {
       seen = given;
       return { action: 'block', reason: 'no shell' };
     });
-    await expect(evaluateWithin(judge, toolCall('shell', {}), context, 10)).resolves.toEqual({ action: 'block', reason: 'no shell' });
+    await expect(evaluateWithin(judge, toolCall('shell', {}), context, 10)).resolves.toEqual({
+      action: 'block',
+      reason: 'no shell',
+    });
     expect(seen).toEqual({ ...context, signal: expect.any(AbortSignal) });
     expect(seen!.signal).not.toBe(context.signal);
   });
@@ -36,13 +39,23 @@ describe('evaluateWithin', () => {
 
   it("says 'aborted' when the loop's signal aborts first", async () => {
     const loop = new AbortController();
-    const judged = evaluateWithin(judgeOf(() => new Promise<Verdict>(() => undefined)), toolCall('shell', {}), judgeContext({ signal: loop.signal }), 10);
+    const judged = evaluateWithin(
+      judgeOf(() => new Promise<Verdict>(() => undefined)),
+      toolCall('shell', {}),
+      judgeContext({ signal: loop.signal }),
+      10,
+    );
     loop.abort(new Error('client went away'));
     await expect(judged).rejects.toEqual(new Error('aborted'));
   });
 
   it("passes the judge's own failure on", async () => {
-    const judged = evaluateWithin(judgeOf(async () => Promise.reject(new Error('judge model down'))), toolCall('shell', {}), judgeContext(), 10);
+    const judged = evaluateWithin(
+      judgeOf(async () => Promise.reject(new Error('judge model down'))),
+      toolCall('shell', {}),
+      judgeContext(),
+      10,
+    );
     await expect(judged).rejects.toEqual(new Error('judge model down'));
   });
 });

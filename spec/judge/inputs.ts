@@ -13,6 +13,14 @@ async function noCompletion(): Promise<ChatCompletion> {
   throw new Error('this judge must not call a model');
 }
 
-export function judgeContext(overrides: Partial<JudgeContext & { loopId: string }> = {}): JudgeContext & { loopId: string } {
-  return { signal: new AbortController().signal, req: {} as Request, complete: noCompletion, loopId: 'loop-1', ...overrides };
+export function judgeContext(
+  overrides: Partial<JudgeContext & { loopId: string }> = {},
+): JudgeContext & { loopId: string } {
+  return {
+    signal: new AbortController().signal,
+    req: {} as Request,
+    complete: noCompletion,
+    loopId: 'loop-1',
+    ...overrides,
+  };
 }

@@ -15,7 +15,11 @@ function option(given: unknown): JudgeOption {
 
 function liveJudge(given?: unknown) {
   const { logger, lines } = memoryLogger();
-  const judge = new LiveJudge(given === undefined ? undefined : option(given), (valid) => createJudgeRunner(valid, logger), logger);
+  const judge = new LiveJudge(
+    given === undefined ? undefined : option(given),
+    (valid) => createJudgeRunner(valid, logger),
+    logger,
+  );
   return { judge, lines };
 }
 
@@ -28,8 +32,16 @@ describe('LiveJudge', () => {
   it.each<[string, unknown, object]>([
     ['no judge', undefined, { judge: 'none', rules: null }],
     ['a rules judge', { rules: [noShell], mode: 'monitor' }, { judge: 'rules', mode: 'monitor', rules: [noShell] }],
-    ['an llm judge', { llm: { model: 'judge-1', policy: 'no secrets' } }, { judge: 'llm', mode: 'enforce', rules: null }],
-    ['a custom judge', { evaluate: async () => ({ action: 'allow' }) }, { judge: 'custom', mode: 'enforce', rules: null }],
+    [
+      'an llm judge',
+      { llm: { model: 'judge-1', policy: 'no secrets' } },
+      { judge: 'llm', mode: 'enforce', rules: null },
+    ],
+    [
+      'a custom judge',
+      { evaluate: async () => ({ action: 'allow' }) },
+      { judge: 'custom', mode: 'enforce', rules: null },
+    ],
   ])('shows %s', (_name, given, view) => {
     const { judge } = liveJudge(given);
     expect(judge.view()).toEqual(view);
@@ -39,7 +51,11 @@ describe('LiveJudge', () => {
   it('replaces the rules with a new runner, keeping the settings, and logs it with its source', async () => {
     const { judge, lines } = liveJudge({ rules: [noShell], mode: 'monitor', timeoutSec: 3 });
     const before = judge.runner;
-    expect(judge.replaceRules([noFs, noShell], 'admin API')).toEqual({ judge: 'rules', mode: 'monitor', rules: [noFs, noShell] });
+    expect(judge.replaceRules([noFs, noShell], 'admin API')).toEqual({
+      judge: 'rules',
+      mode: 'monitor',
+      rules: [noFs, noShell],
+    });
     expect(judge.runner).not.toBe(before);
     expect(replacements(lines)).toEqual([{ level: 'info', message: REPLACED, source: 'admin API', rules: 2 }]);
   });
@@ -55,7 +71,10 @@ describe('LiveJudge', () => {
     const { judge, lines } = liveJudge({ rules: [noShell] });
     const runner = judge.runner;
     expect(() => judge.replaceRules([{ surface: 'context', when: { content: 'sk-(' }, action: 'block' }])).toThrow(
-      expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message: expect.stringContaining('rules[0].when.content') }),
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_INVALID_OPTION',
+        message: expect.stringContaining('rules[0].when.content'),
+      }),
     );
     expect(judge.runner).toBe(runner);
     expect(judge.view().rules).toEqual([noShell]);

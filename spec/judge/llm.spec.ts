@@ -36,15 +36,26 @@ beforeEach(() => {
 
 describe('llmJudge', () => {
   it.each([
-    [{ modle: 'gpt-4o-mini', policy: 'p' }, 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "llmJudge: unknown option 'llm.modle'. Did you mean `model`? Known options here: model, policy."],
-    [{ model: 'gpt-4o-mini' }, 'ERR_AGENT_LOOP_INVALID_OPTION', "llmJudge: option 'llm.policy' is undefined; it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }."],
+    [
+      { modle: 'gpt-4o-mini', policy: 'p' },
+      'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+      "llmJudge: unknown option 'llm.modle'. Did you mean `model`? Known options here: model, policy.",
+    ],
+    [
+      { model: 'gpt-4o-mini' },
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      "llmJudge: option 'llm.policy' is undefined; it must be { model, policy }, e.g. llm: { model: 'gpt-4o-mini', policy: 'Block any call that deletes data.' }.",
+    ],
   ])('refuses %j when made, like the judge: { llm } option', (options, code, message) => {
     expect(() => llmJudge(options as never)).toThrow(expect.objectContaining({ code, message }));
   });
 
   it('asks the model once, with the policy, strict JSON instructions and the input', async () => {
     model.setScript([{ content: '{"action":"allow","reason":"inside /srv/docs"}' }]);
-    const messages: ChatMessage[] = Array.from({ length: 8 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }));
+    const messages: ChatMessage[] = Array.from({ length: 8 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `m${i}`,
+    }));
     const verdict = await judge.evaluate(toolCall('fs_read', { path: '/srv/docs/a' }, messages), context());
 
     expect(verdict).toEqual({ action: 'allow', reason: 'inside /srv/docs' });
@@ -81,14 +92,25 @@ describe('llmJudge', () => {
 
   it('tolerates a ```json fence', async () => {
     model.setScript([{ content: '```json\n{"action":"block","reason":"outside /srv/docs"}\n```' }]);
-    await expect(judge.evaluate(toolCall('fs_read', { path: '/etc' }), context())).resolves.toEqual({ action: 'block', reason: 'outside /srv/docs' });
+    await expect(judge.evaluate(toolCall('fs_read', { path: '/etc' }), context())).resolves.toEqual({
+      action: 'block',
+      reason: 'outside /srv/docs',
+    });
   });
 
   it.each([
     ['prose', 'Looks fine to me.', 'llm judge reply is not JSON'],
-    ['an unknown action', '{"action":"maybe"}', 'llm judge reply is not a valid verdict: action must be allow, block, rewrite or ask, got "maybe"'],
+    [
+      'an unknown action',
+      '{"action":"maybe"}',
+      'llm judge reply is not a valid verdict: action must be allow, block, rewrite or ask, got "maybe"',
+    ],
     ['a block without reason', '{"action":"block"}', 'llm judge reply is not a valid verdict: a block needs a reason'],
-    ['a rewrite missing its arguments', '{"action":"rewrite","result":"x"}', 'llm judge reply is not a valid verdict: a tool_call rewrite needs an arguments object'],
+    [
+      'a rewrite missing its arguments',
+      '{"action":"rewrite","result":"x"}',
+      'llm judge reply is not a valid verdict: a tool_call rewrite needs an arguments object',
+    ],
     ['a JSON array', '[{"action":"allow"}]', 'llm judge reply is not a valid verdict: the verdict is not an object'],
     ['no content at all', null, 'llm judge reply has no text content'],
   ])('throws on %s', async (_name, content, message) => {
@@ -98,16 +120,25 @@ describe('llmJudge', () => {
 });
 
 describe('the llm option through the runner', () => {
-  const runner = createJudgeRunner({ llm: { model: 'judge-1', policy: 'p' }, mode: 'enforce', timeoutSec: 0.3, onError: 'block' }, silentLogger);
+  const runner = createJudgeRunner(
+    { llm: { model: 'judge-1', policy: 'p' }, mode: 'enforce', timeoutSec: 0.3, onError: 'block' },
+    silentLogger,
+  );
 
   it('blocks as the model says', async () => {
     model.setScript([{ content: '{"action":"block","reason":"outside /srv/docs"}' }]);
-    await expect(runner.review(toolCall('fs_read', { path: '/etc' }), context())).resolves.toEqual({ blocked: true, reason: 'outside /srv/docs' });
+    await expect(runner.review(toolCall('fs_read', { path: '/etc' }), context())).resolves.toEqual({
+      blocked: true,
+      reason: 'outside /srv/docs',
+    });
   });
 
   it('fails closed on a garbage reply', async () => {
     model.setScript([{ content: 'ALLOW!!' }]);
-    await expect(runner.review(toolCall('fs_read', {}), context())).resolves.toEqual({ blocked: true, reason: 'judge failed: llm judge reply is not JSON' });
+    await expect(runner.review(toolCall('fs_read', {}), context())).resolves.toEqual({
+      blocked: true,
+      reason: 'judge failed: llm judge reply is not JSON',
+    });
   });
 
   it('fails closed on a broken model', async () => {
@@ -118,7 +149,10 @@ describe('the llm option through the runner', () => {
 
   it('times out a slow model and aborts its request', async () => {
     model.setScript([{ content: '{"action":"allow"}', delayMs: 3000 }]);
-    await expect(runner.review(toolCall('fs_read', {}), context())).resolves.toEqual({ blocked: true, reason: 'judge failed: timed out after 0.3s' });
+    await expect(runner.review(toolCall('fs_read', {}), context())).resolves.toEqual({
+      blocked: true,
+      reason: 'judge failed: timed out after 0.3s',
+    });
     expect(signals[0].aborted).toBe(true);
   });
 });

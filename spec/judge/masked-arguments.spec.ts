@@ -8,7 +8,9 @@ describe("maskedArguments: a judge's text with the call's argument values masked
   });
 
   it('masks the longest value first, and values of every set given (the call, its rewrite)', () => {
-    expect(maskedArguments('rm -rf /srv/docs, not /srv', { cmd: 'rm -rf /srv/docs' }, { dir: '/srv' })).toBe(`${MASKED}, not ${MASKED}`);
+    expect(maskedArguments('rm -rf /srv/docs, not /srv', { cmd: 'rm -rf /srv/docs' }, { dir: '/srv' })).toBe(
+      `${MASKED}, not ${MASKED}`,
+    );
   });
 
   it('leaves a text without argument values as it is, and walks arguments of any depth', () => {

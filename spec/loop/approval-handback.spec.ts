@@ -10,7 +10,13 @@ describe('approvalCalls: each call waiting for a person as a call to the clientâ
     const tokens = new ApprovalTokens(Buffer.alloc(32, 4), 600);
     const req = { headers: {} } as IncomingMessage;
     const { logger, lines } = memoryLogger('info');
-    const loop = { id: 'loop-1', req, binding: { name: 'notes' }, logger, approvalTool: 'approve_tool_call' } as unknown as AskingLoop;
+    const loop = {
+      id: 'loop-1',
+      req,
+      binding: { name: 'notes' },
+      logger,
+      approvalTool: 'approve_tool_call',
+    } as unknown as AskingLoop;
     const pending = [
       { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes groceries' },
       { callId: 'call_mv', tool: 'notes_move', arguments: { to: 'bin' }, reason: 'it moves' },
@@ -18,10 +24,17 @@ describe('approvalCalls: each call waiting for a person as a call to the clientâ
     const calls = approvalCalls(loop, tokens, pending);
 
     expect(calls.map((call) => [call.type, call.function.name, JSON.parse(call.function.arguments)])).toEqual([
-      ['function', 'approve_tool_call', { tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes groceries' }],
+      [
+        'function',
+        'approve_tool_call',
+        { tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes groceries' },
+      ],
       ['function', 'approve_tool_call', { tool: 'notes_move', arguments: { to: 'bin' }, reason: 'it moves' }],
     ]);
-    expect(calls.map((call) => tokens.read(req, 'notes', call.id))).toEqual([expect.objectContaining({ opened: pending[0] }), expect.objectContaining({ opened: pending[1] })]);
+    expect(calls.map((call) => tokens.read(req, 'notes', call.id))).toEqual([
+      expect.objectContaining({ opened: pending[0] }),
+      expect.objectContaining({ opened: pending[1] }),
+    ]);
     expect(lines.map((line) => [line.message, line.tool, line.reason])).toEqual([
       ['agent-loop approval asked', 'notes_delete', 'it deletes [argument]'],
       ['agent-loop approval asked', 'notes_move', 'it moves'],

@@ -5,7 +5,12 @@ import { ApprovalTokens, approvedCallId } from '../../lib/loop/approval-token';
 const tokens = new ApprovalTokens(Buffer.alloc(32, 3), 600);
 const alice = { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage;
 const bob = { headers: { authorization: 'Bearer bob' } } as unknown as IncomingMessage;
-const pending = { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: "binding 'notes' requires approval for 'notes_delete'" };
+const pending = {
+  callId: 'call_del',
+  tool: 'notes_delete',
+  arguments: { id: 'groceries' },
+  reason: "binding 'notes' requires approval for 'notes_delete'",
+};
 
 describe("an approval's token: the call waiting, sealed in the id of the approval call", () => {
   afterEach(() => jest.useRealTimers());
@@ -24,8 +29,14 @@ describe("an approval's token: the call waiting, sealed in the id of the approva
     expect(tokens.read(alice, 'other', id)).toEqual({ failed: 'invalid' });
     expect(tokens.read(alice, 'notes', id.replace('call_del', 'call_other'))).toEqual({ failed: 'invalid' });
     expect(tokens.read(alice, 'notes', 'call_del')).toEqual({ failed: 'invalid' });
-    expect(tokens.read(alice, 'notes', `call_del.ap1.${'x'.repeat(2 * MAX_APPROVAL_ARGUMENTS_BYTES + 1)}`)).toEqual({ failed: 'invalid' });
-    expect([approvedCallId('call_1'), approvedCallId('.ap1.x'), approvedCallId(7)]).toEqual([undefined, undefined, undefined]);
+    expect(tokens.read(alice, 'notes', `call_del.ap1.${'x'.repeat(2 * MAX_APPROVAL_ARGUMENTS_BYTES + 1)}`)).toEqual({
+      failed: 'invalid',
+    });
+    expect([approvedCallId('call_1'), approvedCallId('.ap1.x'), approvedCallId(7)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('expires after ttlSec', () => {

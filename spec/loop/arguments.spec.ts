@@ -30,7 +30,11 @@ describe('parseArguments', () => {
   });
 
   it('never lets __proto__ land', () => {
-    const parsed = (parseArguments('t', '{"__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}},"ok":1}') as { arguments: Record<string, unknown> }).arguments;
+    const parsed = (
+      parseArguments('t', '{"__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}},"ok":1}') as {
+        arguments: Record<string, unknown>;
+      }
+    ).arguments;
     expect(parsed).toEqual({ nested: {}, ok: 1 });
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -57,7 +61,9 @@ describe('callArguments: a call whose wire holds its arguments parsed (Messagesâ
     expect(parsed.arguments).toEqual(input);
     expect(parsed.arguments.nested).not.toBe(input.nested);
     expect(parsed.arguments.list).not.toBe(input.list);
-    expect(Object.is((callArguments('t', messagesCall({ x: -0 })) as { arguments: { x: number } }).arguments.x, 0)).toBe(true);
+    expect(
+      Object.is((callArguments('t', messagesCall({ x: -0 })) as { arguments: { x: number } }).arguments.x, 0),
+    ).toBe(true);
   });
 
   it('parses the text of a call with no parsed input', () => {

@@ -9,19 +9,28 @@ describe('the token budget (maxTokensPerLoop), over a real MCP Trellis', () => {
   const rig = mcpRig();
 
   it('stops once the summed total_tokens reach it: the answer so far, the note, x-agent-loop-stop: tokens', async () => {
-    const { client } = await rig.gateway([looking, looking, looking, { content: 'never reached' }], { bindings: [clock], maxTokensPerLoop: 300 });
+    const { client } = await rig.gateway([looking, looking, looking, { content: 'never reached' }], {
+      bindings: [clock],
+      maxTokensPerLoop: 300,
+    });
     const { data, response } = await client.chat.completions.create(ask('what time is it?')).withResponse();
 
     expect(rig.model.requests).toHaveLength(3);
     expect(rig.mcp.calls).toHaveLength(2);
     expect(response.headers.get('x-agent-loop-stop')).toBe('tokens');
-    expect(data.choices[0].message).toEqual({ role: 'assistant', content: `Looking.\n\nLooking.\n\nLooking.\n\n${NOTE}` });
+    expect(data.choices[0].message).toEqual({
+      role: 'assistant',
+      content: `Looking.\n\nLooking.\n\nLooking.\n\n${NOTE}`,
+    });
     expect(data.choices[0].finish_reason).toBe('stop');
     expect(data.usage).toEqual({ prompt_tokens: 300, completion_tokens: 60, total_tokens: 360 });
   });
 
   it('stops a streamed answer too, asking the upstream for usage on every turn', async () => {
-    const { client } = await rig.gateway([looking, looking, looking, { content: 'never reached' }], { bindings: [clock], maxTokensPerLoop: 300 });
+    const { client } = await rig.gateway([looking, looking, looking, { content: 'never reached' }], {
+      bindings: [clock],
+      maxTokensPerLoop: 300,
+    });
     const stream = await client.chat.completions.create({ ...ask(), stream: true });
     let text = '';
     const finishes: (string | null)[] = [];
@@ -32,7 +41,11 @@ describe('the token budget (maxTokensPerLoop), over a real MCP Trellis', () => {
 
     expect(text).toBe(`Looking.\n\nLooking.\n\nLooking.\n\n${NOTE}`);
     expect(finishes).toEqual(['stop']);
-    expect(rig.model.requests.map((request) => request.body.stream_options)).toEqual([{ include_usage: true }, { include_usage: true }, { include_usage: true }]);
+    expect(rig.model.requests.map((request) => request.body.stream_options)).toEqual([
+      { include_usage: true },
+      { include_usage: true },
+      { include_usage: true },
+    ]);
   });
 
   it('is tunable at run time and off by default; a final answer is never cut', async () => {
@@ -49,7 +62,9 @@ describe('the token budget (maxTokensPerLoop), over a real MCP Trellis', () => {
     loop.settings.update({ maxTokensPerLoop: 120 });
     const cut = await client.chat.completions.create(ask()).withResponse();
     expect(cut.response.headers.get('x-agent-loop-stop')).toBe('tokens');
-    expect(cut.data.choices[0].message.content).toBe('Looking.\n\n[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = 120, 120 used).');
+    expect(cut.data.choices[0].message.content).toBe(
+      'Looking.\n\n[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = 120, 120 used).',
+    );
 
     loop.settings.update({ maxTokensPerLoop: undefined });
     expect(loop.settings.get().maxTokensPerLoop).toBeUndefined();

@@ -15,9 +15,12 @@ describe('givenId: the id of a call that came without one, in the form of the mo
     expect(second).toMatch(/^[A-Za-z0-9]{9}$/);
   });
 
-  it.each([[undefined], ['c1'], ['call_abc123'], ['toolu_01ABC']])('takes the fallback when the model id %p gives no form to copy', (like) => {
-    expect(givenId(like, 'call_loop_2_0', new Set())).toBe('call_loop_2_0');
-  });
+  it.each([[undefined], ['c1'], ['call_abc123'], ['toolu_01ABC']])(
+    'takes the fallback when the model id %p gives no form to copy',
+    (like) => {
+      expect(givenId(like, 'call_loop_2_0', new Set())).toBe('call_loop_2_0');
+    },
+  );
 });
 
 describe('TakenIds: the call ids a conversation holds, read as it grows', () => {

@@ -14,7 +14,11 @@ describe('drained', () => {
     const waiting = drained(res, loop.signal);
     res.emit(event);
     await waiting;
-    expect([res.listenerCount('drain'), res.listenerCount('close'), getEventListeners(loop.signal, 'abort').length]).toEqual([0, 0, 0]);
+    expect([
+      res.listenerCount('drain'),
+      res.listenerCount('close'),
+      getEventListeners(loop.signal, 'abort').length,
+    ]).toEqual([0, 0, 0]);
   });
 
   it('resolves when the loop ends, and at once when it already has: a loop that ended waits for no slow client', async () => {
@@ -39,7 +43,12 @@ describe('a server-sent event stream to the client', () => {
     app.get('/', (_req, res) => openEventStream(res));
     server = await listen(app);
     const res = await new Promise<http.IncomingMessage>((resolve) => http.get(server.url, resolve));
-    expect([res.statusCode, res.headers['content-type'], res.headers['cache-control'], res.headers['x-accel-buffering']]).toEqual([200, 'text/event-stream; charset=utf-8', 'no-cache', 'no']);
+    expect([
+      res.statusCode,
+      res.headers['content-type'],
+      res.headers['cache-control'],
+      res.headers['x-accel-buffering'],
+    ]).toEqual([200, 'text/event-stream; charset=utf-8', 'no-cache', 'no']);
     res.destroy();
   });
 
@@ -72,7 +81,10 @@ describe('EventStream: one event stream to the client, whatever its wire', () =>
   });
 
   /** What the client read of one stream the test writes in `write`, once it ended. */
-  async function received(write: (stream: EventStream) => void, onOpen?: (stream: EventStream) => void): Promise<string> {
+  async function received(
+    write: (stream: EventStream) => void,
+    onOpen?: (stream: EventStream) => void,
+  ): Promise<string> {
     const app = express();
     app.get('/', (_req, res) => {
       const stream: EventStream = new EventStream(res, 15, ': beat\n\n', onOpen && (() => onOpen(stream)));

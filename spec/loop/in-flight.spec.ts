@@ -49,9 +49,9 @@ describe('loops in flight: maxConcurrentLoops and the drain of close()', () => {
     expect(response.headers.get('x-agent-loop-stop')).toBe('overloaded');
     expect(response.headers.get('x-agent-loop-turns')).toBeNull();
     expect(model.requests[1].body.tools).toBeUndefined();
-    expect(lines.filter((line) => line.message === 'agent-loop overloaded; passing the request to the normal handler')).toEqual([
-      expect.objectContaining({ level: 'warn', binding: 'clock', inFlight: 1, maxConcurrentLoops: 1 }),
-    ]);
+    expect(
+      lines.filter((line) => line.message === 'agent-loop overloaded; passing the request to the normal handler'),
+    ).toEqual([expect.objectContaining({ level: 'warn', binding: 'clock', inFlight: 1, maxConcurrentLoops: 1 })]);
 
     release();
     const answered = await first;
@@ -80,13 +80,23 @@ describe('loops in flight: maxConcurrentLoops and the drain of close()', () => {
     expect(data.choices[0].message.content).toBe('It is 08:00 UTC.');
     expect(response.headers.get('x-agent-loop-stop')).toBe('final');
     await closing;
-    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop draining: waiting for in-flight loops', inFlight: 1, shutdownDrainSec: 10 }));
-    expect(lines.some((line) => line.message === 'agent-loop drain ran out; in-flight loops ended with the shutdown note')).toBe(false);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: 'agent-loop draining: waiting for in-flight loops',
+        inFlight: 1,
+        shutdownDrainSec: 10,
+      }),
+    );
+    expect(
+      lines.some((line) => line.message === 'agent-loop drain ran out; in-flight loops ended with the shutdown note'),
+    ).toBe(false);
   });
 
   it('ends a loop still running when the drain runs out: HTTP 200, what it has plus the shutdown note', async () => {
     model.setScript((sent) =>
-      sent.messages.some((message) => message.role === 'tool') ? new Promise(() => undefined) : { content: 'Checking the clock.', toolCalls: [{ name: 'clock_now' }] },
+      sent.messages.some((message) => message.role === 'tool')
+        ? new Promise(() => undefined)
+        : { content: 'Checking the clock.', toolCalls: [{ name: 'clock_now' }] },
     );
     const { client, loop, lines } = await gateway({ shutdownDrainSec: 1 });
     const answering = client.chat.completions.create(body).withResponse();
@@ -97,7 +107,13 @@ describe('loops in flight: maxConcurrentLoops and the drain of close()', () => {
     expect(data.choices[0].message.content).toBe(`Checking the clock.\n\n${SHUTDOWN_NOTE}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-agent-loop-stop')).toBe('shutdown');
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop drain ran out; in-flight loops ended with the shutdown note', ended: 1 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'agent-loop drain ran out; in-flight loops ended with the shutdown note',
+        ended: 1,
+      }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop answered', stop: 'shutdown' }));
   });
 });

@@ -40,16 +40,30 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
 }
 
 /** A gateway on a real server (plain or TLS), with a middleware before agentLoop that notes what each request shows it. */
-async function serve(model: ModelServer, express: (typeof expressVersions)[number][1], options: Record<string, unknown> = {}, secure = false) {
+async function serve(
+  model: ModelServer,
+  express: (typeof expressVersions)[number][1],
+  options: Record<string, unknown> = {},
+  secure = false,
+) {
   const built = buildGateway(model.url, { trellis, bindings, ...options }, express);
   const sightings: Sighting[] = [];
   const outer = express();
   outer.use(function look(req, _res, next) {
-    sightings.push({ internal: isInternalRequest(req), ip: req.ip, secure: req.secure, localPort: req.socket.localPort, socketless: !(req.socket instanceof net.Socket), socket: req.socket });
+    sightings.push({
+      internal: isInternalRequest(req),
+      ip: req.ip,
+      secure: req.secure,
+      localPort: req.socket.localPort,
+      socketless: !(req.socket instanceof net.Socket),
+      socket: req.socket,
+    });
     next();
   });
   outer.use(built.app);
-  const server = secure ? https.createServer({ key: tls('key.pem'), cert: tls('cert.pem') }, outer) : http.createServer(outer);
+  const server = secure
+    ? https.createServer({ key: tls('key.pem'), cert: tls('cert.pem') }, outer)
+    : http.createServer(outer);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const close = () =>
@@ -62,7 +76,14 @@ async function serve(model: ModelServer, express: (typeof expressVersions)[numbe
 
 function post(port: number, payload: unknown, secure: boolean): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, ca: tls('cert.pem') };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      path: '/v1/chat/completions',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      ca: tls('cert.pem'),
+    };
     const sent = (secure ? https : http).request(options, (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -84,18 +105,25 @@ describe.each(expressVersions)('the in-process self-call under %s', (_name, expr
   it.each([
     ['HTTP', false],
     ['HTTPS', true],
-  ])('runs every turn through the %s front door without a socket: loopback address, the front door port, encrypted as it is', async (_scheme, secure) => {
-    const gateway = await serve(model, express, {}, secure);
-    const { status, text } = await post(gateway.port, body, secure);
-    await gateway.loop.close();
-    await gateway.close();
-    expect(status).toBe(200);
-    expect(JSON.parse(text).choices[0].message.content).toBe('It is 08:00 UTC.');
-    const seen = gateway.sightings.map(({ socket: _socket, ...rest }) => rest);
-    const turn = { internal: true, ip: '127.0.0.1', secure, localPort: gateway.port, socketless: true };
-    expect(seen).toEqual([{ internal: false, ip: '127.0.0.1', secure, localPort: gateway.port, socketless: false }, turn, turn]);
-    expect(model.requests.map((turn) => turn.headers['x-mcp-internal'])).toEqual([undefined, undefined]);
-  });
+  ])(
+    'runs every turn through the %s front door without a socket: loopback address, the front door port, encrypted as it is',
+    async (_scheme, secure) => {
+      const gateway = await serve(model, express, {}, secure);
+      const { status, text } = await post(gateway.port, body, secure);
+      await gateway.loop.close();
+      await gateway.close();
+      expect(status).toBe(200);
+      expect(JSON.parse(text).choices[0].message.content).toBe('It is 08:00 UTC.');
+      const seen = gateway.sightings.map(({ socket: _socket, ...rest }) => rest);
+      const turn = { internal: true, ip: '127.0.0.1', secure, localPort: gateway.port, socketless: true };
+      expect(seen).toEqual([
+        { internal: false, ip: '127.0.0.1', secure, localPort: gateway.port, socketless: false },
+        turn,
+        turn,
+      ]);
+      expect(model.requests.map((turn) => turn.headers['x-mcp-internal'])).toEqual([undefined, undefined]);
+    },
+  );
 
   it("takes loopback HTTP with selfCall: 'socket'", async () => {
     const gateway = await serve(model, express, { selfCall: 'socket' });
@@ -124,9 +152,18 @@ describe.each(expressVersions)('the in-process self-call under %s', (_name, expr
     gateway.server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (req.headers['x-mcp-internal']) res.once('close', () => closed.push(res.writableFinished));
     });
-    const client = http.request({ host: '127.0.0.1', port: gateway.port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      res.once('data', () => client.destroy());
-    });
+    const client = http.request(
+      {
+        host: '127.0.0.1',
+        port: gateway.port,
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.once('data', () => client.destroy());
+      },
+    );
     client.on('error', () => undefined);
     client.end(JSON.stringify({ ...body, stream: true }));
     await until(() => closed.length === 1 && model.requests[0]?.abortedAt !== undefined);
@@ -139,7 +176,12 @@ describe.each(expressVersions)('the in-process self-call under %s', (_name, expr
 
 describe('the in-process transport', () => {
   const agents = new InProcessAgents();
-  const client = axios.create({ adapter: selfCallAdapter({ http: new http.Agent(), https: new https.Agent() }), validateStatus: null, transformRequest: [], transformResponse: [] });
+  const client = axios.create({
+    adapter: selfCallAdapter({ http: new http.Agent(), https: new https.Agent() }),
+    validateStatus: null,
+    transformRequest: [],
+    transformResponse: [],
+  });
   afterAll(() => agents.destroy());
 
   /** A server whose first request (from a real socket) is the front door the in-process calls go to. */
@@ -156,7 +198,13 @@ describe('the in-process transport', () => {
     const port = (server.address() as AddressInfo).port;
     await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/find`, { agent: false }, resolve));
     const agent = agents.agentFor(front!);
-    return { url: `http://127.0.0.1:${port}/v1/chat/completions`, agent, server, front: front!, close: () => new Promise((resolve) => server.close(resolve)) };
+    return {
+      url: `http://127.0.0.1:${port}/v1/chat/completions`,
+      agent,
+      server,
+      front: front!,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
   }
 
   it('streams a reply part by part, a character split across parts included', async () => {
@@ -197,7 +245,11 @@ describe('the in-process transport', () => {
       req.once('close', serverSawClose);
     });
     const controller = new AbortController();
-    const response = await client.post<Readable>(door.url, '{}', { httpAgent: door.agent, responseType: 'stream', signal: controller.signal });
+    const response = await client.post<Readable>(door.url, '{}', {
+      httpAgent: door.agent,
+      responseType: 'stream',
+      signal: controller.signal,
+    });
     const { parts, error } = await abortAtFirstPart(response.data, controller);
     expect(error?.message).toBe('aborted');
     await closed;
@@ -218,7 +270,8 @@ describe('the in-process transport', () => {
     const agent = own.agentFor(door.front);
     expect(server.listenerCount('close')).toBe(before + 1);
     expect(own.agentFor(door.front)).toBe(agent);
-    for (let call = 0; call < 3; call++) expect((await client.post(door.url, '{}', { httpAgent: agent })).data).toBe('ok');
+    for (let call = 0; call < 3; call++)
+      expect((await client.post(door.url, '{}', { httpAgent: agent })).data).toBe('ok');
     expect(sockets).toEqual([sockets[0], sockets[0], sockets[0]]);
     own.destroy();
     await until(() => sockets[0].destroyed);
@@ -258,6 +311,9 @@ describe('the in-process transport', () => {
       remoteAddress: '::ffff:127.0.0.1',
       remoteFamily: 'IPv6',
     });
-    expect(found({ server: bare, localAddress: '::1', localPort: 3000 })).toMatchObject({ remoteAddress: '::1', remoteFamily: 'IPv6' });
+    expect(found({ server: bare, localAddress: '::1', localPort: 3000 })).toMatchObject({
+      remoteAddress: '::1',
+      remoteFamily: 'IPv6',
+    });
   });
 });

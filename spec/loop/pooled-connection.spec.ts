@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from '../../lib/loop/pooled-connection';
+import {
+  dropIdleConnections,
+  IDLE_SOCKET_MS,
+  IdleBounds,
+  lostOnPooledConnection,
+} from '../../lib/loop/pooled-connection';
 import type { FrontDoor } from '../../lib/loop/in-process';
 
 /** One request; resolves once its connection went back to the pool. */
@@ -26,9 +31,16 @@ describe('self-calls over pooled connections to a front door', () => {
     agent.destroy();
     await new Promise((resolve) => server.close(resolve));
   });
-  const front = (): FrontDoor => ({ server, localAddress: '::ffff:127.0.0.1', localPort: port, remoteAddress: '127.0.0.1', remoteFamily: 'IPv4', encrypted: false });
+  const front = (): FrontDoor => ({
+    server,
+    localAddress: '::ffff:127.0.0.1',
+    localPort: port,
+    remoteAddress: '127.0.0.1',
+    remoteFamily: 'IPv4',
+    encrypted: false,
+  });
 
-  it("keeps an idle connection to a known front door shorter-lived than its keepAliveTimeout (at most IDLE_SOCKET_MS)", async () => {
+  it('keeps an idle connection to a known front door shorter-lived than its keepAliveTimeout (at most IDLE_SOCKET_MS)', async () => {
     const bounds = new IdleBounds([agent]);
     server.keepAliveTimeout = 2000;
     bounds.know(front());

@@ -43,13 +43,13 @@ describe('addUsage and the loop headers', () => {
       res.end();
     });
     const { headers } = await request(app).get('/');
-    expect([headers['x-agent-loop-turns'], headers['x-agent-loop-tool-calls'], headers['x-agent-loop-stop'], headers['x-agent-loop-repeated'], headers['x-agent-loop-elided'], headers['x-agent-loop-blocked']]).toEqual([
-      '3',
-      '4',
-      'max_turns',
-      '1',
-      '5',
-      blocked,
-    ]);
+    expect([
+      headers['x-agent-loop-turns'],
+      headers['x-agent-loop-tool-calls'],
+      headers['x-agent-loop-stop'],
+      headers['x-agent-loop-repeated'],
+      headers['x-agent-loop-elided'],
+      headers['x-agent-loop-blocked'],
+    ]).toEqual(['3', '4', 'max_turns', '1', '5', blocked]);
   });
 });

@@ -29,15 +29,25 @@ async function frontDoor(reply: (res: http.ServerResponse) => void, secure = fal
       reply(res);
     });
   };
-  const server = secure ? https.createServer({ key: tls('key.pem'), cert: tls('cert.pem') }, listener) : http.createServer(listener);
+  const server = secure
+    ? https.createServer({ key: tls('key.pem'), cert: tls('cert.pem') }, listener)
+    : http.createServer(listener);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));
   const origin = `${secure ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
   return { seen, origin, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 describe('selfCallAdapter', () => {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ca: tls('cert.pem') }) };
-  const client = axios.create({ adapter: selfCallAdapter(agents), validateStatus: null, transformRequest: [], transformResponse: [] });
+  const agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true, ca: tls('cert.pem') }),
+  };
+  const client = axios.create({
+    adapter: selfCallAdapter(agents),
+    validateStatus: null,
+    transformRequest: [],
+    transformResponse: [],
+  });
   afterAll(() => {
     agents.http.destroy();
     agents.https.destroy();
@@ -51,19 +61,31 @@ describe('selfCallAdapter', () => {
       res.end(reply.subarray(13));
     });
     const body = JSON.stringify({ greeting: 'héllo ✓' });
-    const response = await client.post(`${door.origin}/v1/chat/completions`, body, { headers: { 'content-type': 'application/json', 'x-extra': 'yes' } });
+    const response = await client.post(`${door.origin}/v1/chat/completions`, body, {
+      headers: { 'content-type': 'application/json', 'x-extra': 'yes' },
+    });
     await door.close();
     expect(response.status).toBe(200);
     expect(response.data).toBe('{"text":"Grüße ✓"}');
     expect(response.headers['content-type']).toBe('application/json');
-    expect(door.seen).toEqual([{ method: 'POST', body, headers: expect.objectContaining({ 'content-length': String(Buffer.byteLength(body)), 'x-extra': 'yes' }) }]);
+    expect(door.seen).toEqual([
+      {
+        method: 'POST',
+        body,
+        headers: expect.objectContaining({ 'content-length': String(Buffer.byteLength(body)), 'x-extra': 'yes' }),
+      },
+    ]);
   });
 
   it('resolves every status, with the error body as text', async () => {
     const door = await frontDoor((res) => res.writeHead(503, 'Busy').end('{"error":{"message":"overloaded"}}'));
     const response = await client.post(door.origin, '{}');
     await door.close();
-    expect([response.status, response.statusText, response.data]).toEqual([503, 'Busy', '{"error":{"message":"overloaded"}}']);
+    expect([response.status, response.statusText, response.data]).toEqual([
+      503,
+      'Busy',
+      '{"error":{"message":"overloaded"}}',
+    ]);
   });
 
   it("hands the reply over as the stream itself for responseType 'stream'", async () => {
@@ -108,7 +130,9 @@ describe('selfCallAdapter', () => {
     expect(axios.isCancel(failure)).toBe(true);
   });
   it('reaches an IPv6 front door', async () => {
-    const door = await frontDoor((res) => res.end('over v6'), false, '::1').catch((error: NodeJS.ErrnoException) => error);
+    const door = await frontDoor((res) => res.end('over v6'), false, '::1').catch(
+      (error: NodeJS.ErrnoException) => error,
+    );
     // the one reason to leave it untested: a machine without an IPv6 loopback
     if (door instanceof Error) return expect(['EADDRNOTAVAIL', 'EAFNOSUPPORT']).toContain(door.code);
     const response = await client.post(`${door.origin}/v1/chat/completions?x=1`, '{}');
@@ -122,7 +146,10 @@ describe('selfCallAdapter', () => {
       res.write('data: one\n\n'); // and never ends
     });
     const controller = new AbortController();
-    const response = await client.post<Readable>(door.origin, '{}', { responseType: 'stream', signal: controller.signal });
+    const response = await client.post<Readable>(door.origin, '{}', {
+      responseType: 'stream',
+      signal: controller.signal,
+    });
     const { parts, error } = await abortAtFirstPart(response.data, controller);
     expect(error?.message).toBe('aborted');
     await door.close();

@@ -44,7 +44,14 @@ async function frontDoor(options: Record<string, unknown>, tune: (server: http.S
   tune(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const gateway = createGateway({ upstream: { url: model.url }, trellis, bindings, logger: memoryLogger('error').logger, ...options, ...(options.selfUrl === true ? { selfUrl: url } : {}) });
+  const gateway = createGateway({
+    upstream: { url: model.url },
+    trellis,
+    bindings,
+    logger: memoryLogger('error').logger,
+    ...options,
+    ...(options.selfUrl === true ? { selfUrl: url } : {}),
+  });
   app = gateway as unknown as http.RequestListener;
   const loop = gateway.locals.agentLoop as AgentLoopMiddleware;
   return {
@@ -75,7 +82,12 @@ afterEach(async () => {
 
 async function answered(url: string) {
   const { status, headers, body } = await postRaw(url, question);
-  return { status, stop: headers['x-agent-loop-stop'], turns: headers['x-agent-loop-turns'], content: JSON.parse(body).choices[0].message.content };
+  return {
+    status,
+    stop: headers['x-agent-loop-stop'],
+    turns: headers['x-agent-loop-turns'],
+    content: JSON.parse(body).choices[0].message.content,
+  };
 }
 
 describe.each([
@@ -110,7 +122,10 @@ describe.each([
       server.on('connection', (socket: Socket) => socket.setTimeout(5000, () => socket.destroy()));
     });
     await answered(door.url);
-    await eventually(() => expect(door!.connections().every(({ closedBy }) => closedBy !== undefined)).toBe(true), 15_000);
+    await eventually(
+      () => expect(door!.connections().every(({ closedBy }) => closedBy !== undefined)).toBe(true),
+      15_000,
+    );
     expect(door.connections().map(({ closedBy }) => closedBy)).toEqual(['client']);
   }, 20_000);
 });
@@ -118,6 +133,9 @@ describe.each([
 it("with selfCall: 'socket', drops an idle connection before the keepAliveTimeout of the server that took the request does, whatever Keep-Alive hint the proxied reply carries", async () => {
   door = await frontDoor({ selfCall: 'socket' }, (server) => (server.keepAliveTimeout = 2500));
   await answered(door.url);
-  await eventually(() => expect(door!.connections().every(({ closedBy }) => closedBy !== undefined)).toBe(true), 15_000);
+  await eventually(
+    () => expect(door!.connections().every(({ closedBy }) => closedBy !== undefined)).toBe(true),
+    15_000,
+  );
   expect(door.connections().map(({ closedBy }) => closedBy)).toEqual(['client']);
 }, 20_000);

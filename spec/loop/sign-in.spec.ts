@@ -11,7 +11,14 @@ import { memoryLogger } from '../helpers/memory-logger';
 const consent = new ConsentRequired('notes', 'https://auth.example.com/authorize?state=s');
 
 function bindingOn(trellis: Trellis): ActiveBinding {
-  return { name: 'notes', trellis, catalog: new ToolCatalog(trellis, new Hierarchy(['whoami']), 'notes', memoryLogger().logger), toolTimeoutSec: 30, requireApproval: 'never', toolSearch: false };
+  return {
+    name: 'notes',
+    trellis,
+    catalog: new ToolCatalog(trellis, new Hierarchy(['whoami']), 'notes', memoryLogger().logger),
+    toolTimeoutSec: 30,
+    requireApproval: 'never',
+    toolSearch: false,
+  };
 }
 
 const tools = async () => [{ name: 'whoami', inputSchema: { type: 'object' as const } }];
@@ -23,15 +30,23 @@ describe('signedIn', () => {
     const plain = bindingOn({ listTools: tools, callTool: never });
     expect(await signedIn(plain, {} as never, signal)).toEqual({ binding: plain });
     const shared: Trellis = { listTools: tools, callTool: never, forRequest: () => shared };
-    expect(await signedIn(bindingOn(shared), {} as never, signal)).toEqual({ binding: expect.objectContaining({ trellis: shared }) });
+    expect(await signedIn(bindingOn(shared), {} as never, signal)).toEqual({
+      binding: expect.objectContaining({ trellis: shared }),
+    });
   });
 
   it('gives the user’s own Trellis and catalog, or the consent its listing asked for', async () => {
     const own: Trellis = { listTools: tools, callTool: never };
     const binding = bindingOn({ listTools: tools, callTool: never, forRequest: () => own });
     const access = await signedIn(binding, {} as never, signal);
-    expect(access).toEqual({ binding: expect.objectContaining({ trellis: own, catalog: binding.catalog.forTrellis(own) }) });
-    const asking = bindingOn({ listTools: tools, callTool: never, forRequest: () => ({ listTools: () => Promise.reject(consent), callTool: never }) });
+    expect(access).toEqual({
+      binding: expect.objectContaining({ trellis: own, catalog: binding.catalog.forTrellis(own) }),
+    });
+    const asking = bindingOn({
+      listTools: tools,
+      callTool: never,
+      forRequest: () => ({ listTools: () => Promise.reject(consent), callTool: never }),
+    });
     expect(await signedIn(asking, {} as never, signal)).toEqual({ consent });
   });
 });
@@ -42,6 +57,8 @@ describe('consentHeaders', () => {
     const { headers, text } = await request(app).get('/');
     expect(headers['x-agent-loop-stop']).toBe('authorization');
     expect(headers['x-agent-loop-authorize']).toBe(consent.url);
-    expect(text).toBe('[agent-loop] notes needs your permission: open https://auth.example.com/authorize?state=s, then send your message again.');
+    expect(text).toBe(
+      '[agent-loop] notes needs your permission: open https://auth.example.com/authorize?state=s, then send your message again.',
+    );
   });
 });

@@ -10,7 +10,11 @@ async function events(parts: (string | Buffer)[]): Promise<string[]> {
 describe('sseData', () => {
   it('frames events across parts, whatever the line ends, splitting no character', async () => {
     const euro = Buffer.from('data: 1€\n\n');
-    expect(await events(['data: a\r', '\n\r\ndata: b\rdata: c\r\r', euro.subarray(0, 9), euro.subarray(9)])).toEqual(['a', 'b\nc', '1€']);
+    expect(await events(['data: a\r', '\n\r\ndata: b\rdata: c\r\r', euro.subarray(0, 9), euro.subarray(9)])).toEqual([
+      'a',
+      'b\nc',
+      '1€',
+    ]);
   });
 
   it('frames a 16 MiB line that arrives in 4 KiB parts (split once its end arrives, not on every part)', async () => {
@@ -18,7 +22,8 @@ describe('sseData', () => {
     const parts = Array.from({ length: Math.ceil(line.length / 4096) }, (_, i) => line.slice(i * 4096, (i + 1) * 4096));
     async function* socketLike() {
       // a part per event-loop turn, as a socket delivers them, so the test's timeout can fire if framing stalls
-      for (const part of [...parts, '\r', '\n\n']) yield await new Promise<string>((resolve) => setImmediate(resolve, part));
+      for (const part of [...parts, '\r', '\n\n'])
+        yield await new Promise<string>((resolve) => setImmediate(resolve, part));
     }
     const out: string[] = [];
     for await (const data of sseData(socketLike())) out.push(data);
@@ -31,19 +36,29 @@ describe('sseData', () => {
       for await (const data of sseData(Readable.from(parts), maxBytes)) out.push(data);
       return out;
     };
-    await expect(read(Array.from({ length: 100 }, () => `data: ${'e'.repeat(100)}\n\n`), 100)).resolves.toHaveLength(100);
+    await expect(
+      read(
+        Array.from({ length: 100 }, () => `data: ${'e'.repeat(100)}\n\n`),
+        100,
+      ),
+    ).resolves.toHaveLength(100);
     await expect(read([`data: ${'e'.repeat(101)}\n\n`], 100)).rejects.toThrow('longer than maxReplyBytes = 100');
     await expect(read([`: ${'c'.repeat(60)}`, 'c'.repeat(60)], 100)).rejects.toThrow('longer than maxReplyBytes = 100');
-    await expect(read([`data: ${'e'.repeat(60)}\ndata: ${'e'.repeat(60)}\n\n`], 100)).rejects.toThrow('longer than maxReplyBytes = 100');
+    await expect(read([`data: ${'e'.repeat(60)}\ndata: ${'e'.repeat(60)}\n\n`], 100)).rejects.toThrow(
+      'longer than maxReplyBytes = 100',
+    );
   });
 
   it('skips comments and other fields, keeps data without a space, drops an event cut off at the end', async () => {
-    expect(await events([': keep-alive\n\nevent: x\nid: 7\nretry: 5\ndata:tight\n\ndata\n\ndata: cut off'])).toEqual(['tight', '']);
+    expect(await events([': keep-alive\n\nevent: x\nid: 7\nretry: 5\ndata:tight\n\ndata\n\ndata: cut off'])).toEqual([
+      'tight',
+      '',
+    ]);
   });
 });
 
 describe('sseJson', () => {
-  it('reads an event\'s data as the JSON object it must be', () => {
+  it("reads an event's data as the JSON object it must be", () => {
     expect(sseJson('{"type":"ping"}')).toEqual({ type: 'ping' });
   });
 

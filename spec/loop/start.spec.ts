@@ -25,7 +25,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A client that sends the request and can vanish at any moment, as a closed browser tab does. */
 function openClient(url: string, body: unknown): { gone: () => number } {
-  const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => res.resume());
+  const req = http.request(
+    `${url}/v1/chat/completions`,
+    { method: 'POST', headers: { 'content-type': 'application/json' } },
+    (res) => res.resume(),
+  );
   req.on('error', () => undefined);
   req.end(JSON.stringify(body));
   return {
@@ -63,7 +67,10 @@ describe.each([
     { name: 'quick', handler: (_args, { signal }) => (record('quick', signal), 'quick result') },
     {
       name: 'slow',
-      handler: (_args, { signal }) => (record('slow', signal), new Promise((resolve) => setTimeout(() => resolve('slow result'), 800))),
+      handler: (_args, { signal }) => (
+        record('slow', signal),
+        new Promise((resolve) => setTimeout(() => resolve('slow result'), 800))
+      ),
     },
     {
       name: 'stuck',
@@ -90,7 +97,11 @@ describe.each([
     },
   };
 
-  async function start(onClientDisconnect: 'abort' | 'finish', script: ScriptStep[], extra: Record<string, unknown> = {}) {
+  async function start(
+    onClientDisconnect: 'abort' | 'finish',
+    script: ScriptStep[],
+    extra: Record<string, unknown> = {},
+  ) {
     model.setScript(script);
     const { logger, lines } = memoryLogger('info');
     const bindings = [{ name: 'tools', match: { model: 'agent-*' }, hierarchy: ['quick', 'slow', 'stuck'] }];
@@ -130,7 +141,11 @@ describe.each([
     });
 
     it('makes no model or tool call once the client left between turns', async () => {
-      const lines = await start('abort', [{ toolCalls: [{ name: 'quick' }] }, { toolCalls: [{ name: 'quick' }] }, { content: 'never' }], { judge: vanishingJudge });
+      const lines = await start(
+        'abort',
+        [{ toolCalls: [{ name: 'quick' }] }, { toolCalls: [{ name: 'quick' }] }, { content: 'never' }],
+        { judge: vanishingJudge },
+      );
       await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
       await pause(300);
       expect(model.requests).toHaveLength(1);
@@ -139,7 +154,8 @@ describe.each([
   });
 
   describe("onClientDisconnect: 'finish'", () => {
-    const finished = (lines: Record<string, unknown>[]) => lines.find((line) => line.message === 'agent-loop finished: the client went away');
+    const finished = (lines: Record<string, unknown>[]) =>
+      lines.find((line) => line.message === 'agent-loop finished: the client went away');
 
     it('finishes the loop after a disconnect during a model turn and logs the outcome', async () => {
       const lines = await start('finish', [{ toolCalls: [{ name: 'quick' }], delayMs: 300 }, { content: 'all done' }]);
@@ -182,19 +198,45 @@ describe('one loop set up for one client request', () => {
   it("names the loop in x-agent-loop-id and logs its answer under the client's x-request-id", async () => {
     model.setScript([{ toolCalls: [{ id: 'c1', name: 'quick' }] }, { content: 'Done.' }]);
     const { logger, lines } = memoryLogger('info');
-    const res = await request(buildGateway(model.url, { trellis, bindings, logger }).app).post('/v1/chat/completions').set('x-request-id', 'req-42').send(ask).expect(200);
+    const res = await request(buildGateway(model.url, { trellis, bindings, logger }).app)
+      .post('/v1/chat/completions')
+      .set('x-request-id', 'req-42')
+      .send(ask)
+      .expect(200);
 
     expect(res.headers['x-agent-loop-id']).toMatch(/^[0-9a-f]{16}$/);
-    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop answered', requestId: 'req-42', loopId: res.headers['x-agent-loop-id'], binding: 'tools', wire: 'chat', stop: 'final', stream: false, turns: 2, toolCalls: 1 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: 'agent-loop answered',
+        requestId: 'req-42',
+        loopId: res.headers['x-agent-loop-id'],
+        binding: 'tools',
+        wire: 'chat',
+        stop: 'final',
+        stream: false,
+        turns: 2,
+        toolCalls: 1,
+      }),
+    );
   });
 
   it('names the loop on a fall-through too, and logs why it fell through', async () => {
     model.setScript((sent) => (sent.tools ? { status: 503 } : { content: 'from the normal handler' }));
     const { logger, lines } = memoryLogger('info');
-    const res = await request(buildGateway(model.url, { trellis, bindings, logger }).app).post('/v1/chat/completions').send(ask).expect(200);
+    const res = await request(buildGateway(model.url, { trellis, bindings, logger }).app)
+      .post('/v1/chat/completions')
+      .send(ask)
+      .expect(200);
 
     expect(res.body.choices[0].message.content).toBe('from the normal handler');
     expect(res.headers['x-agent-loop-id']).toMatch(/^[0-9a-f]{16}$/);
-    expect(lines).toContainEqual(expect.objectContaining({ message: 'agent-loop fell through to the normal handler', loopId: res.headers['x-agent-loop-id'], binding: 'tools', wire: 'chat' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: 'agent-loop fell through to the normal handler',
+        loopId: res.headers['x-agent-loop-id'],
+        binding: 'tools',
+        wire: 'chat',
+      }),
+    );
   });
 });

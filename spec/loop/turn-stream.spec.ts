@@ -1,26 +1,54 @@
 import { Readable } from 'node:stream';
 import { MAX_REPLY_BYTES, replyTooLong } from '../../lib/loop/held-bytes';
-import { errorBody, errorMessage, ignoreText, parsedOrUndefined, streamedTurn, untilAborted } from '../../lib/loop/turn-stream';
+import {
+  errorBody,
+  errorMessage,
+  ignoreText,
+  parsedOrUndefined,
+  streamedTurn,
+  untilAborted,
+} from '../../lib/loop/turn-stream';
 import { streamedCompletion } from '../../lib/wire/chat/streamed-completion';
 
-const sse = (...events: unknown[]) => events.map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+const sse = (...events: unknown[]) =>
+  events.map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 describe('streamedTurn: one streamed turn read as it arrives, bounded', () => {
   it('reads a chat completion stream to [DONE], each text delta to the sink', async () => {
     const texts: string[] = [];
-    const stream = Readable.from(sse(chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }, 'stop'), '[DONE]'));
-    const completion = await streamedTurn(stream, (delta) => void texts.push(delta), MAX_REPLY_BYTES, streamedCompletion);
+    const stream = Readable.from(
+      sse(chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }, 'stop'), '[DONE]'),
+    );
+    const completion = await streamedTurn(
+      stream,
+      (delta) => void texts.push(delta),
+      MAX_REPLY_BYTES,
+      streamedCompletion,
+    );
     expect(texts).toEqual(['Hel', 'lo']);
-    expect(completion.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' });
+    expect(completion.choices[0]).toMatchObject({
+      message: { role: 'assistant', content: 'Hello' },
+      finish_reason: 'stop',
+    });
   });
 
   it('fails once the message it holds passes maxBytes, naming the bound, and destroys the stream; the framing around it is not held', async () => {
     const parts = sse(...Array.from({ length: 10 }, () => chunk({ content: 'x'.repeat(100) })), '[DONE]');
     expect(parts.join('').length).toBeGreaterThan(2000);
-    await expect(streamedTurn(Readable.from([parts.join('')]), ignoreText, 1000, streamedCompletion)).resolves.toBeDefined();
+    await expect(
+      streamedTurn(Readable.from([parts.join('')]), ignoreText, 1000, streamedCompletion),
+    ).resolves.toBeDefined();
     const stream = Readable.from([parts.join('')]);
-    await expect(streamedTurn(stream, ignoreText, 999, streamedCompletion)).rejects.toThrow("the model's reply is longer than maxReplyBytes = 999");
+    await expect(streamedTurn(stream, ignoreText, 999, streamedCompletion)).rejects.toThrow(
+      "the model's reply is longer than maxReplyBytes = 999",
+    );
     expect(stream.destroyed).toBe(true);
     expect(replyTooLong(5).message).toBe("the model's reply is longer than maxReplyBytes = 5");
   });
@@ -48,7 +76,9 @@ describe('the helpers of a streamed turn', () => {
   });
 
   it('reads the JSON error body of a failed streaming request, undefined when it is not JSON', async () => {
-    await expect(errorBody(Readable.from(['{"error":', '{"message":"bad key"}}']))).resolves.toEqual({ error: { message: 'bad key' } });
+    await expect(errorBody(Readable.from(['{"error":', '{"message":"bad key"}}']))).resolves.toEqual({
+      error: { message: 'bad key' },
+    });
     await expect(errorBody(Readable.from(['<html>']))).resolves.toBeUndefined();
     expect(parsedOrUndefined('{"a":1}')).toEqual({ a: 1 });
     expect(parsedOrUndefined('{')).toBeUndefined();
@@ -57,10 +87,20 @@ describe('the helpers of a streamed turn', () => {
 
 describe('errorMessage: what a failed turn says', () => {
   it("names the message of an error body: OpenAI's, a list of them (Gemini), a string error (Ollama), a top-level message (Mistral)", () => {
-    expect(errorMessage({ object: 'error', message: 'Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.', type: 'invalid_request_error' })).toBe('Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.');
+    expect(
+      errorMessage({
+        object: 'error',
+        message: 'Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.',
+        type: 'invalid_request_error',
+      }),
+    ).toBe('Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.');
     expect(errorMessage({ error: { code: 42 }, message: 'not this one' })).toBeUndefined();
     expect(errorMessage({ error: { message: 'bad' } })).toBe('bad');
-    expect(errorMessage([{ error: { code: 400, message: 'Function call is missing a thought_signature', status: 'INVALID_ARGUMENT' } }])).toBe('Function call is missing a thought_signature');
+    expect(
+      errorMessage([
+        { error: { code: 400, message: 'Function call is missing a thought_signature', status: 'INVALID_ARGUMENT' } },
+      ]),
+    ).toBe('Function call is missing a thought_signature');
     expect(errorMessage({ error: 'model not found' })).toBe('model not found');
     expect(errorMessage([])).toBeUndefined();
     expect(errorMessage('oops')).toBeUndefined();

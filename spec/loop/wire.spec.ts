@@ -4,7 +4,11 @@ describe('a call in chat completions’ shape (approvals seal that shape), and b
   it('turns a wire call into a chat tool call and back, with its place among the calls', () => {
     const call = { id: 'call_1', name: 'repo_read', arguments: '{"path":"a"}', index: 2 };
     const chat = toolCallOf(call);
-    expect(chat).toEqual({ id: 'call_1', type: 'function', function: { name: 'repo_read', arguments: '{"path":"a"}' } });
+    expect(chat).toEqual({
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'repo_read', arguments: '{"path":"a"}' },
+    });
     expect(wireCallOf(chat, 2)).toEqual(call);
     expect(wireCallOf(chat)).toEqual({ ...call, index: 0 });
   });

@@ -23,7 +23,16 @@ describe('gateway.example.json', () => {
   it('is a config createGateway accepts', async () => {
     const app = createGateway({ ...(example as GatewayConfig), logger: quiet });
     const loop = app.locals.agentLoop as AgentLoopMiddleware;
-    expect(loop.settings.get()).toEqual({ totalBudgetSec: example.totalBudgetSec, defaultMaxTurns: example.defaultMaxTurns, maxToolCallsPerTurn: example.maxToolCallsPerTurn, maxTokensPerLoop: example.maxTokensPerLoop, keyBudget: example.keyBudget, bindings: Object.fromEntries(example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }])) });
+    expect(loop.settings.get()).toEqual({
+      totalBudgetSec: example.totalBudgetSec,
+      defaultMaxTurns: example.defaultMaxTurns,
+      maxToolCallsPerTurn: example.maxToolCallsPerTurn,
+      maxTokensPerLoop: example.maxTokensPerLoop,
+      keyBudget: example.keyBudget,
+      bindings: Object.fromEntries(
+        example.bindings.map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }]),
+      ),
+    });
     await loop.close();
   });
 
@@ -47,7 +56,9 @@ describe('gateway.example.json', () => {
   it('shows every JSON-serialisable option', () => {
     const options = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys);
     const shown = options.filter((option) => !NOT_JSON.includes(option) && !LEFT_OUT.includes(option));
-    expect(Object.keys(example)).toEqual(expect.arrayContaining(['host', 'port', 'upstream', 'bodyLimit', 'clientKeysEnv', ...shown]));
+    expect(Object.keys(example)).toEqual(
+      expect.arrayContaining(['host', 'port', 'upstream', 'bodyLimit', 'clientKeysEnv', ...shown]),
+    );
   });
 
   it('lists the routes the gateway forwards by default, to widen from', () => {

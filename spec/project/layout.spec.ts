@@ -56,8 +56,12 @@ describe('spec/ mirrors lib/', () => {
   });
 
   it('has a lib file (or a fixture or spec helper) for every spec file outside the cross-cutting folders', () => {
-    const specs = typeScriptFiles('spec').filter((file) => file.endsWith('.spec.ts') && !CROSS_CUTTING.some((folder) => file.startsWith(folder)));
-    expect(specs.filter((spec) => subjectOf(spec) === undefined).map((spec) => `${spec}: no lib file it tests`)).toEqual([]);
+    const specs = typeScriptFiles('spec').filter(
+      (file) => file.endsWith('.spec.ts') && !CROSS_CUTTING.some((folder) => file.startsWith(folder)),
+    );
+    expect(
+      specs.filter((spec) => subjectOf(spec) === undefined).map((spec) => `${spec}: no lib file it tests`),
+    ).toEqual([]);
   });
 
   it('tells a file of types only from one with code that runs', () => {
@@ -66,6 +70,14 @@ describe('spec/ mirrors lib/', () => {
   });
 
   it('finds the file a spec tests, a second spec of it by its aspect, and none for a spec of nothing', () => {
-    expect(['spec/loop/run.spec.ts', 'spec/judge/runner-failures.spec.ts', 'spec/fixtures/demo.spec.ts', 'spec/system-programs.spec.ts', 'spec/loop/nothing.spec.ts'].map(subjectOf)).toEqual(['lib/loop/run.ts', 'lib/judge/runner.ts', 'fixtures/demo.ts', 'spec/system-programs.ts', undefined]);
+    expect(
+      [
+        'spec/loop/run.spec.ts',
+        'spec/judge/runner-failures.spec.ts',
+        'spec/fixtures/demo.spec.ts',
+        'spec/system-programs.spec.ts',
+        'spec/loop/nothing.spec.ts',
+      ].map(subjectOf),
+    ).toEqual(['lib/loop/run.ts', 'lib/judge/runner.ts', 'fixtures/demo.ts', 'spec/system-programs.ts', undefined]);
   });
 });

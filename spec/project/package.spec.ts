@@ -28,7 +28,9 @@ describe('the admin page as the package ships it', () => {
       const installed = path.join(scratch, 'node_modules', 'express-agent-loop');
       mkdirSync(path.join(installed, 'dist', 'admin'), { recursive: true });
       const source = readFileSync(path.join(ROOT, 'lib', 'admin', 'page.ts'), 'utf8');
-      const compiled = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
+      const compiled = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      });
       writeFileSync(path.join(installed, 'dist', 'admin', 'page.js'), compiled.outputText);
       cpSync(path.join(ROOT, 'admin-page'), path.join(installed, 'admin-page'), { recursive: true });
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -10,18 +10,29 @@ const ROOT = path.join(__dirname, '..', '..');
 
 /** The README and docs/, in that order. */
 function pages(): string[] {
-  const docs = readdirSync(path.join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).sort();
-  return [path.join(ROOT, 'README.md'), ...docs.map((file) => path.join(ROOT, 'docs', file))].map((file) => readFileSync(file, 'utf8'));
+  const docs = readdirSync(path.join(ROOT, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .sort();
+  return [path.join(ROOT, 'README.md'), ...docs.map((file) => path.join(ROOT, 'docs', file))].map((file) =>
+    readFileSync(file, 'utf8'),
+  );
 }
 
 const readme = () => readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 /** The fenced ```sh block of `page` that runs gateway.example.json. */
-const exampleCommand = (page: string) => [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((block) => block[1]).find((code) => code.includes('gateway.example.json'));
+const exampleCommand = (page: string) =>
+  [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+    .map((block) => block[1])
+    .find((code) => code.includes('gateway.example.json'));
 
 /** The fenced ```ts blocks of the README and docs/ that are whole programs (they import), as a user pastes them into a file. */
 function programs(): string[] {
-  return pages().flatMap((page) => [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).filter((code) => code.startsWith('import ')));
+  return pages().flatMap((page) =>
+    [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)]
+      .map((block) => block[1])
+      .filter((code) => code.startsWith('import ')),
+  );
 }
 
 /**
@@ -33,9 +44,19 @@ function scratchProject(): string {
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(path.join(cache, 'readme-'));
   const installed = path.join(dir, 'node_modules', 'express-agent-loop');
-  const build = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const build = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, 'tsconfig.build.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const emitted = ts
-    .createProgram(build.fileNames, { ...build.options, outDir: path.join(installed, 'dist'), emitDeclarationOnly: true, sourceMap: false, declarationMap: false })
+    .createProgram(build.fileNames, {
+      ...build.options,
+      outDir: path.join(installed, 'dist'),
+      emitDeclarationOnly: true,
+      sourceMap: false,
+      declarationMap: false,
+    })
     .emit();
   expect(emitted.diagnostics).toEqual([]);
   writeFileSync(path.join(installed, 'package.json'), readFileSync(path.join(ROOT, 'package.json')));
@@ -52,7 +73,15 @@ const PEERS = /[\\/]node_modules[\\/](prom-client|@opentelemetry[\\/]api)([\\/]|
  */
 function typeErrors(files: string[]): string[] {
   const scratch = path.dirname(files[0]);
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, esModuleInterop: true, types: ['node'] };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.Node16,
+    moduleResolution: ts.ModuleResolutionKind.Node16,
+    esModuleInterop: true,
+    types: ['node'],
+  };
   const host = ts.createCompilerHost(options);
   host.fileExists = (file) => !PEERS.test(file) && ts.sys.fileExists(file);
   host.directoryExists = (dir) => !PEERS.test(dir) && ts.sys.directoryExists(dir);
@@ -60,7 +89,10 @@ function typeErrors(files: string[]): string[] {
   return ts
     .getPreEmitDiagnostics(program)
     .filter((d) => !d.file || d.file.fileName.startsWith(scratch))
-    .map((d) => `${d.file ? path.relative(scratch, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    .map(
+      (d) =>
+        `${d.file ? path.relative(scratch, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
 }
 
 describe('the README and docs/, as a new user pastes them', () => {
@@ -73,7 +105,9 @@ describe('the README and docs/, as a new user pastes them', () => {
   it('has the "Use it" program, the test kit\'s typed script, the three approval clients and the metrics program', () => {
     expect(programs()).toEqual([
       expect.stringContaining("import { agentLoop, skipWhenInternal } from 'express-agent-loop';"),
-      expect.stringContaining("import { scriptedModel, type ScriptedModel, type ScriptedRequest } from 'express-agent-loop/testing';"),
+      expect.stringContaining(
+        "import { scriptedModel, type ScriptedModel, type ScriptedRequest } from 'express-agent-loop/testing';",
+      ),
       expect.stringContaining("if (call?.type === 'function' && call.function.name === 'approve_tool_call') {"),
       expect.stringContaining("type: 'mcp_approval_response'"),
       expect.stringContaining("import Anthropic from '@anthropic-ai/sdk';"),
@@ -95,7 +129,9 @@ describe('the README and docs/, as a new user pastes them', () => {
 describe("the README's programs, as a new user runs them", () => {
   it('mounts the "Use it" proxy on the path of every wire the loop speaks', () => {
     const mounted = /^app\.post\((\[[^\]]*\])/m.exec(programs()[0])?.[1];
-    expect(mounted && (JSON.parse(mounted.replace(/'/g, '"')) as string[]).map((route) => wireFor(route)?.name)).toEqual(WIRES.map((wire) => wire.name));
+    expect(
+      mounted && (JSON.parse(mounted.replace(/'/g, '"')) as string[]).map((route) => wireFor(route)?.name),
+    ).toEqual(WIRES.map((wire) => wire.name));
   });
 
   it('starts the ready gateway on gateway.example.json with the command it prints, as after npm install', async () => {
@@ -105,11 +141,17 @@ describe("the README's programs, as a new user runs them", () => {
     // a project where the package is installed: its example where npx's command finds it
     const project = mkdtempSync(path.join(tmpdir(), 'agent-loop-example-'));
     mkdirSync(path.join(project, 'node_modules', 'express-agent-loop'), { recursive: true });
-    copyFileSync(path.join(ROOT, 'gateway.example.json'), path.join(project, 'node_modules', 'express-agent-loop', 'gateway.example.json'));
+    copyFileSync(
+      path.join(ROOT, 'gateway.example.json'),
+      path.join(project, 'node_modules', 'express-agent-loop', 'gateway.example.json'),
+    );
     // npx runs the package's bin: here the CLI's JavaScript; exec, so that the signal below reaches it
     const npx = `npx() { shift; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(javascript('lib/gateway/cli.ts'))} "$@"; }`;
     const { AGENT_LOOP_CLIENT_KEYS: _keys, UPSTREAM_API_KEY: _key, ...env } = process.env;
-    const child = spawn('bash', ['-euc', `${npx}\n${command}`], { cwd: project, env: { ...env, PORT: '0', LOG_LEVEL: 'error' } });
+    const child = spawn('bash', ['-euc', `${npx}\n${command}`], {
+      cwd: project,
+      env: { ...env, PORT: '0', LOG_LEVEL: 'error' },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

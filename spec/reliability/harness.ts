@@ -55,7 +55,6 @@ export interface GatewayStats extends Memory {
   problems: { unhandledRejections: number; uncaughtExceptions: number; unexpectedFailures: number; warnings: number };
 }
 
-
 /** `fixtures/reliability-gateway.ts` in a child process: a crash ends it and fails the scenario that caused it. */
 export class ChildGateway {
   private constructor(
@@ -113,11 +112,23 @@ export function post(url: string, body: unknown, options: PostOptions = {}): Pro
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${url}${options.path ?? '/v1/chat/completions'}`,
-      { method: 'POST', agent: clientAgent, signal: options.signal, headers: { 'content-type': 'application/json', ...options.headers } },
+      {
+        method: 'POST',
+        agent: clientAgent,
+        signal: options.signal,
+        headers: { 'content-type': 'application/json', ...options.headers },
+      },
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (part: Buffer) => parts.push(part));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString('utf8'), ms: performance.now() - started }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(parts).toString('utf8'),
+            ms: performance.now() - started,
+          }),
+        );
         res.on('error', reject);
       },
     );

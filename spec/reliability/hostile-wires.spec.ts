@@ -8,7 +8,19 @@ import { listen, type Listening } from '../helpers/listen';
 import { memoryLogger } from '../helpers/memory-logger';
 import { SCENARIO_TIMEOUT_MS, figure, post, sized, type Exchange } from './harness';
 import { hostileReply, type HostileReply } from './hostile-replies';
-import { CLIENT_TOOL, MODEL, TOOLS, askingBody, clientBody, followUp, tokenEdit, toolsOf, wireText, type TokenEdit, type WireName } from './hostile-wires';
+import {
+  CLIENT_TOOL,
+  MODEL,
+  TOOLS,
+  askingBody,
+  clientBody,
+  followUp,
+  tokenEdit,
+  toolsOf,
+  wireText,
+  type TokenEdit,
+  type WireName,
+} from './hostile-wires';
 import { auditMessagesToolUseIds, auditResponsesCallIds, auditToolCallIds, type IdAudit } from './tool-call-ids';
 
 const RUNS = sized(60, 1_000);
@@ -16,7 +28,11 @@ const RUNS = sized(60, 1_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 22);
 /** longer than any answer takes: a request that waits this long is a hang */
 const HANG_MS = 15_000;
-const PATHS: Record<WireName, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
+const PATHS: Record<WireName, string> = {
+  chat: '/v1/chat/completions',
+  responses: '/v1/responses',
+  messages: '/v1/messages',
+};
 const WIRES: WireName[] = ['chat', 'responses', 'messages'];
 
 /** how often `fz_lookup` ran for each `q`: an approval's call runs once at most, whatever the client sends back */
@@ -31,7 +47,13 @@ const trellis = localTrellis([
   },
   { name: TOOLS.flaky, handler: () => Promise.reject(new Error('connection reset by the tool server')) },
 ]);
-const binding = { name: 'fuzz', match: { model: 'loop-*' }, hierarchy: [TOOLS.lookup, TOOLS.flaky], toolTimeoutSec: 1, maxTurns: 3 };
+const binding = {
+  name: 'fuzz',
+  match: { model: 'loop-*' },
+  hierarchy: [TOOLS.lookup, TOOLS.flaky],
+  toolTimeoutSec: 1,
+  maxTurns: 3,
+};
 const APPROVING = 'loop-approve';
 /** a follow-up as a client writes it: the token untouched, the call answered once */
 const CLEAN: TokenEdit = { how: 'none', at: 0, where: 'both', copies: 1, answered: true, stray: false };
@@ -67,9 +89,16 @@ function nextTurn(recorded: Recorded): Turn | undefined {
   if (run.turns === run.hostileAt && run.reply) return { kind: 'hostile', reply: run.reply };
   const id = String(recorded.headers['x-request-id']);
   // three calls, two under one id, past the cap of two: the loop gives one a new id and runs the first two
-  if (run.turns === 1 && run.approval) return { kind: 'calls', calls: [{ id: `fza_${id}`, name: TOOLS.lookup, input: { q: id } }] };
-  if (run.turns === 1) return { kind: 'calls', calls: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`].map((callId, i) => ({ id: callId, ...CALLS[i] })) };
-  return run.turns === 2 && run.handBack ? { kind: 'calls', calls: [{ id: `fzh_${id}`, name: CLIENT_TOOL, input: { city: 'x' } }] } : { kind: 'text' };
+  if (run.turns === 1 && run.approval)
+    return { kind: 'calls', calls: [{ id: `fza_${id}`, name: TOOLS.lookup, input: { q: id } }] };
+  if (run.turns === 1)
+    return {
+      kind: 'calls',
+      calls: [`fzc_${id}_a`, `fzc_${id}_a`, `fzc_${id}_c`].map((callId, i) => ({ id: callId, ...CALLS[i] })),
+    };
+  return run.turns === 2 && run.handBack
+    ? { kind: 'calls', calls: [{ id: `fzh_${id}`, name: CLIENT_TOOL, input: { city: 'x' } }] }
+    : { kind: 'text' };
 }
 
 const CALLS = [
@@ -127,9 +156,14 @@ function clientIds(raw: string): Set<string> {
   return ids;
 }
 
-const dataLines = (body: string) => body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+const dataLines = (body: string) =>
+  body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice(6));
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 type Fields = Record<string, unknown>;
 
 /**
@@ -152,18 +186,28 @@ function expectAnswer(wire: WireName, answer: Fields): void {
     const { message } = (answer.choices as Fields[])[0] as { message: Fields };
     expect(message.role).toBe('assistant');
     // text, none, or the model's own content parts passed on as they came
-    expect(message.content === null || typeof message.content === 'string' || (Array.isArray(message.content) && message.content.every(isObject))).toBe(true);
+    expect(
+      message.content === null ||
+        typeof message.content === 'string' ||
+        (Array.isArray(message.content) && message.content.every(isObject)),
+    ).toBe(true);
     expectCalls(wire, (message.tool_calls as Fields[] | undefined) ?? []);
   }
   if (wire === 'responses') {
     expect(answer.object).toBe('response');
     expect((answer.output as unknown[]).every(isObject)).toBe(true);
-    expectCalls(wire, (answer.output as Fields[]).filter((item) => item.type === 'function_call'));
+    expectCalls(
+      wire,
+      (answer.output as Fields[]).filter((item) => item.type === 'function_call'),
+    );
   }
   if (wire === 'messages') {
     expect([answer.type, answer.role]).toEqual(['message', 'assistant']);
     expect((answer.content as unknown[]).every(isObject)).toBe(true);
-    expectCalls(wire, (answer.content as Fields[]).filter((block) => block.type === 'tool_use'));
+    expectCalls(
+      wire,
+      (answer.content as Fields[]).filter((block) => block.type === 'tool_use'),
+    );
   }
 }
 
@@ -173,7 +217,10 @@ function expectAnswer(wire: WireName, answer: Fields): void {
  */
 function expectWellFormed(wire: WireName, exchange: Exchange): void {
   const streamed = exchange.headers['content-type']?.startsWith('text/event-stream') === true;
-  if (!streamed) return exchange.headers['x-agent-loop-stop'] === undefined ? undefined : expectAnswer(wire, JSON.parse(exchange.body));
+  if (!streamed)
+    return exchange.headers['x-agent-loop-stop'] === undefined
+      ? undefined
+      : expectAnswer(wire, JSON.parse(exchange.body));
   if (exchange.headers['x-accel-buffering'] !== 'no') return;
   const data = dataLines(exchange.body);
   if (wire === 'chat') expect(data.at(-1)).toBe('[DONE]');
@@ -185,7 +232,14 @@ function expectWellFormed(wire: WireName, exchange: Exchange): void {
   }
   if (wire === 'messages') {
     expect([events[0]?.type, events.at(-1)?.type]).toEqual(['message_start', 'message_stop']);
-    expectCalls(wire, events.flatMap((event) => (event.type === 'content_block_start' && (event.content_block as Fields)?.type === 'tool_use' ? [event.content_block as Fields] : [])));
+    expectCalls(
+      wire,
+      events.flatMap((event) =>
+        event.type === 'content_block_start' && (event.content_block as Fields)?.type === 'tool_use'
+          ? [event.content_block as Fields]
+          : [],
+      ),
+    );
   }
 }
 
@@ -201,14 +255,27 @@ describe('reliability: hostile bodies and replies on every front door', () => {
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
     upstreams.chat = await startModelServer((body, recorded) => chatStep(nextTurn(recorded), body.stream === true));
-    upstreams.responses = await startResponsesServer((recorded) => responsesStep(nextTurn(recorded), recorded.body.stream === true));
-    upstreams.messages = await startMessagesServer((body, recorded) => messagesStep(nextTurn(recorded), body.stream === true));
-    for (const wire of WIRES) gateways[wire] = await listen(buildGateway(upstreams[wire]!.url, { logger, trellis, bindings: [approving, binding], maxToolCallsPerTurn: 2 }).app);
+    upstreams.responses = await startResponsesServer((recorded) =>
+      responsesStep(nextTurn(recorded), recorded.body.stream === true),
+    );
+    upstreams.messages = await startMessagesServer((body, recorded) =>
+      messagesStep(nextTurn(recorded), body.stream === true),
+    );
+    for (const wire of WIRES)
+      gateways[wire] = await listen(
+        buildGateway(upstreams[wire]!.url, { logger, trellis, bindings: [approving, binding], maxToolCallsPerTurn: 2 })
+          .app,
+      );
   });
 
   afterAll(async () => {
     process.off('unhandledRejection', onUnhandled);
-    figure(`hostile-wires: ${sent} requests over 3 wires, ${[...statuses].sort().map(([key, n]) => `${n} x ${key}`).join(', ')}`);
+    figure(
+      `hostile-wires: ${sent} requests over 3 wires, ${[...statuses]
+        .sort()
+        .map(([key, n]) => `${n} x ${key}`)
+        .join(', ')}`,
+    );
     for (const wire of WIRES) await gateways[wire]?.close();
     for (const wire of WIRES) await upstreams[wire]?.close();
   });
@@ -222,8 +289,15 @@ describe('reliability: hostile bodies and replies on every front door', () => {
     const theirs = clientIds(raw);
     let exchange: Exchange;
     try {
-      exchange = await post(gateways[wire].url, undefined, { raw, path: PATHS[wire], signal: AbortSignal.timeout(HANG_MS), headers: { 'x-request-id': id, 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' } });
-      const by = exchange.headers['x-agent-loop-stop'] ?? (exchange.headers['x-accel-buffering'] === 'no' ? 'stream' : undefined);
+      exchange = await post(gateways[wire].url, undefined, {
+        raw,
+        path: PATHS[wire],
+        signal: AbortSignal.timeout(HANG_MS),
+        headers: { 'x-request-id': id, 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' },
+      });
+      const by =
+        exchange.headers['x-agent-loop-stop'] ??
+        (exchange.headers['x-accel-buffering'] === 'no' ? 'stream' : undefined);
       const key = `${wire} ${exchange.status}${by ? ` ${String(by)}` : ''}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
       expect(exchange.status).toBeLessThan(500);
@@ -243,79 +317,110 @@ describe('reliability: hostile bodies and replies on every front door', () => {
     return exchange;
   }
 
-  it.each(WIRES)(`${RUNS} hostile client bodies on %s, JSON and streaming: never a 5xx, a hang or a crash; every call the loop made answered once`, async (wire) => {
-    await fc.assert(
-      fc.asyncProperty(clientBody(wire), async (body) => {
-        await send(wire, wireText(body));
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-  }, SCENARIO_TIMEOUT_MS);
+  it.each(WIRES)(
+    `${RUNS} hostile client bodies on %s, JSON and streaming: never a 5xx, a hang or a crash; every call the loop made answered once`,
+    async (wire) => {
+      await fc.assert(
+        fc.asyncProperty(clientBody(wire), async (body) => {
+          await send(wire, wireText(body));
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it.each(WIRES)(`${RUNS} hostile upstream replies on %s, on the first turn or a later one, JSON and streaming: a well-formed answer or a fall-through`, async (wire) => {
-    await fc.assert(
-      fc.asyncProperty(hostileReply(wire), fc.constantFrom(1, 2), fc.boolean(), async (reply, hostileAt, streamed) => {
-        const raw = JSON.stringify(askingBody(wire, `question ${MODEL}`, streamed));
-        await send(wire, raw, { hostileAt, reply });
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-  }, SCENARIO_TIMEOUT_MS);
+  it.each(WIRES)(
+    `${RUNS} hostile upstream replies on %s, on the first turn or a later one, JSON and streaming: a well-formed answer or a fall-through`,
+    async (wire) => {
+      await fc.assert(
+        fc.asyncProperty(
+          hostileReply(wire),
+          fc.constantFrom(1, 2),
+          fc.boolean(),
+          async (reply, hostileAt, streamed) => {
+            const raw = JSON.stringify(askingBody(wire, `question ${MODEL}`, streamed));
+            await send(wire, raw, { hostileAt, reply });
+          },
+        ),
+        { numRuns: RUNS, seed: SEED },
+      );
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it.each(WIRES)(`${RUNS} follow-ups to a real hand-back on %s with its token forged, cut, stripped, repeated, unanswered or beside strays: never a 5xx; every call answered once`, async (wire) => {
-    let restored = 0;
-    await fc.assert(
-      fc.asyncProperty(tokenEdit, fc.boolean(), async (edit, streamed) => {
-        const question = `question ${MODEL}`;
-        const first = await send(wire, JSON.stringify(askingBody(wire, question, false)), { handBack: true });
-        expect(first.headers['x-agent-loop-stop']).toBe('final');
-        const body = followUp(wire, question, JSON.parse(first.body), edit, streamed);
-        const before = upstreams[wire]!.requests.length;
-        await send(wire, wireText(body));
-        const asked = upstreams[wire]!.requests[before] as Recorded | undefined;
-        // the token as the loop wrote it opens: the loop's first turn comes back before the hand-back
-        if (edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
-          expect(JSON.stringify(asked?.body)).toMatch(/fzc_fz\d+_a/);
-          restored++;
-        }
-      }),
-      { numRuns: RUNS, seed: SEED, examples: [[CLEAN, false]] },
-    );
-    expect(restored).toBeGreaterThan(0);
-  }, SCENARIO_TIMEOUT_MS);
+  it.each(WIRES)(
+    `${RUNS} follow-ups to a real hand-back on %s with its token forged, cut, stripped, repeated, unanswered or beside strays: never a 5xx; every call answered once`,
+    async (wire) => {
+      let restored = 0;
+      await fc.assert(
+        fc.asyncProperty(tokenEdit, fc.boolean(), async (edit, streamed) => {
+          const question = `question ${MODEL}`;
+          const first = await send(wire, JSON.stringify(askingBody(wire, question, false)), { handBack: true });
+          expect(first.headers['x-agent-loop-stop']).toBe('final');
+          const body = followUp(wire, question, JSON.parse(first.body), edit, streamed);
+          const before = upstreams[wire]!.requests.length;
+          await send(wire, wireText(body));
+          const asked = upstreams[wire]!.requests[before] as Recorded | undefined;
+          // the token as the loop wrote it opens: the loop's first turn comes back before the hand-back
+          if (edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+            expect(JSON.stringify(asked?.body)).toMatch(/fzc_fz\d+_a/);
+            restored++;
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, examples: [[CLEAN, false]] },
+      );
+      expect(restored).toBeGreaterThan(0);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
   const approvalAnswer = fc.record({
-    text: fc.oneof(fc.constantFrom('{"approved":true}', '{"approved":false,"reason":"keep it"}', '{"approved":"yes"}', 'yes', '', '{"approved":true,"arguments":{"q":"other"}}'), fc.anything({ maxDepth: 1 })),
+    text: fc.oneof(
+      fc.constantFrom(
+        '{"approved":true}',
+        '{"approved":false,"reason":"keep it"}',
+        '{"approved":"yes"}',
+        'yes',
+        '',
+        '{"approved":true,"arguments":{"q":"other"}}',
+      ),
+      fc.anything({ maxDepth: 1 }),
+    ),
     approve: fc.oneof(fc.constantFrom<unknown>(true, false), fc.anything({ maxDepth: 1 })),
   });
 
-  it.each(WIRES)(`${RUNS} answers to a real approval request on %s, forged, cut, repeated, replayed or of any shape: never a 5xx; the call runs once at most`, async (wire) => {
-    let asked = 0;
-    let approved = 0;
-    await fc.assert(
-      fc.asyncProperty(tokenEdit, approvalAnswer, fc.boolean(), async (edit, { text, approve }, streamed) => {
-        const question = `question ${APPROVING}`;
-        const body = { ...askingBody(wire, question, false), model: APPROVING, tools: toolsOf(wire, APPROVAL_TOOL) };
-        const id = `fz${sent + 1}`;
-        const first = await send(wire, JSON.stringify(body), { approval: true });
-        expect([first.headers['x-agent-loop-stop'], ranFor.get(id)]).toEqual(['final', undefined]);
-        asked++;
-        const answering = { model: APPROVING, tool: APPROVAL_TOOL, text, approve };
-        const follow = wireText(followUp(wire, question, JSON.parse(first.body), edit, streamed, answering));
-        // the same yes twice: the second must not run the call again
-        await send(wire, follow);
-        await send(wire, follow);
-        expect(ranFor.get(id) ?? 0).toBeLessThanOrEqual(1);
-        // the yes as the loop asked for it runs the call, once
-        const yes = wire === 'responses' ? approve === true : text === '{"approved":true}';
-        if (yes && edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
-          expect(ranFor.get(id)).toBe(1);
-          approved++;
-        }
-      }),
-      // the first run answers yes as the loop asked: the property must see an approval run
-      { numRuns: RUNS, seed: SEED, examples: [[CLEAN, { text: '{"approved":true}', approve: true }, false]] },
-    );
-    expect([asked, approved > 0]).toEqual([RUNS, true]);
-  }, SCENARIO_TIMEOUT_MS);
+  it.each(WIRES)(
+    `${RUNS} answers to a real approval request on %s, forged, cut, repeated, replayed or of any shape: never a 5xx; the call runs once at most`,
+    async (wire) => {
+      let asked = 0;
+      let approved = 0;
+      await fc.assert(
+        fc.asyncProperty(tokenEdit, approvalAnswer, fc.boolean(), async (edit, { text, approve }, streamed) => {
+          const question = `question ${APPROVING}`;
+          const body = { ...askingBody(wire, question, false), model: APPROVING, tools: toolsOf(wire, APPROVAL_TOOL) };
+          const id = `fz${sent + 1}`;
+          const first = await send(wire, JSON.stringify(body), { approval: true });
+          expect([first.headers['x-agent-loop-stop'], ranFor.get(id)]).toEqual(['final', undefined]);
+          asked++;
+          const answering = { model: APPROVING, tool: APPROVAL_TOOL, text, approve };
+          const follow = wireText(followUp(wire, question, JSON.parse(first.body), edit, streamed, answering));
+          // the same yes twice: the second must not run the call again
+          await send(wire, follow);
+          await send(wire, follow);
+          expect(ranFor.get(id) ?? 0).toBeLessThanOrEqual(1);
+          // the yes as the loop asked for it runs the call, once
+          const yes = wire === 'responses' ? approve === true : text === '{"approved":true}';
+          if (yes && edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+            expect(ranFor.get(id)).toBe(1);
+            approved++;
+          }
+        }),
+        // the first run answers yes as the loop asked: the property must see an approval run
+        { numRuns: RUNS, seed: SEED, examples: [[CLEAN, { text: '{"approved":true}', approve: true }, false]] },
+      );
+      expect([asked, approved > 0]).toEqual([RUNS, true]);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

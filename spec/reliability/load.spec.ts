@@ -1,12 +1,32 @@
 import { percentile } from '../helpers/percentile';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
-import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, eventually, figure, megabytes, post, sized, type Exchange } from './harness';
+import {
+  ChildGateway,
+  MB,
+  SCENARIO_TIMEOUT_MS,
+  eventually,
+  figure,
+  megabytes,
+  post,
+  sized,
+  type Exchange,
+} from './harness';
 import { auditToolCallIds } from './tool-call-ids';
 
 const LOOPS = sized(200, 1_000);
 const WARM_UP = 20;
 
-const FAULTS = ['transport', 'hang', 'first-500', 'later-500', 'later-html', 'bad-args', 'unknown-names', 'duplicate-ids', 'many-calls'] as const;
+const FAULTS = [
+  'transport',
+  'hang',
+  'first-500',
+  'later-500',
+  'later-html',
+  'bad-args',
+  'unknown-names',
+  'duplicate-ids',
+  'many-calls',
+] as const;
 type Fault = (typeof FAULTS)[number] | 'none';
 
 /** mulberry32: the same faults in the same loops on every run */
@@ -23,7 +43,9 @@ function seeded(seed: number): () => number {
 /** One loop in three gets a fault, spread evenly over the kinds. */
 function faultsFor(loops: number, seed = 10): Fault[] {
   const random = seeded(seed);
-  return Array.from({ length: loops }, () => (random() < 1 / 3 ? FAULTS[Math.floor(random() * FAULTS.length)] : 'none'));
+  return Array.from({ length: loops }, () =>
+    random() < 1 / 3 ? FAULTS[Math.floor(random() * FAULTS.length)] : 'none',
+  );
 }
 
 function lookups(n: number, turn: number): ScriptStep['toolCalls'] {
@@ -32,18 +54,25 @@ function lookups(n: number, turn: number): ScriptStep['toolCalls'] {
 
 /** The tool calls of turn `turn` (1 or 2) of loop `n`, with its fault in turn 1 (and, for duplicate ids, in turn 2). */
 function callsOf(n: number, fault: Fault, turn: number): ScriptStep['toolCalls'] {
-  if (turn === 2) return fault === 'duplicate-ids' ? [{ id: `dup_${n}`, name: 'lookup' }, { name: 'lookup' }] : lookups(n, turn);
+  if (turn === 2)
+    return fault === 'duplicate-ids' ? [{ id: `dup_${n}`, name: 'lookup' }, { name: 'lookup' }] : lookups(n, turn);
   switch (fault) {
     case 'transport':
       return [{ name: 'flaky' }, { name: 'lookup' }];
     case 'hang':
       return [{ name: 'hang' }, { name: 'lookup' }];
     case 'bad-args':
-      return [{ name: 'lookup', arguments: '{"loop": ' }, { name: 'lookup', arguments: '[1, 2]' }];
+      return [
+        { name: 'lookup', arguments: '{"loop": ' },
+        { name: 'lookup', arguments: '[1, 2]' },
+      ];
     case 'unknown-names':
       return [{ name: 'no_such_tool' }, { name: '' }];
     case 'duplicate-ids':
-      return [{ id: `dup_${n}`, name: 'lookup' }, { id: `dup_${n}`, name: 'flaky' }];
+      return [
+        { id: `dup_${n}`, name: 'lookup' },
+        { id: `dup_${n}`, name: 'flaky' },
+      ];
     case 'many-calls':
       return Array.from({ length: 200 }, (_, call) => ({ name: 'lookup', arguments: { loop: n, call } }));
     default:
@@ -67,9 +96,11 @@ describe('reliability: load with faults', () => {
       for (const { id, what } of found.problems) audit.problems.set(`loop ${n} '${id}'`, what);
       const fault = faults[n] ?? 'none';
       const turn = body.messages.filter((m) => m.role === 'assistant').length + 1;
-      if (turn === 1) return fault === 'first-500' ? { status: 500 } : { content: `turn 1 of ${n}`, toolCalls: callsOf(n, fault, 1) };
+      if (turn === 1)
+        return fault === 'first-500' ? { status: 500 } : { content: `turn 1 of ${n}`, toolCalls: callsOf(n, fault, 1) };
       if (turn === 2 && fault === 'later-500') return { status: 500 };
-      if (turn === 2 && fault === 'later-html') return { raw: '<html><body>502 Bad Gateway</body></html>', status: 200 };
+      if (turn === 2 && fault === 'later-html')
+        return { raw: '<html><body>502 Bad Gateway</body></html>', status: 200 };
       if (turn === 2) return { toolCalls: callsOf(n, fault, 2) };
       return { content: `done ${n}` };
     });
@@ -129,7 +160,12 @@ describe('reliability: load with faults', () => {
           `unhandled ${stats.problems.unhandledRejections + stats.problems.uncaughtExceptions}`,
       );
       expect(Object.fromEntries(audit.problems)).toEqual({});
-      expect(stats.problems).toEqual({ unhandledRejections: 0, uncaughtExceptions: 0, unexpectedFailures: 0, warnings: 0 });
+      expect(stats.problems).toEqual({
+        unhandledRejections: 0,
+        uncaughtExceptions: 0,
+        unexpectedFailures: 0,
+        warnings: 0,
+      });
       expect(after.rss - before.rss).toBeLessThan(30 * MB);
     },
     SCENARIO_TIMEOUT_MS,

@@ -12,10 +12,18 @@ const genuine = () => signMarker(key, 'feedfacefeedface', hour());
 const flipped = (marker: string) => `${marker.slice(0, -1)}${marker.endsWith('A') ? 'B' : 'A'}`;
 
 const forgeries: [string, () => OutgoingHttpHeaders][] = [
-  ['a random value of the right shape', () => ({ 'x-mcp-internal': `${hour().toString(36)}.${Buffer.concat([Buffer.from([2]), randomBytes(68)]).toString('base64url')}` })],
+  [
+    'a random value of the right shape',
+    () => ({
+      'x-mcp-internal': `${hour().toString(36)}.${Buffer.concat([Buffer.from([2]), randomBytes(68)]).toString('base64url')}`,
+    }),
+  ],
   ['an empty value', () => ({ 'x-mcp-internal': '' })],
   ['a wrong signature', () => ({ 'x-mcp-internal': flipped(genuine()) })],
-  ["another process's secret", () => ({ 'x-mcp-internal': signMarker(Buffer.from('o'.repeat(40)), 'feedfacefeedface', hour()) })],
+  [
+    "another process's secret",
+    () => ({ 'x-mcp-internal': signMarker(Buffer.from('o'.repeat(40)), 'feedfacefeedface', hour()) }),
+  ],
   ['an expired marker', () => ({ 'x-mcp-internal': signMarker(key, 'feedfacefeedface', Date.now() - 1_000) })],
   ['a genuine marker on two header lines', () => ({ 'x-mcp-internal': [genuine(), genuine()] })],
   ['a genuine and a forged header line', () => ({ 'x-mcp-internal': [genuine(), flipped(genuine())] })],
@@ -23,7 +31,10 @@ const forgeries: [string, () => OutgoingHttpHeaders][] = [
   ['an odd-case header name with a forged value', () => ({ 'X-Mcp-INTERNAL': flipped(genuine()) })],
   ['a genuine marker with whitespace inside', () => ({ 'x-mcp-internal': genuine().replace('.', '. ') })],
   ['a genuine marker with a tab and more after it', () => ({ 'x-mcp-internal': `${genuine()}\tv1` })],
-  ['a forged marker named hop-by-hop in Connection', () => ({ connection: 'keep-alive, X-MCP-Internal', 'x-mcp-internal': flipped(genuine()) })],
+  [
+    'a forged marker named hop-by-hop in Connection',
+    () => ({ connection: 'keep-alive, X-MCP-Internal', 'x-mcp-internal': flipped(genuine()) }),
+  ],
   ['a 10 kB marker', () => ({ 'x-mcp-internal': `${hour().toString(36)}.${'f'.repeat(10_000)}` })],
 ];
 
@@ -39,7 +50,9 @@ describe('reliability: forged markers', () => {
     // The first turn asks for the MCP server's clock, so the loop's Trellis call shows whether a marker reaches it.
     model = await startModelServer((body) => {
       if (body.tools === undefined) return { content: 'the loop was skipped' };
-      return body.messages.some((m) => m.role === 'tool') ? { content: 'the loop ran' } : { toolCalls: [{ name: 'clock_now' }] };
+      return body.messages.some((m) => m.role === 'tool')
+        ? { content: 'the loop ran' }
+        : { toolCalls: [{ name: 'clock_now' }] };
     });
     mcp = await startMcpServer();
     gateway = await ChildGateway.start({ upstream: model.url, mcpUrl: mcp.url }, { MCP_INTERNAL_SECRET: SECRET });
@@ -56,25 +69,38 @@ describe('reliability: forged markers', () => {
 
   async function send(headers: OutgoingHttpHeaders) {
     const [seenBefore, trellisBefore, callsBefore] = [model.requests.length, mcp.headers.length, mcp.calls.length];
-    const exchange = await post(gateway.url, { model: 'mcp-marker', messages: [{ role: 'user', content: 'hi' }] }, { headers });
-    return { exchange, upstream: model.requests.slice(seenBefore), trellis: mcp.headers.slice(trellisBefore), trellisCalls: mcp.calls.length - callsBefore };
+    const exchange = await post(
+      gateway.url,
+      { model: 'mcp-marker', messages: [{ role: 'user', content: 'hi' }] },
+      { headers },
+    );
+    return {
+      exchange,
+      upstream: model.requests.slice(seenBefore),
+      trellis: mcp.headers.slice(trellisBefore),
+      trellisCalls: mcp.calls.length - callsBefore,
+    };
   }
 
-  it.each(forgeries)('%s: not trusted (logged), reaches neither the upstream nor Trellis, goes to the normal handler', async (name, headers) => {
-    const { forgedMarkers } = await gateway.stats();
-    const { exchange, upstream, trellis, trellisCalls } = await send(headers());
-    expect(exchange.status).toBe(200);
-    if ((await gateway.stats()).forgedMarkers !== forgedMarkers + 1) trusted.push(name);
-    else passedOn++;
-    expect((await gateway.stats()).forgedMarkers).toBe(forgedMarkers + 1);
-    // Not the loop either: a marker that does not verify may be one of our own turns from another process.
-    expect(JSON.parse(exchange.body).choices[0].message.content).toBe('the loop was skipped');
-    expect(exchange.headers['x-agent-loop-stop']).toBeUndefined();
-    expect(upstream.map((request) => request.headers['x-mcp-internal'])).toEqual([undefined]);
-    expect(JSON.stringify(upstream.map((request) => request.headers))).not.toMatch(/v1\./);
-    expect(trellisCalls).toBe(0);
-    expect(JSON.stringify(trellis)).not.toMatch(/x-mcp-internal|v1\./i);
-  }, SCENARIO_TIMEOUT_MS);
+  it.each(forgeries)(
+    '%s: not trusted (logged), reaches neither the upstream nor Trellis, goes to the normal handler',
+    async (name, headers) => {
+      const { forgedMarkers } = await gateway.stats();
+      const { exchange, upstream, trellis, trellisCalls } = await send(headers());
+      expect(exchange.status).toBe(200);
+      if ((await gateway.stats()).forgedMarkers !== forgedMarkers + 1) trusted.push(name);
+      else passedOn++;
+      expect((await gateway.stats()).forgedMarkers).toBe(forgedMarkers + 1);
+      // Not the loop either: a marker that does not verify may be one of our own turns from another process.
+      expect(JSON.parse(exchange.body).choices[0].message.content).toBe('the loop was skipped');
+      expect(exchange.headers['x-agent-loop-stop']).toBeUndefined();
+      expect(upstream.map((request) => request.headers['x-mcp-internal'])).toEqual([undefined]);
+      expect(JSON.stringify(upstream.map((request) => request.headers))).not.toMatch(/v1\./);
+      expect(trellisCalls).toBe(0);
+      expect(JSON.stringify(trellis)).not.toMatch(/x-mcp-internal|v1\./i);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
   it('Connection naming the marker, with no marker: an outsider, the loop runs, nothing of it upstream or at Trellis', async () => {
     const { exchange, upstream, trellis, trellisCalls } = await send({ connection: 'X-MCP-Internal' });

@@ -12,7 +12,13 @@ interface Answer {
   envelope: (delta: Record<string, unknown>, finish: string | null) => Record<string, unknown>;
 }
 
-const bare = (delta: Record<string, unknown>, finish: string | null) => ({ id: 'chatcmpl-big', object: 'chat.completion.chunk', created: 1, model: 'loop-slow', choices: [{ index: 0, delta, finish_reason: finish }] });
+const bare = (delta: Record<string, unknown>, finish: string | null) => ({
+  id: 'chatcmpl-big',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'loop-slow',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 /** a chunk as OpenAI sends it: about 230 bytes around a 32-byte delta */
 const openai = (delta: Record<string, unknown>, finish: string | null) => ({
   id: 'chatcmpl-CaFvEJ1uSqtUzVQ9gKlm4nYb8wXc2',
@@ -44,7 +50,8 @@ async function startStreamingModel({ bytes, frameChars, envelope }: Answer): Pro
   const server = http.createServer(async (req, res) => {
     for await (const _part of req);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const frame = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify(envelope(delta, finish))}\n\n`;
+    const frame = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify(envelope(delta, finish))}\n\n`;
     res.write(frame({ role: 'assistant', content: '' }));
     for (let at = 0; at < bytes && !res.destroyed; at += frameChars) {
       const content = String.fromCharCode(97 + ((at / frameChars) % 26)).repeat(Math.min(frameChars, bytes - at));
@@ -81,37 +88,48 @@ describe.each(ANSWERS)('reliability: slow streaming reader, %s', (name, answer, 
     await model?.close();
   });
 
-  it(`a client that reads nothing for ${PAUSE_MS / 1000} s while the loop streams ${name}: the gateway holds back, memory stays bounded, the answer arrives whole`, async () => {
-    await gateway.gc();
-    const before = await gateway.resetPeaks();
-    const body = JSON.stringify({ model: 'loop-slow', stream: true, messages: [{ role: 'user', content: 'a long answer, please' }] });
-    const req = http.request(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
-    req.end(body);
-    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
-    res.pause();
-    await delay(PAUSE_MS);
-    const paused = await gateway.stats();
-    const sentWhilePaused = model.sent;
+  it(
+    `a client that reads nothing for ${PAUSE_MS / 1000} s while the loop streams ${name}: the gateway holds back, memory stays bounded, the answer arrives whole`,
+    async () => {
+      await gateway.gc();
+      const before = await gateway.resetPeaks();
+      const body = JSON.stringify({
+        model: 'loop-slow',
+        stream: true,
+        messages: [{ role: 'user', content: 'a long answer, please' }],
+      });
+      const req = http.request(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
+      req.end(body);
+      const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+      res.pause();
+      await delay(PAUSE_MS);
+      const paused = await gateway.stats();
+      const sentWhilePaused = model.sent;
 
-    const parts: Buffer[] = [];
-    res.on('data', (part: Buffer) => parts.push(part));
-    res.resume();
-    await once(res, 'end');
-    const after = await gateway.stats();
-    const events = Buffer.concat(parts).toString('utf8').split('\n\n').filter(Boolean);
-    const content = events
-      .filter((event) => event !== 'data: [DONE]')
-      .map((event) => JSON.parse(event.slice('data: '.length)).choices[0]?.delta?.content ?? '')
-      .join('');
+      const parts: Buffer[] = [];
+      res.on('data', (part: Buffer) => parts.push(part));
+      res.resume();
+      await once(res, 'end');
+      const after = await gateway.stats();
+      const events = Buffer.concat(parts).toString('utf8').split('\n\n').filter(Boolean);
+      const content = events
+        .filter((event) => event !== 'data: [DONE]')
+        .map((event) => JSON.parse(event.slice('data: '.length)).choices[0]?.delta?.content ?? '')
+        .join('');
 
-    figure(
-      `slow-reader: ${name} streamed to a client that read nothing for ${PAUSE_MS / 1000} s: ` +
-        `upstream sent ${megabytes(sentWhilePaused).slice(1)} meanwhile (loopback socket buffers hold it), the gateway held at most ${Math.round(paused.peakUnsent / 1024)} KiB unsent in one response, ` +
-        `peak rss ${megabytes(after.peakRss - before.rss)}; the client then read ${megabytes(content.length).slice(1)} and [DONE]`,
-    );
-    expect(content.length).toBe(answer.bytes);
-    expect(events.at(-1)).toBe('data: [DONE]');
-    expect(paused.peakUnsent).toBeLessThan(512 * 1024);
-    expect(after.peakRss - before.rss).toBeLessThan(maxRss);
-  }, 3 * SCENARIO_TIMEOUT_MS);
+      figure(
+        `slow-reader: ${name} streamed to a client that read nothing for ${PAUSE_MS / 1000} s: ` +
+          `upstream sent ${megabytes(sentWhilePaused).slice(1)} meanwhile (loopback socket buffers hold it), the gateway held at most ${Math.round(paused.peakUnsent / 1024)} KiB unsent in one response, ` +
+          `peak rss ${megabytes(after.peakRss - before.rss)}; the client then read ${megabytes(content.length).slice(1)} and [DONE]`,
+      );
+      expect(content.length).toBe(answer.bytes);
+      expect(events.at(-1)).toBe('data: [DONE]');
+      expect(paused.peakUnsent).toBeLessThan(512 * 1024);
+      expect(after.peakRss - before.rss).toBeLessThan(maxRss);
+    },
+    3 * SCENARIO_TIMEOUT_MS,
+  );
 });

@@ -78,7 +78,8 @@ export function auditMessagesToolUseIds(messages: unknown[]): IdAudit {
   const ids: string[] = [];
   const problems: IdAudit['problems'] = [];
   const called = new Set<string>();
-  const blocks = (message: unknown) => (isItem(message) && Array.isArray(message.content) ? message.content.filter(isItem) : []);
+  const blocks = (message: unknown) =>
+    isItem(message) && Array.isArray(message.content) ? message.content.filter(isItem) : [];
   let open = new Map<string, number>();
   for (const message of messages) {
     const role = isItem(message) ? message.role : undefined;

@@ -15,14 +15,19 @@ describe('FleetLoops: the loop list of every replica', () => {
   afterAll(() => redis.stop());
 
   it('lists the loops running on every replica with its replica; one that stops drops out', async () => {
-    const open = () => new RedisStore(Redis, { url: redis.url, prefix: 'loops-spec:', logger: memoryLogger('error').logger });
+    const open = () =>
+      new RedisStore(Redis, { url: redis.url, prefix: 'loops-spec:', logger: memoryLogger('error').logger });
     const [storeA, storeB] = [open(), open()];
     const [recordsA, recordsB] = [new LoopRecorder(false), new LoopRecorder(false)];
     const [a, b] = [new FleetLoops(storeA, 'a', recordsA, true), new FleetLoops(storeB, 'b', recordsB, true)];
     recordsA.start('loop-on-a', 'notes', 'agent-1');
     const onB = recordsB.start('loop-on-b', 'notes', 'agent-1');
     await until(async () => (await b.snapshot()).inFlight.length === 2, "b lists a's loop too");
-    expect((await b.snapshot()).inFlight.map(({ id, replica }) => ({ id, replica })).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+    expect(
+      (await b.snapshot()).inFlight
+        .map(({ id, replica }) => ({ id, replica }))
+        .sort((x, y) => x.id.localeCompare(y.id)),
+    ).toEqual([
       { id: 'loop-on-a', replica: 'a' },
       { id: 'loop-on-b', replica: 'b' },
     ]);

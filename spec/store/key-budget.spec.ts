@@ -12,7 +12,9 @@ describe('KeyBudget: tokens per client key per window', () => {
   it('counts a key under the hash of its credential (bearer, else x-api-key), never the credential; none without one', () => {
     const budgets = new KeyBudget(new MemoryStore(), memoryLogger().logger);
     expect(budgets.keyOf(req({ authorization: 'Bearer alice-key' }))).toMatch(/^[0-9a-f]{64}$/);
-    expect(budgets.keyOf(req({ 'x-api-key': 'alice-key' }))).not.toBe(budgets.keyOf(req({ authorization: 'Bearer alice-key' })));
+    expect(budgets.keyOf(req({ 'x-api-key': 'alice-key' }))).not.toBe(
+      budgets.keyOf(req({ authorization: 'Bearer alice-key' })),
+    );
     expect(budgets.keyOf(req({}))).toBeUndefined();
     expect(keyMeter(budgets, budget, req({}))).toBeUndefined();
     expect(keyMeter(budgets, undefined, req({ authorization: 'Bearer a' }))).toBeUndefined();
@@ -28,7 +30,9 @@ describe('KeyBudget: tokens per client key per window', () => {
     expect(await meter.add(400)).toBe(true);
     const resetsAt = (Math.floor(1_800_000_000 / 60) + 1) * 60_000;
     expect(await budgets.spent(budget, key)).toEqual({ spent: 1000, resetsAt });
-    expect(await budgets.keys(budget)).toEqual([{ key: key.slice(0, 12), spent: 1000, resetsAt: new Date(resetsAt).toISOString() }]);
+    expect(await budgets.keys(budget)).toEqual([
+      { key: key.slice(0, 12), spent: 1000, resetsAt: new Date(resetsAt).toISOString() },
+    ]);
     jest.setSystemTime(resetsAt);
     expect(await budgets.spent(budget, key)).toEqual({ spent: 0, resetsAt: resetsAt + 60_000 });
     expect(await budgets.keys(budget)).toEqual([]);
@@ -48,7 +52,13 @@ describe('KeyBudget: tokens per client key per window', () => {
     expect(await budgets.spent(budget, 'k')).toBeUndefined();
     jest.advanceTimersByTime(59_000);
     await meter.add(1);
-    expect(lines).toEqual([{ level: 'warn', message: 'agent-loop key budgets are not enforced: the store is unreachable', reason: 'store get failed: the connection closed' }]);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'agent-loop key budgets are not enforced: the store is unreachable',
+        reason: 'store get failed: the connection closed',
+      },
+    ]);
     jest.advanceTimersByTime(1_000);
     await meter.add(1);
     expect(lines).toHaveLength(2);

@@ -11,7 +11,12 @@ const PASSWORD = 'fleet-password-7c1d9e';
 const opened: Store[] = [];
 let fresh = 0;
 
-function open(url = redis.url, prefix = `spec-${++fresh}:`, logger = memoryLogger('error').logger, observe?: (operation: string, seconds: number, ok: boolean) => void): RedisStore {
+function open(
+  url = redis.url,
+  prefix = `spec-${++fresh}:`,
+  logger = memoryLogger('error').logger,
+  observe?: (operation: string, seconds: number, ok: boolean) => void,
+): RedisStore {
   const store = new RedisStore(Redis, { url, prefix, logger, observe });
   opened.push(store);
   return store;
@@ -69,16 +74,25 @@ describe('RedisStore (a real redis-server)', () => {
     await until(() => (wrong.unreachable ?? '').includes('WRONGPASS'), 'the refused password said');
     const error = await wrong.get('k').catch((caught: Error) => caught);
     expect(String(error)).toMatch(/^Error: store get failed: /);
-    const shown = JSON.stringify({ lines: logger.lines, error: String(error), unreachable: wrong.unreachable, description: wrong.description });
+    const shown = JSON.stringify({
+      lines: logger.lines,
+      error: String(error),
+      unreachable: wrong.unreachable,
+      description: wrong.description,
+    });
     expect(shown).not.toContain(PASSWORD);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'agent-loop store unreachable; the loop runs on without it' }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'agent-loop store unreachable; the loop runs on without it' }),
+    );
   });
 
   it('while Redis is away: calls reject at once and say why, unreachable names it; back: it reconnects, subscribes again and calls onReachable', async () => {
     const own = await startRedis();
     const logger = memoryLogger('debug');
     const observed: [string, boolean][] = [];
-    const store = await reached(open(own.url, 'away:', logger.logger, (operation, _seconds, ok) => observed.push([operation, ok])));
+    const store = await reached(
+      open(own.url, 'away:', logger.logger, (operation, _seconds, ok) => observed.push([operation, ok])),
+    );
     const sub = await reached(open(own.url, 'away:'));
     const got: string[] = [];
     sub.subscribe('news', (message) => got.push(message));
@@ -103,8 +117,12 @@ describe('RedisStore (a real redis-server)', () => {
     });
     expect(await store.increment('budget:k', 2)).toBe(2);
     expect(observed).toContainEqual(['increment', true]);
-    expect(logger.lines.filter((line) => line.message === 'agent-loop store unreachable; the loop runs on without it')).toHaveLength(1);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'agent-loop store reachable again' }));
+    expect(
+      logger.lines.filter((line) => line.message === 'agent-loop store unreachable; the loop runs on without it'),
+    ).toHaveLength(1);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'info', message: 'agent-loop store reachable again' }),
+    );
     await Promise.all([store.close(), sub.close()]);
     await own.stop();
   });

@@ -9,7 +9,12 @@ describe('settings and judge rules shared by a fleet through the store (real red
   let redis: RedisServer;
   const loops: AgentLoopMiddleware[] = [];
   const replica = (name: string, logger = memoryLogger('error').logger) => {
-    const loop = agentLoop({ store: { url: redis.url, prefix: 'shared-spec:' }, replicaName: name, judge: { rules: [] }, logger });
+    const loop = agentLoop({
+      store: { url: redis.url, prefix: 'shared-spec:' },
+      replicaName: name,
+      judge: { rules: [] },
+      logger,
+    });
     loops.push(loop);
     return loop;
   };
@@ -23,7 +28,10 @@ describe('settings and judge rules shared by a fleet through the store (real red
 
   it('applies a change made on one replica on the others; a replica that starts later joins with them, logged once', async () => {
     const [a, b] = [replica('a'), replica('b')];
-    await until(async () => Object.keys(await a.ready()).length === 0 && Object.keys(await b.ready()).length === 0, 'both reach the store');
+    await until(
+      async () => Object.keys(await a.ready()).length === 0 && Object.keys(await b.ready()).length === 0,
+      'both reach the store',
+    );
     a.settings.update({ totalBudgetSec: 77, keyBudget: { tokens: 500, windowSec: 60 } });
     await until(() => b.settings.get().totalBudgetSec === 77, 'b has the new settings');
     expect(b.settings.get().keyBudget).toEqual({ tokens: 500, windowSec: 60 });
@@ -34,14 +42,24 @@ describe('settings and judge rules shared by a fleet through the store (real red
 
     const late = memoryLogger('info');
     const c = replica('c', late.logger);
-    await until(() => c.settings.get().totalBudgetSec === 77 && c.judgeRules.get().rules?.length === 1, 'c joined with the fleet’s settings');
-    expect(late.lines.filter((line) => line.message === 'agent-loop settings from the store')).toEqual([{ level: 'info', message: 'agent-loop settings from the store', replica: 'c', settings: true, judgeRules: true }]);
-    expect(late.lines).toContainEqual(expect.objectContaining({ message: 'agent-loop settings changed', source: 'the store' }));
+    await until(
+      () => c.settings.get().totalBudgetSec === 77 && c.judgeRules.get().rules?.length === 1,
+      'c joined with the fleet’s settings',
+    );
+    expect(late.lines.filter((line) => line.message === 'agent-loop settings from the store')).toEqual([
+      { level: 'info', message: 'agent-loop settings from the store', replica: 'c', settings: true, judgeRules: true },
+    ]);
+    expect(late.lines).toContainEqual(
+      expect.objectContaining({ message: 'agent-loop settings changed', source: 'the store' }),
+    );
   });
 
   it('says store in ready() while Redis is away, keeps the settings it has, and shares again once it is back', async () => {
     const [d, e] = [replica('d'), replica('e')];
-    await until(async () => Object.keys(await d.ready()).length === 0 && Object.keys(await e.ready()).length === 0, 'both reach the store');
+    await until(
+      async () => Object.keys(await d.ready()).length === 0 && Object.keys(await e.ready()).length === 0,
+      'both reach the store',
+    );
     d.settings.update({ totalBudgetSec: 55 });
     await until(() => e.settings.get().totalBudgetSec === 55, 'e hears d');
     await redis.stop();
@@ -49,7 +67,10 @@ describe('settings and judge rules shared by a fleet through the store (real red
     expect((await d.ready()).store).toMatch(new RegExp(`^redis://127\\.0\\.0\\.1:${redis.port}: `));
     expect(e.settings.get().totalBudgetSec).toBe(55);
     await redis.start();
-    await until(async () => Object.keys(await d.ready()).length === 0 && Object.keys(await e.ready()).length === 0, 'both back');
+    await until(
+      async () => Object.keys(await d.ready()).length === 0 && Object.keys(await e.ready()).length === 0,
+      'both back',
+    );
     d.settings.update({ defaultMaxTurns: 9 });
     await until(() => e.settings.get().defaultMaxTurns === 9, 'e hears d again');
   });

@@ -6,8 +6,18 @@ describe('gen_ai.input.messages', () => {
   it('reads chat messages: text, tool calls and tool results', () => {
     const chat = [
       { role: 'system', content: 'be brief' },
-      { role: 'user', content: [{ type: 'text', text: 'what time' }, { type: 'image_url', image_url: { url: 'data:,' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'clock_now', arguments: '{}' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what time' },
+          { type: 'image_url', image_url: { url: 'data:,' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'clock_now', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: '12:00' },
     ];
     expect(parsed(chat)).toEqual([
@@ -51,7 +61,12 @@ describe('gen_ai.input.messages', () => {
           { type: 'tool_use', id: 'toolu_1', name: 'clock_now', input: { zone: 'UTC' } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '12:00' }], is_error: false }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '12:00' }], is_error: false },
+        ],
+      },
     ];
     expect(parsed(messages)).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'what time' }] },
@@ -75,16 +90,33 @@ describe('gen_ai.input.messages', () => {
 
 describe('gen_ai.output.messages', () => {
   it('is the reply text and its calls, whatever the wire, with its stop reason', () => {
-    const reply = { text: 'Checking.', calls: [{ id: 'toolu_1', name: 'clock_now', arguments: '{}', index: 0 }], output: [], stop: 'tool_use', id: 'msg_1', model: 'm', reply: {} };
+    const reply = {
+      text: 'Checking.',
+      calls: [{ id: 'toolu_1', name: 'clock_now', arguments: '{}', index: 0 }],
+      output: [],
+      stop: 'tool_use',
+      id: 'msg_1',
+      model: 'm',
+      reply: {},
+    };
     expect(JSON.parse(outputMessages(reply))).toEqual([
-      { role: 'assistant', parts: [{ type: 'text', content: 'Checking.' }, { type: 'tool_call', id: 'toolu_1', name: 'clock_now', arguments: '{}' }], finish_reason: 'tool_use' },
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'text', content: 'Checking.' },
+          { type: 'tool_call', id: 'toolu_1', name: 'clock_now', arguments: '{}' },
+        ],
+        finish_reason: 'tool_use',
+      },
     ]);
   });
 });
 
 describe('argumentsText: a call’s arguments as the span and the loop’s record show them', () => {
   it('is the model’s text as given, else the arguments serialised', () => {
-    expect(argumentsText({ id: 'c1', name: 'notes_read', arguments: '{"id": "welcome"}', index: 0 })).toBe('{"id": "welcome"}');
+    expect(argumentsText({ id: 'c1', name: 'notes_read', arguments: '{"id": "welcome"}', index: 0 })).toBe(
+      '{"id": "welcome"}',
+    );
     const call = { id: 'c2', name: '#computer_call', arguments: { action: 'click', x: 1 }, index: 1 };
     expect(argumentsText(call)).toBe('{"action":"click","x":1}');
     expect(argumentsText(call)).toBe('{"action":"click","x":1}');

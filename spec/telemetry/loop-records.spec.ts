@@ -1,8 +1,22 @@
 import { LoopRecorder, RECENT_LOOPS } from '../../lib/telemetry/loop-records';
 import type { TurnResult, WireCall } from '../../lib/loop/turn-result';
 
-const reply = (text: string, total = 17): TurnResult => ({ text, calls: [], output: {}, usage: { input: total - 5, output: 5, total }, stop: 'stop', id: 'chatcmpl-1', model: 'gpt-4o', reply: {} });
-const call = (id: string, args: unknown = '{"id":"groceries"}'): WireCall => ({ id, name: 'notes_read', arguments: args, index: 0 });
+const reply = (text: string, total = 17): TurnResult => ({
+  text,
+  calls: [],
+  output: {},
+  usage: { input: total - 5, output: 5, total },
+  stop: 'stop',
+  id: 'chatcmpl-1',
+  model: 'gpt-4o',
+  reply: {},
+});
+const call = (id: string, args: unknown = '{"id":"groceries"}'): WireCall => ({
+  id,
+  name: 'notes_read',
+  arguments: args,
+  index: 0,
+});
 
 describe('LoopRecorder', () => {
   beforeEach(() => jest.useFakeTimers({ now: new Date('2026-12-01T12:00:00.000Z') }));
@@ -53,7 +67,14 @@ describe('LoopRecorder', () => {
     recorder.ended(record);
     const { inFlight, recent } = recorder.snapshot();
     expect(inFlight).toEqual([]);
-    expect(recent).toEqual([expect.objectContaining({ id: 'loop-1', durationMs: 55, stop: 'final', usage: { prompt_tokens: 30, completion_tokens: 10, total_tokens: 40 } })]);
+    expect(recent).toEqual([
+      expect.objectContaining({
+        id: 'loop-1',
+        durationMs: 55,
+        stop: 'final',
+        usage: { prompt_tokens: 30, completion_tokens: 10, total_tokens: 40 },
+      }),
+    ]);
     expect(recent[0].running).toBeUndefined();
   });
 
@@ -64,9 +85,19 @@ describe('LoopRecorder', () => {
       record.turn()('ok', reply('x'.repeat(2001)));
       record.tool(call('call_1', { id: 'groceries' }))('ok', 'milk');
     }
-    expect(quiet.view().turns[0]).toEqual({ turn: 1, startMs: 0, durationMs: 0, outcome: 'ok', tokens: 17, toolCalls: [{ id: 'call_1', tool: 'notes_read', startMs: 0, durationMs: 0, outcome: 'ok' }] });
+    expect(quiet.view().turns[0]).toEqual({
+      turn: 1,
+      startMs: 0,
+      durationMs: 0,
+      outcome: 'ok',
+      tokens: 17,
+      toolCalls: [{ id: 'call_1', tool: 'notes_read', startMs: 0, durationMs: 0, outcome: 'ok' }],
+    });
     expect(loud.view().turns[0]).toEqual(
-      expect.objectContaining({ content: `${'x'.repeat(2000)}…`, toolCalls: [expect.objectContaining({ arguments: '{"id":"groceries"}', result: 'milk' })] }),
+      expect.objectContaining({
+        content: `${'x'.repeat(2000)}…`,
+        toolCalls: [expect.objectContaining({ arguments: '{"id":"groceries"}', result: 'milk' })],
+      }),
     );
   });
 

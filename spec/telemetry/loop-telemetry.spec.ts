@@ -5,7 +5,16 @@ import { Telemetry } from '../../lib/telemetry/loop-telemetry';
 import type { TurnResult, WireCall } from '../../lib/loop/turn-result';
 
 const req = { headers: {} } as Request;
-const reply: TurnResult = { text: '', calls: [], output: {}, usage: { input: 12, output: 5, total: 17 }, stop: 'tool_calls', id: 'chatcmpl-1', model: 'agent-1', reply: {} };
+const reply: TurnResult = {
+  text: '',
+  calls: [],
+  output: {},
+  usage: { input: 12, output: 5, total: 17 },
+  stop: 'tool_calls',
+  id: 'chatcmpl-1',
+  model: 'agent-1',
+  reply: {},
+};
 const call: WireCall = { id: 'call_1', name: 'notes_read', arguments: '{}', index: 0 };
 
 /** The value of one series of the registry's text exposition, e.g. `agent_loop_loops_total{binding="notes",wire="chat",stop="final"}`. */
@@ -26,14 +35,25 @@ describe('Telemetry', () => {
     expect(await series(registry, 'agent_loop_loops_in_flight{binding="notes",wire="chat"}')).toBe(1);
     loop.turn([]).succeeded(reply);
     loop.tool(call, true).ended({ kind: 'ok', text: 'milk' });
-    loop.tool({ ...call, name: 'made_up' }, false).ended({ kind: 'unknown_tool', text: "tool error: unknown tool 'made_up'" });
+    loop
+      .tool({ ...call, name: 'made_up' }, false)
+      .ended({ kind: 'unknown_tool', text: "tool error: unknown tool 'made_up'" });
     loop.approval('notes_read', 'asked');
     loop.ended('final', { turns: 1, toolCalls: 2 }, reply.usage);
     expect(await series(registry, 'agent_loop_loops_in_flight{binding="notes",wire="chat"}')).toBe(0);
     expect(await series(registry, 'agent_loop_loops_total{binding="notes",wire="chat",stop="final"}')).toBe(1);
-    expect(await series(registry, 'agent_loop_turn_duration_seconds_count{binding="notes",wire="chat",outcome="ok"}')).toBe(1);
-    expect(await series(registry, 'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="notes_read",outcome="ok"}')).toBe(1);
-    expect(await series(registry, 'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="_unknown",outcome="unknown_tool"}')).toBe(1);
+    expect(
+      await series(registry, 'agent_loop_turn_duration_seconds_count{binding="notes",wire="chat",outcome="ok"}'),
+    ).toBe(1);
+    expect(
+      await series(registry, 'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="notes_read",outcome="ok"}'),
+    ).toBe(1);
+    expect(
+      await series(
+        registry,
+        'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="_unknown",outcome="unknown_tool"}',
+      ),
+    ).toBe(1);
     expect(await series(registry, 'agent_loop_approvals_total{binding="notes",wire="chat",outcome="asked"}')).toBe(1);
     expect(await series(registry, 'agent_loop_tokens_total{binding="notes",wire="chat",type="input"}')).toBe(12);
   });
@@ -47,9 +67,14 @@ describe('Telemetry', () => {
     expect(turn.headers).toBeUndefined();
     expect(turn.within(() => 'ran')).toBe('ran');
     turn.failed('upstream_error');
-    expect(recorder.snapshot().inFlight.map((view) => view.turns.map((record) => record.outcome))).toEqual([['upstream_error']]);
+    expect(recorder.snapshot().inFlight.map((view) => view.turns.map((record) => record.outcome))).toEqual([
+      ['upstream_error'],
+    ]);
     loop.ended('upstream_error', { turns: 1, toolCalls: 0 }, undefined);
-    expect(recorder.snapshot()).toEqual({ inFlight: [], recent: [expect.objectContaining({ id: 'loop-1', stop: 'upstream_error' })] });
+    expect(recorder.snapshot()).toEqual({
+      inFlight: [],
+      recent: [expect.objectContaining({ id: 'loop-1', stop: 'upstream_error' })],
+    });
   });
 
   it('records beside the metrics of a telemetry it is given', async () => {

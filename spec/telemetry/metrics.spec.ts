@@ -14,7 +14,11 @@ import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
 import { eventually } from '../trellis/helpers';
 
-const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'] };
+const notes = {
+  name: 'notes',
+  match: { model: 'agent-*' },
+  hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'],
+};
 
 async function scrape(baseURL: string): Promise<{ status: number; type: string | null; text: string }> {
   const reply = await fetch(new URL('/metrics', baseURL));
@@ -22,7 +26,8 @@ async function scrape(baseURL: string): Promise<{ status: number; type: string |
 }
 
 /** the exposition's sample lines, without the histograms' buckets */
-const samples = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#') && !line.includes('_bucket{'));
+const samples = (text: string) =>
+  text.split('\n').filter((line) => line !== '' && !line.startsWith('#') && !line.includes('_bucket{'));
 
 describe('metrics: prom-client, served at /metrics by createGateway', () => {
   const rig = mcpRig();
@@ -31,7 +36,13 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     const registry = new Registry();
     const judge = { evaluate: async () => ({ action: 'allow' as const }) };
     const script = [
-      { toolCalls: [{ id: 'c1', name: 'notes_read', arguments: { id: 'welcome' } }, { id: 'c2', name: 'clock_now' }, { id: 'c3', name: 'rm_rf' }] },
+      {
+        toolCalls: [
+          { id: 'c1', name: 'notes_read', arguments: { id: 'welcome' } },
+          { id: 'c2', name: 'clock_now' },
+          { id: 'c3', name: 'rm_rf' },
+        ],
+      },
       { content: 'It is noon.' },
     ];
     const { client } = await rig.gateway(script, { bindings: [notes], metrics: { registry }, judge });
@@ -77,24 +88,36 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
   it("counts a judge that failed as action 'error', under a prefix of the app's choosing", async () => {
     const registry = new Registry();
     const judge = { evaluate: () => Promise.reject(new Error('policy store offline')) };
-    const { client } = await rig.gateway([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'Blocked.' }], { bindings: [notes], metrics: { registry, prefix: 'gw_' }, judge });
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'Blocked.' }], {
+      bindings: [notes],
+      metrics: { registry, prefix: 'gw_' },
+      judge,
+    });
     await client.chat.completions.create(ask());
     const { text } = await scrape(client.baseURL);
     expect(samples(text)).toContain('gw_judge_verdicts_total{binding="notes",surface="tool_call",action="error"} 1');
-    expect(samples(text)).toContain('gw_tool_calls_total{binding="notes",wire="chat",tool="clock_now",outcome="blocked"} 1');
+    expect(samples(text)).toContain(
+      'gw_tool_calls_total{binding="notes",wire="chat",tool="clock_now",outcome="blocked"} 1',
+    );
   });
 
   it("is on by default in createGateway (prom-client's global registry) and off with metrics: false", async () => {
     const on = await rig.gateway([{ content: 'hi' }], { bindings: [notes] });
     await on.client.chat.completions.create(ask());
-    expect(samples((await scrape(on.client.baseURL)).text)).toContain('agent_loop_loops_total{binding="notes",wire="chat",stop="final"} 1');
+    expect(samples((await scrape(on.client.baseURL)).text)).toContain(
+      'agent_loop_loops_total{binding="notes",wire="chat",stop="final"} 1',
+    );
     const off = await rig.gateway([{ content: 'hi' }], { bindings: [notes], metrics: false });
     expect((await scrape(off.client.baseURL)).status).toBe(404);
   });
 
   it('lets two middlewares share one registry', () => {
     const registry = new Registry();
-    const options = { bindings: [{ ...notes, trellis: { listTools: async () => [], callTool: async () => ({ content: [] }) } }], metrics: { registry }, logger: memoryLogger('error').logger };
+    const options = {
+      bindings: [{ ...notes, trellis: { listTools: async () => [], callTool: async () => ({ content: [] }) } }],
+      metrics: { registry },
+      logger: memoryLogger('error').logger,
+    };
     const first = agentLoop(options);
     const second = agentLoop(options);
     expect(first.metrics).toBe(registry);
@@ -105,11 +128,20 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
   it.each([
     [
       { prefix: 'agent-loop' },
-      "agentLoop: option 'metrics.prefix' is \"agent-loop\"; with value \"agent-loop\" fails to match the Prometheus metric name pattern; it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: 'agent_loop_'.",
+      'agentLoop: option \'metrics.prefix\' is "agent-loop"; with value "agent-loop" fails to match the Prometheus metric name pattern; it must be a Prometheus metric name prefix (letters, digits, _ and :), e.g. prefix: \'agent_loop_\'.',
     ],
-    [{ registry: {} }, "agentLoop: option 'metrics.registry' is {}; it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client')."],
-    [true, "agentLoop: option 'metrics' is true; it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }."],
-    [{ tracing: 'yes' }, "agentLoop: option 'telemetry.tracing' is \"yes\"; must be a boolean; it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }."],
+    [
+      { registry: {} },
+      "agentLoop: option 'metrics.registry' is {}; it must be a prom-client Registry, e.g. registry: new Registry() (import { Registry } from 'prom-client').",
+    ],
+    [
+      true,
+      "agentLoop: option 'metrics' is true; it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }.",
+    ],
+    [
+      { tracing: 'yes' },
+      'agentLoop: option \'telemetry.tracing\' is "yes"; must be a boolean; it must be { tracing?: boolean, captureContent?: boolean }, e.g. telemetry: { captureContent: false }.',
+    ],
   ])('refuses %j with a coded error', (value, message) => {
     const options = typeof value === 'object' && 'tracing' in value ? { telemetry: value } : { metrics: value };
     expect(() => agentLoop(options as never)).toThrow(AgentLoopError);
@@ -125,7 +157,9 @@ describe('metrics of requests the loop did not take', () => {
   const body = { model: 'agent', messages: [{ role: 'user' as const, content: 'time?' }] };
 
   beforeEach(async () => {
-    model = await startModelServer((sent) => (sent.tools ? new Promise((resolve) => (release = () => resolve({ content: 'noon' }))) : { content: 'plain' }));
+    model = await startModelServer((sent) =>
+      sent.tools ? new Promise((resolve) => (release = () => resolve({ content: 'noon' }))) : { content: 'plain' },
+    );
   });
   afterEach(async () => {
     release();
@@ -135,20 +169,36 @@ describe('metrics of requests the loop did not take', () => {
 
   it('counts a loop whose client went away as client_gone', async () => {
     const registry = new Registry();
-    const { app } = buildGateway(model.url, { trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], metrics: { registry } });
+    const { app } = buildGateway(model.url, {
+      trellis,
+      bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+      metrics: { registry },
+    });
     server = await listen(app);
-    const req = http.request(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const req = http.request(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     req.on('error', () => undefined);
     req.end(JSON.stringify(body));
     await eventually(() => expect(model.requests).toHaveLength(1));
     req.destroy();
-    await eventually(async () => expect(samples(await registry.metrics())).toContain('agent_loop_loops_total{binding="clock",wire="chat",stop="client_gone"} 1'));
+    await eventually(async () =>
+      expect(samples(await registry.metrics())).toContain(
+        'agent_loop_loops_total{binding="clock",wire="chat",stop="client_gone"} 1',
+      ),
+    );
     expect(samples(await registry.metrics())).toContain('agent_loop_loops_in_flight{binding="clock",wire="chat"} 0');
   });
 
   it('counts overloaded and shutdown among the loops, shows the parked loop in flight, and is not ready while closing', async () => {
     const registry = new Registry();
-    const { app, loop } = buildGateway(model.url, { trellis, bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }], maxConcurrentLoops: 1, metrics: { registry } });
+    const { app, loop } = buildGateway(model.url, {
+      trellis,
+      bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+      maxConcurrentLoops: 1,
+      metrics: { registry },
+    });
     server = await listen(app);
     const parked = server.client.chat.completions.create(body);
     await eventually(() => expect(model.requests).toHaveLength(1));
@@ -178,8 +228,14 @@ describe('metrics carry the wire the loop ran on', () => {
   let messages: MessagesServer;
   const servers: Listening[] = [];
   beforeEach(async () => {
-    responses = await startResponsesServer([{ calls: [{ callId: 'c1', name: 'clock_now' }], usage: { input_tokens: 5, output_tokens: 1 } }, { text: 'Noon.', usage: { input_tokens: 7, output_tokens: 2 } }]);
-    messages = await startMessagesServer([{ toolUses: [{ id: 'toolu_1', name: 'clock_now' }], usage: { input_tokens: 3, output_tokens: 1 } }, { text: 'Noon.', usage: { input_tokens: 4, output_tokens: 2 } }]);
+    responses = await startResponsesServer([
+      { calls: [{ callId: 'c1', name: 'clock_now' }], usage: { input_tokens: 5, output_tokens: 1 } },
+      { text: 'Noon.', usage: { input_tokens: 7, output_tokens: 2 } },
+    ]);
+    messages = await startMessagesServer([
+      { toolUses: [{ id: 'toolu_1', name: 'clock_now' }], usage: { input_tokens: 3, output_tokens: 1 } },
+      { text: 'Noon.', usage: { input_tokens: 4, output_tokens: 2 } },
+    ]);
   });
   afterEach(async () => {
     for (const server of servers.splice(0)) await server.close();
@@ -187,13 +243,24 @@ describe('metrics carry the wire the loop ran on', () => {
     await messages.close();
   });
 
-  it("labels a Responses loop wire=\"responses\" and a Messages loop wire=\"messages\"", async () => {
+  it('labels a Responses loop wire="responses" and a Messages loop wire="messages"', async () => {
     const registry = new Registry();
-    const viaResponses = await listen(buildGateway(responses.url, { trellis, bindings: [clock], metrics: { registry } }).app);
-    const viaMessages = await listen(buildGateway(messages.url, { trellis, bindings: [clock], metrics: { registry } }).app);
+    const viaResponses = await listen(
+      buildGateway(responses.url, { trellis, bindings: [clock], metrics: { registry } }).app,
+    );
+    const viaMessages = await listen(
+      buildGateway(messages.url, { trellis, bindings: [clock], metrics: { registry } }).app,
+    );
     servers.push(viaResponses, viaMessages);
-    await new OpenAI({ baseURL: `${viaResponses.url}/v1`, apiKey: 'k', maxRetries: 0 }).responses.create({ model: 'agent', input: 'time?' });
-    await new Anthropic({ baseURL: viaMessages.url, apiKey: 'k', maxRetries: 0 }).messages.create({ model: 'agent', max_tokens: 64, messages: [{ role: 'user', content: 'time?' }] });
+    await new OpenAI({ baseURL: `${viaResponses.url}/v1`, apiKey: 'k', maxRetries: 0 }).responses.create({
+      model: 'agent',
+      input: 'time?',
+    });
+    await new Anthropic({ baseURL: viaMessages.url, apiKey: 'k', maxRetries: 0 }).messages.create({
+      model: 'agent',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'time?' }],
+    });
 
     const lines = samples(await registry.metrics()).filter((line) => !line.includes('_sum{'));
     for (const wire of ['responses', 'messages']) {

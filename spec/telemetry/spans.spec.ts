@@ -1,6 +1,11 @@
 import * as api from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { LoopSpan } from '../../lib/telemetry/spans';
 import type { Trellis } from '../../lib/types';
 import type { TurnResult, WireCall } from '../../lib/loop/turn-result';
@@ -34,7 +39,16 @@ const finished = (name: string): ReadableSpan => {
   return found[0];
 };
 
-const reply: TurnResult = { text: 'It is 08:00.', calls: [], output: {}, usage: { input: 12, output: 5, total: 17 }, stop: 'stop', id: 'chatcmpl-1', model: 'gpt-4o', reply: {} };
+const reply: TurnResult = {
+  text: 'It is 08:00.',
+  calls: [],
+  output: {},
+  usage: { input: 12, output: 5, total: 17 },
+  stop: 'stop',
+  id: 'chatcmpl-1',
+  model: 'gpt-4o',
+  reply: {},
+};
 const call: WireCall = { id: 'call_1', name: 'notes_read', arguments: '{"id":"groceries"}', index: 0 };
 
 describe('LoopSpan', () => {
@@ -57,7 +71,13 @@ describe('LoopSpan', () => {
       'gen_ai.usage.input_tokens': 12,
       'gen_ai.usage.output_tokens': 5,
     });
-    expect(invoke.attributes).toEqual({ 'agent_loop.stop': 'final', 'agent_loop.turns': 1, 'agent_loop.tool_calls': 0, 'gen_ai.usage.input_tokens': 12, 'gen_ai.usage.output_tokens': 5 });
+    expect(invoke.attributes).toEqual({
+      'agent_loop.stop': 'final',
+      'agent_loop.turns': 1,
+      'agent_loop.tool_calls': 0,
+      'gen_ai.usage.input_tokens': 12,
+      'gen_ai.usage.output_tokens': 5,
+    });
     expect(invoke.status.code).toBe(UNSET);
   });
 
@@ -65,7 +85,10 @@ describe('LoopSpan', () => {
     const loop = loopSpan();
     loop.turn('my model\n'.repeat(20), []).failed('upstream_error');
     loop.turn('', []).failed('deadline');
-    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual([`chat ${'my_model_'.repeat(20).slice(0, 64)}`, 'chat']);
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual([
+      `chat ${'my_model_'.repeat(20).slice(0, 64)}`,
+      'chat',
+    ]);
   });
 
   it('marks a failed turn with its error type', () => {
@@ -81,8 +104,12 @@ describe('LoopSpan', () => {
     loopSpan(true).turn('loud', messages).succeeded(reply);
     expect(Object.keys(finished('chat quiet').attributes).filter((key) => key.includes('messages'))).toEqual([]);
     const loud = finished('chat loud').attributes;
-    expect(JSON.parse(String(loud['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'time?' }] }]);
-    expect(JSON.parse(String(loud['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'It is 08:00.' }], finish_reason: 'stop' }]);
+    expect(JSON.parse(String(loud['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'time?' }] },
+    ]);
+    expect(JSON.parse(String(loud['gen_ai.output.messages']))).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'It is 08:00.' }], finish_reason: 'stop' },
+    ]);
   });
 
   it('runs the call with its span active, so instrumented clients underneath are its children', () => {
@@ -110,11 +137,13 @@ describe('LoopSpan', () => {
     expect(span.status.code).toBe(UNSET);
   });
 
-  it("says nothing of MCP for a Trellis that is not one", () => {
+  it('says nothing of MCP for a Trellis that is not one', () => {
     const tool = loopSpan().tool(call);
     tool.reached({ listTools: async () => [], callTool: async () => ({ content: [] }) });
     tool.ended('ok', '');
-    expect(Object.keys(finished('execute_tool notes_read').attributes).filter((key) => key.startsWith('mcp.'))).toEqual([]);
+    expect(Object.keys(finished('execute_tool notes_read').attributes).filter((key) => key.startsWith('mcp.'))).toEqual(
+      [],
+    );
   });
 
   it('marks a failed tool call with its outcome, and a call waiting for approval as asked, no failure', () => {
@@ -124,21 +153,37 @@ describe('LoopSpan', () => {
     const slow = finished('execute_tool slow');
     expect([slow.attributes['error.type'], slow.status.code]).toEqual(['timeout', ERROR]);
     const rm = finished('execute_tool rm');
-    expect([rm.attributes['agent_loop.approval'], rm.attributes['error.type'], rm.status.code]).toEqual(['asked', undefined, UNSET]);
+    expect([rm.attributes['agent_loop.approval'], rm.attributes['error.type'], rm.status.code]).toEqual([
+      'asked',
+      undefined,
+      UNSET,
+    ]);
   });
 
   it('records the arguments and the result only with captureContent', () => {
-    loopSpan(true).tool({ ...call, name: 'loud', arguments: { id: 'x' } }).ended('ok', 'the result');
-    loopSpan(false).tool({ ...call, name: 'quiet' }).ended('ok', 'the result');
-    expect(finished('execute_tool loud').attributes).toEqual(expect.objectContaining({ 'gen_ai.tool.call.arguments': '{"id":"x"}', 'gen_ai.tool.call.result': 'the result' }));
-    expect(Object.keys(finished('execute_tool quiet').attributes).filter((key) => key.startsWith('gen_ai.tool.call.') && key !== 'gen_ai.tool.call.id')).toEqual([]);
+    loopSpan(true)
+      .tool({ ...call, name: 'loud', arguments: { id: 'x' } })
+      .ended('ok', 'the result');
+    loopSpan(false)
+      .tool({ ...call, name: 'quiet' })
+      .ended('ok', 'the result');
+    expect(finished('execute_tool loud').attributes).toEqual(
+      expect.objectContaining({ 'gen_ai.tool.call.arguments': '{"id":"x"}', 'gen_ai.tool.call.result': 'the result' }),
+    );
+    expect(
+      Object.keys(finished('execute_tool quiet').attributes).filter(
+        (key) => key.startsWith('gen_ai.tool.call.') && key !== 'gen_ai.tool.call.id',
+      ),
+    ).toEqual([]);
   });
 
   it('adds an approval event to the loop span', () => {
     const loop = loopSpan();
     loop.approval('rm', 'granted');
     loop.end('final', { turns: 2, toolCalls: 1 }, undefined);
-    expect(finished('invoke_agent notes').events.map((event) => [event.name, event.attributes])).toEqual([['agent_loop.approval', { 'gen_ai.tool.name': 'rm', 'agent_loop.approval': 'granted' }]]);
+    expect(finished('invoke_agent notes').events.map((event) => [event.name, event.attributes])).toEqual([
+      ['agent_loop.approval', { 'gen_ai.tool.name': 'rm', 'agent_loop.approval': 'granted' }],
+    ]);
   });
 
   it.each(['fallthrough', 'upstream_error'])('marks a loop that ended in %s as an error', (stop) => {

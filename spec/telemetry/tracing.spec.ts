@@ -3,7 +3,13 @@ import type http from 'node:http';
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import express from 'express';
 import { createGateway } from '../../lib/gateway/gateway';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
@@ -15,7 +21,11 @@ import { eventually } from '../trellis/helpers';
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
 const TRACEPARENT = `00-${TRACE_ID}-${CLIENT_SPAN}-01`;
-const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'] };
+const notes = {
+  name: 'notes',
+  match: { model: 'agent-*' },
+  hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now'],
+};
 // SpanKind and SpanStatusCode values
 const INTERNAL = 0;
 const CLIENT = 2;
@@ -35,7 +45,9 @@ afterEach(() => exporter.reset());
 
 async function spans(count: number): Promise<ReadableSpan[]> {
   await eventually(() => expect(exporter.getFinishedSpans()).toHaveLength(count));
-  return [...exporter.getFinishedSpans()].sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+  return [...exporter.getFinishedSpans()].sort(
+    (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
+  );
 }
 
 const byName = (all: ReadableSpan[], name: string) => all.filter((span) => span.name === name);
@@ -44,15 +56,31 @@ const traceparentOf = (span: ReadableSpan) => `00-${span.spanContext().traceId}-
 
 describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () => {
   const rig = mcpRig();
-  const script = [{ toolCalls: [{ id: 'c1', name: 'notes_read', arguments: { id: 'welcome' } }, { id: 'c2', name: 'clock_now' }] }, { content: 'It is noon.' }];
+  const script = [
+    {
+      toolCalls: [
+        { id: 'c1', name: 'notes_read', arguments: { id: 'welcome' } },
+        { id: 'c2', name: 'clock_now' },
+      ],
+    },
+    { content: 'It is noon.' },
+  ];
 
   it('makes invoke_agent > chat and execute_tool spans under the client span, and carries each span on its call', async () => {
     const { client } = await rig.gateway(script, { bindings: [notes], metrics: false });
-    const { data, response } = await client.chat.completions.create(ask('what time is it?'), { headers: { traceparent: TRACEPARENT, 'x-request-id': 'req-42' } }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create(ask('what time is it?'), { headers: { traceparent: TRACEPARENT, 'x-request-id': 'req-42' } })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('It is noon.');
 
     const all = await spans(5);
-    expect(all.map((span) => span.name)).toEqual(['invoke_agent notes', 'chat agent-1', 'execute_tool notes_read', 'execute_tool clock_now', 'chat agent-1']);
+    expect(all.map((span) => span.name)).toEqual([
+      'invoke_agent notes',
+      'chat agent-1',
+      'execute_tool notes_read',
+      'execute_tool clock_now',
+      'chat agent-1',
+    ]);
     expect(new Set(all.map((span) => span.spanContext().traceId))).toEqual(new Set([TRACE_ID]));
     const [agent, firstTurn, gated, clock, lastTurn] = all;
     const agentId = agent.spanContext().spanId;
@@ -88,7 +116,13 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     expect(lastTurn.attributes['gen_ai.response.finish_reasons']).toEqual(['stop']);
 
     expect(gated.kind).toBe(INTERNAL);
-    expect(gated.attributes).toEqual({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'notes_read', 'gen_ai.tool.call.id': 'c1', 'gen_ai.tool.type': 'function', 'error.type': 'refused' });
+    expect(gated.attributes).toEqual({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'notes_read',
+      'gen_ai.tool.call.id': 'c1',
+      'gen_ai.tool.type': 'function',
+      'error.type': 'refused',
+    });
     expect(gated.status.code).toBe(ERROR);
     const session = rig.mcp.headers.at(-1)?.['mcp-session-id'];
     expect(typeof session).toBe('string');
@@ -102,17 +136,26 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     });
 
     // Each self-call carries its turn span, the MCP call its tool span; the client's request id rides along.
-    expect(rig.model.requests.map((req) => req.headers.traceparent)).toEqual([traceparentOf(firstTurn), traceparentOf(lastTurn)]);
+    expect(rig.model.requests.map((req) => req.headers.traceparent)).toEqual([
+      traceparentOf(firstTurn),
+      traceparentOf(lastTurn),
+    ]);
     expect(rig.model.requests.map((req) => req.headers['x-request-id'])).toEqual(['req-42', 'req-42']);
     expect(rig.mcp.calls).toEqual([{ name: 'clock_now', args: {}, meta: { traceparent: traceparentOf(clock) } }]);
   });
 
   it('records contents only when telemetry.captureContent is on', async () => {
-    const { client } = await rig.gateway(script, { bindings: [notes], metrics: false, telemetry: { captureContent: true } });
+    const { client } = await rig.gateway(script, {
+      bindings: [notes],
+      metrics: false,
+      telemetry: { captureContent: true },
+    });
     await client.chat.completions.create(ask('what time is it?'));
     const [, firstTurn, gated, clock, lastTurn] = await spans(5);
 
-    expect(JSON.parse(String(firstTurn.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'what time is it?' }] }]);
+    expect(JSON.parse(String(firstTurn.attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'what time is it?' }] },
+    ]);
     expect(JSON.parse(String(firstTurn.attributes['gen_ai.output.messages']))).toEqual([
       {
         role: 'assistant',
@@ -124,7 +167,12 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
       },
     ]);
     expect(JSON.parse(String(lastTurn.attributes['gen_ai.input.messages'])).slice(2)).toEqual([
-      { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: "⛔ 'notes_read' is locked: call 'notes_open' first." }] },
+      {
+        role: 'tool',
+        parts: [
+          { type: 'tool_call_response', id: 'c1', response: "⛔ 'notes_read' is locked: call 'notes_open' first." },
+        ],
+      },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c2', response: '2025-01-01T12:00:00.000Z' }] },
     ]);
     expect(gated.attributes['gen_ai.tool.call.arguments']).toBe('{"id":"welcome"}');
@@ -134,11 +182,16 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
   it("bounds the client's model name and the model's tool name in span names (64 plain characters) and attributes (256)", async () => {
     const model = `agent-${'m'.repeat(300)} <b>\u202e`;
     const tool = `clock_now${'t'.repeat(1000)}; DROP`;
-    const { client } = await rig.gateway([{ toolCalls: [{ id: `c${'9'.repeat(400)}`, name: tool }] }, { content: 'noon' }], { bindings: [notes], metrics: false });
+    const { client } = await rig.gateway(
+      [{ toolCalls: [{ id: `c${'9'.repeat(400)}`, name: tool }] }, { content: 'noon' }],
+      { bindings: [notes], metrics: false },
+    );
     await client.chat.completions.create({ ...ask(), model });
 
     const all = await spans(4);
-    const [turn, call] = ['chat', 'execute_tool'].map((operation) => all.find((span) => span.attributes['gen_ai.operation.name'] === operation)!);
+    const [turn, call] = ['chat', 'execute_tool'].map((operation) =>
+      all.find((span) => span.attributes['gen_ai.operation.name'] === operation)!,
+    );
     expect(turn.name).toBe(`chat agent-${'m'.repeat(58)}`);
     expect(turn.attributes['gen_ai.request.model']).toBe(model.slice(0, 256));
     expect(call.name).toBe(`execute_tool clock_now${'t'.repeat(55)}`);
@@ -151,7 +204,7 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     expect((await spans(2)).map((span) => span.name)).toContain('chat agent-1__b__');
   });
 
-  it("marks a turn that failed and a loop that fell through, with error.type", async () => {
+  it('marks a turn that failed and a loop that fell through, with error.type', async () => {
     const { client } = await rig.gateway([{ status: 500 }], { bindings: [notes], metrics: false });
     await expect(client.chat.completions.create(ask())).rejects.toThrow();
     const all = await spans(2);
@@ -173,7 +226,10 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
   });
 
   it('makes no span for a loop the sampler leaves out, and forwards the client trace as it came', async () => {
-    const sampledOut = new BasicTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const sampledOut = new BasicTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
     trace.disable();
     trace.setGlobalTracerProvider(sampledOut);
     try {
@@ -194,7 +250,10 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     const all = await spans(5);
     const turns = byName(all, 'chat agent-1');
     expect(turns.map((span) => span.attributes['gen_ai.response.finish_reasons'])).toEqual([['tool_calls'], ['stop']]);
-    expect(turns.map((span) => span.attributes['gen_ai.response.id'])).toEqual([expect.stringMatching(/^chatcmpl-\d+$/), expect.stringMatching(/^chatcmpl-\d+$/)]);
+    expect(turns.map((span) => span.attributes['gen_ai.response.id'])).toEqual([
+      expect.stringMatching(/^chatcmpl-\d+$/),
+      expect.stringMatching(/^chatcmpl-\d+$/),
+    ]);
     expect(rig.model.requests.map((req) => req.headers.traceparent)).toEqual(turns.map(traceparentOf));
   });
 
@@ -220,7 +279,13 @@ describe('tracing under an HTTP instrumentation', () => {
 
   it("parents the loop on the request's active span", async () => {
     rig.model.setScript([{ content: 'hi' }]);
-    const gateway = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, bindings: [notes], metrics: false, logger: memoryLogger('error').logger });
+    const gateway = createGateway({
+      upstream: { url: rig.model.url },
+      trellis: { mcp: { url: rig.mcp.url } },
+      bindings: [notes],
+      metrics: false,
+      logger: memoryLogger('error').logger,
+    });
     // one server span per request, as @opentelemetry/instrumentation-http makes: the client's, then the turn's
     const servers: Span[] = [];
     const app = express();
@@ -246,13 +311,21 @@ describe('tracing under an HTTP instrumentation', () => {
 
   it('runs each self-call and each MCP call with its own span active, so instrumented HTTP clients nest under it', async () => {
     rig.model.setScript([{ toolCalls: [{ id: 'c1', name: 'clock_now' }] }, { content: 'noon' }]);
-    const gateway = createGateway({ upstream: { url: rig.model.url }, trellis: { mcp: { url: rig.mcp.url } }, bindings: [notes], metrics: false, logger: memoryLogger('error').logger });
+    const gateway = createGateway({
+      upstream: { url: rig.model.url },
+      trellis: { mcp: { url: rig.mcp.url } },
+      bindings: [notes],
+      metrics: false,
+      logger: memoryLogger('error').logger,
+    });
     // What an HTTP client instrumentation sees when a request starts: the active span of the code that made it.
     const selfCalls: (string | undefined)[] = [];
     const mcpCalls: (string | undefined)[] = [];
     const activeSpan = () => trace.getSpan(context.active())?.spanContext().spanId;
-    const onHttp = ({ request: outgoing }: { request: http.ClientRequest }) => outgoing.getHeader('x-mcp-internal') !== undefined && selfCalls.push(activeSpan());
-    const onFetch = ({ request: outgoing }: { request: { method: string; path: string } }) => outgoing.method === 'POST' && outgoing.path === '/mcp' && mcpCalls.push(activeSpan());
+    const onHttp = ({ request: outgoing }: { request: http.ClientRequest }) =>
+      outgoing.getHeader('x-mcp-internal') !== undefined && selfCalls.push(activeSpan());
+    const onFetch = ({ request: outgoing }: { request: { method: string; path: string } }) =>
+      outgoing.method === 'POST' && outgoing.path === '/mcp' && mcpCalls.push(activeSpan());
     diagnostics.subscribe('http.client.request.start', onHttp as (message: unknown) => void);
     diagnostics.subscribe('undici:request:create', onFetch as (message: unknown) => void);
     const { client, close } = await listen(gateway);
@@ -270,22 +343,45 @@ describe('tracing under an HTTP instrumentation', () => {
   });
 
   it('marks a call waiting for approval on its execute_tool span (no error) and each approval step as an event on the loop span', async () => {
-    rig.mcp.setTool({ name: 'notes_delete', description: 'Delete a note.', annotations: { destructiveHint: true }, handler: () => ({ content: [{ type: 'text', text: 'deleted' }] }) });
+    rig.mcp.setTool({
+      name: 'notes_delete',
+      description: 'Delete a note.',
+      annotations: { destructiveHint: true },
+      handler: () => ({ content: [{ type: 'text', text: 'deleted' }] }),
+    });
     const judge = { rules: [{ surface: 'tool_call' as const, tool: 'notes_delete', action: 'ask' as const }] };
-    const approve = { type: 'function' as const, function: { name: 'approve_tool_call', parameters: { type: 'object', properties: {} } } };
-    const { client } = await rig.gateway([{ toolCalls: [{ id: 'd1', name: 'notes_delete' }] }, { content: 'Deleted.' }], { bindings: [{ ...notes, hierarchy: ['notes_delete'] }], metrics: false, judge });
+    const approve = {
+      type: 'function' as const,
+      function: { name: 'approve_tool_call', parameters: { type: 'object', properties: {} } },
+    };
+    const { client } = await rig.gateway(
+      [{ toolCalls: [{ id: 'd1', name: 'notes_delete' }] }, { content: 'Deleted.' }],
+      { bindings: [{ ...notes, hierarchy: ['notes_delete'] }], metrics: false, judge },
+    );
     const first = await client.chat.completions.create({ ...ask('delete it'), tools: [approve] });
     const [agent, , waiting] = await spans(3);
     expect(waiting.name).toBe('execute_tool notes_delete');
     expect(waiting.attributes['agent_loop.approval']).toBe('asked');
     expect(waiting.status.code).not.toBe(ERROR);
-    expect(agent.events.map((event) => [event.name, event.attributes])).toEqual([['agent_loop.approval', { 'gen_ai.tool.name': 'notes_delete', 'agent_loop.approval': 'asked' }]]);
+    expect(agent.events.map((event) => [event.name, event.attributes])).toEqual([
+      ['agent_loop.approval', { 'gen_ai.tool.name': 'notes_delete', 'agent_loop.approval': 'asked' }],
+    ]);
 
     exporter.reset();
     const handed = first.choices[0].message;
-    await client.chat.completions.create({ ...ask('delete it'), messages: [ask('delete it').messages[0], handed, { role: 'tool', tool_call_id: handed.tool_calls![0].id, content: '{"approved":true}' }], tools: [approve] });
+    await client.chat.completions.create({
+      ...ask('delete it'),
+      messages: [
+        ask('delete it').messages[0],
+        handed,
+        { role: 'tool', tool_call_id: handed.tool_calls![0].id, content: '{"approved":true}' },
+      ],
+      tools: [approve],
+    });
     const again = await spans(3);
-    expect(byName(again, 'invoke_agent notes')[0].events.map((event) => event.attributes?.['agent_loop.approval'])).toEqual(['granted']);
+    expect(
+      byName(again, 'invoke_agent notes')[0].events.map((event) => event.attributes?.['agent_loop.approval']),
+    ).toEqual(['granted']);
     expect(byName(again, 'execute_tool notes_delete')[0].status.code).not.toBe(ERROR);
   });
 });

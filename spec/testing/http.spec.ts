@@ -21,7 +21,11 @@ describe("the scripted servers' HTTP", () => {
         },
       });
       const json = await fetch(`${origin}/`, { method: 'POST', body: parts, duplex: 'half' } as RequestInit);
-      expect([json.status, json.headers.get('content-type'), await json.json()]).toEqual([200, 'application/json', { got: '{"a": "é"}' }]);
+      expect([json.status, json.headers.get('content-type'), await json.json()]).toEqual([
+        200,
+        'application/json',
+        { got: '{"a": "é"}' },
+      ]);
       const raw = await fetch(`${origin}/raw`, { method: 'POST', body: 'not json' });
       expect([raw.status, await raw.text()]).toEqual([201, 'not json']);
     } finally {

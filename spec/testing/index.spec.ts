@@ -12,8 +12,15 @@ const run = promisify(execFile);
 /** The README's "Testing your gateway" files, as printed: `{ cjs: { 'gateway.js': ..., ... }, esm: { ... } }`. */
 function readmeExample(): Record<'cjs' | 'esm', Record<string, string>> {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Testing your gateway'), readme.indexOf('\n## ', readme.indexOf('## Testing your gateway') + 1));
-  const files = [...section.matchAll(/^```js\n\/\/ (\S+)\n([\s\S]*?)^```$/gm)].map(([, name, code]) => ({ name, code, kind: code.includes('require(') ? ('cjs' as const) : ('esm' as const) }));
+  const section = readme.slice(
+    readme.indexOf('## Testing your gateway'),
+    readme.indexOf('\n## ', readme.indexOf('## Testing your gateway') + 1),
+  );
+  const files = [...section.matchAll(/^```js\n\/\/ (\S+)\n([\s\S]*?)^```$/gm)].map(([, name, code]) => ({
+    name,
+    code,
+    kind: code.includes('require(') ? ('cjs' as const) : ('esm' as const),
+  }));
   const example = { cjs: {} as Record<string, string>, esm: {} as Record<string, string> };
   for (const { name, code, kind } of files) example[kind][name] = code;
   return example;
@@ -32,7 +39,10 @@ function userProject(): string {
   symlinkSync(path.dirname(javascript('lib/index.ts')), path.join(installed, 'dist'));
   for (const [kind, files] of Object.entries(readmeExample())) {
     mkdirSync(path.join(dir, kind));
-    writeFileSync(path.join(dir, kind, 'package.json'), JSON.stringify({ type: kind === 'esm' ? 'module' : 'commonjs' }));
+    writeFileSync(
+      path.join(dir, kind, 'package.json'),
+      JSON.stringify({ type: kind === 'esm' ? 'module' : 'commonjs' }),
+    );
     for (const [name, code] of Object.entries(files)) writeFileSync(path.join(dir, kind, name), code);
   }
   return dir;
@@ -52,7 +62,10 @@ describe('express-agent-loop/testing', () => {
 
   it('is a subpath of the package, typed, in what it ships', () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    expect(manifest.exports['./testing']).toEqual({ types: './dist/testing/index.d.ts', default: './dist/testing/index.js' });
+    expect(manifest.exports['./testing']).toEqual({
+      types: './dist/testing/index.d.ts',
+      default: './dist/testing/index.js',
+    });
     expect(manifest.files).toContain('dist');
     expect(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')).toContain('"rootDir": "lib"');
   });
@@ -61,7 +74,7 @@ describe('express-agent-loop/testing', () => {
     // one process (the main entry loads once): import as ESM does, require as CommonJS does
     const script = [
       "import { createRequire } from 'node:module';",
-      "const require = createRequire(`${process.cwd()}/`);",
+      'const require = createRequire(`${process.cwd()}/`);',
       "const main = require('express-agent-loop');",
       "const loaded = Object.keys(require.cache).filter((file) => file.includes('/testing/')).length;",
       "const required = require('express-agent-loop/testing');",
@@ -78,8 +91,21 @@ describe('express-agent-loop/testing', () => {
   it('runs the README example as printed, in CommonJS and in ESM, under jest', async () => {
     const config = JSON.stringify({ testEnvironment: 'node', transform: {}, testMatch: ['**/gateway.test.js'] });
     const jest = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
-    const args = ['--experimental-vm-modules', jest, '--rootDir', dir, '--config', config, '--ci', '--no-watchman', '--runInBand'];
-    const { stderr } = await run(process.execPath, args, { cwd: dir, env: { ...process.env, LOG_LEVEL: 'error', NODE_NO_WARNINGS: '1' } }).catch((error: { stdout: string; stderr: string }) => {
+    const args = [
+      '--experimental-vm-modules',
+      jest,
+      '--rootDir',
+      dir,
+      '--config',
+      config,
+      '--ci',
+      '--no-watchman',
+      '--runInBand',
+    ];
+    const { stderr } = await run(process.execPath, args, {
+      cwd: dir,
+      env: { ...process.env, LOG_LEVEL: 'error', NODE_NO_WARNINGS: '1' },
+    }).catch((error: { stdout: string; stderr: string }) => {
       throw new Error(`the README example failed:\n${error.stdout}\n${error.stderr}`);
     });
     expect(stderr).toMatch(/PASS cjs\/gateway\.test\.js/);

@@ -5,7 +5,10 @@ import { onLoopback } from '../../lib/testing/loopback';
 describe('a server on loopback', () => {
   it('listens on 127.0.0.1, on a free port unless one is given', async () => {
     const any = await onLoopback(http.createServer((_req, res) => res.end('ok')));
-    const given = await onLoopback(http.createServer((_req, res) => res.end('ok')), any.port + 1).catch(() => undefined);
+    const given = await onLoopback(
+      http.createServer((_req, res) => res.end('ok')),
+      any.port + 1,
+    ).catch(() => undefined);
     try {
       expect(any.origin).toBe(`http://127.0.0.1:${any.port}`);
       expect(await (await fetch(any.origin)).text()).toBe('ok');

@@ -3,15 +3,27 @@ import type { ChatTool } from '../../lib/types';
 
 type Tool = Record<string, unknown>;
 const kindOf = (tool: Tool) => (tool.type === 'tool_search' ? ('bm25' as const) : undefined);
-const asChat = (tool: Tool): ChatTool | undefined => (tool.type === 'function' ? { type: 'function', function: { name: tool.name as string, parameters: {} } } : undefined);
+const asChat = (tool: Tool): ChatTool | undefined =>
+  tool.type === 'function' ? { type: 'function', function: { name: tool.name as string, parameters: {} } } : undefined;
 
 describe('clientToolSearch', () => {
   it('takes out the search tool and the defer_loading tools, and keeps each held tool as sent, without defer_loading', () => {
     const shell = { type: 'function', name: 'shell', strict: false };
-    const search = clientToolSearch([{ type: 'tool_search' }, { type: 'function', name: 'plan' }, { ...shell, defer_loading: true }, { type: 'web_search' }], kindOf, asChat);
+    const search = clientToolSearch(
+      [
+        { type: 'tool_search' },
+        { type: 'function', name: 'plan' },
+        { ...shell, defer_loading: true },
+        { type: 'web_search' },
+      ],
+      kindOf,
+      asChat,
+    );
     expect(search?.kind).toBe('bm25');
     expect(search?.passed).toEqual([{ type: 'function', name: 'plan' }, { type: 'web_search' }]);
-    expect([...search!.held.entries()]).toEqual([['shell', { chat: { type: 'function', function: { name: 'shell', parameters: {} } }, loaded: shell }]]);
+    expect([...search!.held.entries()]).toEqual([
+      ['shell', { chat: { type: 'function', function: { name: 'shell', parameters: {} } }, loaded: shell }],
+    ]);
   });
 
   it('passes a defer_loading tool it cannot read as a function as sent', () => {
@@ -20,6 +32,8 @@ describe('clientToolSearch', () => {
   });
 
   it('is undefined without a search tool: the tools pass untouched, defer_loading and all', () => {
-    expect(clientToolSearch([{ type: 'function', name: 'shell', defer_loading: true }], kindOf, asChat)).toBeUndefined();
+    expect(
+      clientToolSearch([{ type: 'function', name: 'shell', defer_loading: true }], kindOf, asChat),
+    ).toBeUndefined();
   });
 });

@@ -4,15 +4,30 @@ import { toolOutcomeText } from '../../lib/tool-outcome';
 import type { Conversation } from '../../lib/loop/wire';
 import type { ChatTool } from '../../lib/types';
 
-const tool = (name: string, description: string): ChatTool => ({ type: 'function', function: { name, description, parameters: { type: 'object' } } });
-const listing = [tool('repo_open', 'Open a repository'), tool('create_pull_request', 'Create a new pull request'), tool('merge_pull_request', 'Merge a pull request'), tool('slack_post_message', 'Post a message to Slack')];
-const on = toolSearchOf({ above: 2, keep: ['repo_open'] }, undefined) as Exclude<ReturnType<typeof toolSearchOf>, false>;
+const tool = (name: string, description: string): ChatTool => ({
+  type: 'function',
+  function: { name, description, parameters: { type: 'object' } },
+});
+const listing = [
+  tool('repo_open', 'Open a repository'),
+  tool('create_pull_request', 'Create a new pull request'),
+  tool('merge_pull_request', 'Merge a pull request'),
+  tool('slack_post_message', 'Post a message to Slack'),
+];
+const on = toolSearchOf({ above: 2, keep: ['repo_open'] }, undefined) as Exclude<
+  ReturnType<typeof toolSearchOf>,
+  false
+>;
 
 describe('splitListing', () => {
   it('offers only keep past `above` tools, and holds the rest back', () => {
     const split = splitListing(listing, on);
     expect(split.offered.map((t) => t.function.name)).toEqual(['repo_open']);
-    expect(split.held.map((t) => t.function.name)).toEqual(['create_pull_request', 'merge_pull_request', 'slack_post_message']);
+    expect(split.held.map((t) => t.function.name)).toEqual([
+      'create_pull_request',
+      'merge_pull_request',
+      'slack_post_message',
+    ]);
   });
 
   it('splits a listing once', () => {
@@ -30,7 +45,12 @@ describe('DeferredTools', () => {
   /** the tools the search offered since the last look, by name */
   const offered = (deferred: DeferredTools, clientTools = new Set<string>()) => {
     const names: string[] = [];
-    deferred.offerFound({ offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)) } as unknown as Conversation, clientTools);
+    deferred.offerFound(
+      {
+        offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
+      } as unknown as Conversation,
+      clientTools,
+    );
     return names;
   };
 
@@ -38,7 +58,13 @@ describe('DeferredTools', () => {
     const deferred = new DeferredTools(held, [], 'bm25', 5);
     expect(deferred.holds('merge_pull_request')).toBe(true);
     const outcome = deferred.search({ query: 'merge a pull request' });
-    expect(outcome).toEqual({ kind: 'ok', text: JSON.stringify([{ name: 'merge_pull_request', description: 'Merge a pull request' }, { name: 'create_pull_request', description: 'Create a new pull request' }]) });
+    expect(outcome).toEqual({
+      kind: 'ok',
+      text: JSON.stringify([
+        { name: 'merge_pull_request', description: 'Merge a pull request' },
+        { name: 'create_pull_request', description: 'Create a new pull request' },
+      ]),
+    });
     expect(offered(deferred)).toEqual(['merge_pull_request', 'create_pull_request']);
     expect(deferred.holds('merge_pull_request')).toBe(false);
     deferred.search({ query: 'pull request' });
@@ -48,7 +74,9 @@ describe('DeferredTools', () => {
 
   it("searches the client's tools held back beside the binding's; the client's found are handed back", () => {
     const deferred = new DeferredTools(held, [tool('get_weather', 'Weather forecast for a city')], 'bm25', 1);
-    expect(JSON.parse((deferred.search({ query: 'weather in Berlin' }) as { text: string }).text)).toEqual([{ name: 'get_weather', description: 'Weather forecast for a city' }]);
+    expect(JSON.parse((deferred.search({ query: 'weather in Berlin' }) as { text: string }).text)).toEqual([
+      { name: 'get_weather', description: 'Weather forecast for a city' },
+    ]);
     const clientTools = new Set<string>();
     expect(offered(deferred, clientTools)).toEqual(['get_weather']);
     expect([...clientTools]).toEqual(['get_weather']);
@@ -56,21 +84,40 @@ describe('DeferredTools', () => {
 
   it('opens only when it holds tools back, offering tool_search and what a continuation loaded', () => {
     const names: string[] = [];
-    const conversation = { offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)) } as unknown as Conversation;
+    const conversation = {
+      offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
+    } as unknown as Conversation;
     expect(DeferredTools.open([], undefined, on, [], conversation, new Set())).toBeUndefined();
-    const deferred = DeferredTools.open(held, { held: [tool('get_weather', 'Weather')], kind: 'regex' }, on, ['get_weather', 'slack_post_message'], conversation, new Set());
+    const deferred = DeferredTools.open(
+      held,
+      { held: [tool('get_weather', 'Weather')], kind: 'regex' },
+      on,
+      ['get_weather', 'slack_post_message'],
+      conversation,
+      new Set(),
+    );
     expect(names).toEqual(['tool_search', 'get_weather', 'slack_post_message']);
-    expect(deferred?.tool.function.parameters).toMatchObject({ properties: { query: { description: expect.stringContaining('RE2') } } });
+    expect(deferred?.tool.function.parameters).toMatchObject({
+      properties: { query: { description: expect.stringContaining('RE2') } },
+    });
   });
 
   it('reads the query as an RE2 pattern in the regex variant', () => {
     const deferred = new DeferredTools(held, [], 'regex', 5);
-    expect(JSON.parse((deferred.search({ query: '^merge|slack' }) as { text: string }).text).map((t: { name: string }) => t.name)).toEqual(['merge_pull_request', 'slack_post_message']);
-    expect(toolOutcomeText(deferred.search({ query: '(' }))).toBe("tool error: 'tool_search' cannot search: the pattern does not compile under RE2: missing closing ): `(`");
+    expect(
+      JSON.parse((deferred.search({ query: '^merge|slack' }) as { text: string }).text).map(
+        (t: { name: string }) => t.name,
+      ),
+    ).toEqual(['merge_pull_request', 'slack_post_message']);
+    expect(toolOutcomeText(deferred.search({ query: '(' }))).toBe(
+      "tool error: 'tool_search' cannot search: the pattern does not compile under RE2: missing closing ): `(`",
+    );
   });
 
   it.each([[{}], [{ query: '' }], [{ query: 7 }]])('refuses %j', (args) => {
-    expect(toolOutcomeText(new DeferredTools(held, [], 'bm25', 5).search(args))).toBe(`tool error: 'tool_search' cannot search: it needs a query, e.g. {"query":"create a pull request"}`);
+    expect(toolOutcomeText(new DeferredTools(held, [], 'bm25', 5).search(args))).toBe(
+      `tool error: 'tool_search' cannot search: it needs a query, e.g. {"query":"create a pull request"}`,
+    );
   });
 
   it("loads a continuation's tools in their order, passing over names it holds none of", () => {

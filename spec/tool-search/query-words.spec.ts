@@ -2,7 +2,10 @@ import { queryWords } from '../../lib/tool-search/query-words';
 
 describe('queryWords', () => {
   it("keeps the query's own words and adds what they stand for", () => {
-    expect(queryWords('file a bug in the repo')).toEqual({ own: ['file', 'bug', 'repo'], related: ['issue', 'ticket', 'repository'] });
+    expect(queryWords('file a bug in the repo')).toEqual({
+      own: ['file', 'bug', 'repo'],
+      related: ['issue', 'ticket', 'repository'],
+    });
   });
 
   it('spells out abbreviations', () => {

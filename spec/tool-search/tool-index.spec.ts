@@ -3,19 +3,32 @@ import queries from '../../fixtures/tool-catalog/queries.json';
 import { MAX_FOUND_DESCRIPTION, ToolIndex } from '../../lib/tool-search/tool-index';
 import type { ChatTool } from '../../lib/types';
 
-const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): ChatTool => ({ type: 'function', function: { name, description, parameters } });
+const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): ChatTool => ({
+  type: 'function',
+  function: { name, description, parameters },
+});
 
 describe('ToolIndex', () => {
   const tools = [
-    tool('slack_post_message', 'Post a new message to a Slack channel', { properties: { channel_id: { type: 'string', description: 'The ID of the channel' } } }),
+    tool('slack_post_message', 'Post a new message to a Slack channel', {
+      properties: { channel_id: { type: 'string', description: 'The ID of the channel' } },
+    }),
     tool('create_pull_request', 'Create a new pull request in a GitHub repository'),
     tool('merge_pull_request', 'Merge a pull request'),
-    tool('maps_geocode', 'Convert an address into geographic coordinates', { properties: { address: { type: 'string' } } }),
-    tool('read_file', 'Read the complete contents of a file from the file system', { properties: { path: { type: 'string' } } }),
+    tool('maps_geocode', 'Convert an address into geographic coordinates', {
+      properties: { address: { type: 'string' } },
+    }),
+    tool('read_file', 'Read the complete contents of a file from the file system', {
+      properties: { path: { type: 'string' } },
+    }),
   ];
 
   it('ranks by the words of the name first, best first', () => {
-    expect(ToolIndex.of(tools).search('merge pull request', 5).map((found) => found.name)).toEqual(['merge_pull_request', 'create_pull_request']);
+    expect(
+      ToolIndex.of(tools)
+        .search('merge pull request', 5)
+        .map((found) => found.name),
+    ).toEqual(['merge_pull_request', 'create_pull_request']);
   });
 
   it("finds a tool by its description's and its parameters' words", () => {
@@ -24,7 +37,9 @@ describe('ToolIndex', () => {
   });
 
   it('answers { name, description } and at most max tools', () => {
-    expect(ToolIndex.of(tools).search('new pull request', 1)).toEqual([{ name: 'create_pull_request', description: 'Create a new pull request in a GitHub repository' }]);
+    expect(ToolIndex.of(tools).search('new pull request', 1)).toEqual([
+      { name: 'create_pull_request', description: 'Create a new pull request in a GitHub repository' },
+    ]);
   });
 
   it('cuts long descriptions', () => {
@@ -47,9 +62,13 @@ describe('ToolIndex', () => {
     const catalog = asChatTools(catalogTools());
     const index = ToolIndex.of(catalog);
     const asked = queries as CatalogQuery[];
-    const missed = asked.filter(({ query, expect: wanted }) => !index.search(query, 5).some((found) => wanted.includes(found.name)));
+    const missed = asked.filter(
+      ({ query, expect: wanted }) => !index.search(query, 5).some((found) => wanted.includes(found.name)),
+    );
     const recall = (asked.length - missed.length) / asked.length;
-    process.stdout.write(`tool search recall@5: ${recall.toFixed(3)} (${asked.length - missed.length} of ${asked.length} queries, ${catalog.length} tools); missed: ${missed.map((q) => JSON.stringify(q.query)).join(', ')}\n`);
+    process.stdout.write(
+      `tool search recall@5: ${recall.toFixed(3)} (${asked.length - missed.length} of ${asked.length} queries, ${catalog.length} tools); missed: ${missed.map((q) => JSON.stringify(q.query)).join(', ')}\n`,
+    );
     expect(catalog.length).toBeGreaterThanOrEqual(200);
     expect(new Set(catalog.map((t) => t.function.name)).size).toBe(catalog.length);
     expect(asked.length).toBeGreaterThanOrEqual(50);

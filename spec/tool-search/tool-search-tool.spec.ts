@@ -4,7 +4,12 @@ describe('toolSearchTool', () => {
   it('is a function tool taking one query string', () => {
     const tool = toolSearchTool('bm25', 5);
     expect(tool.function.name).toBe('tool_search');
-    expect(tool.function.parameters).toEqual({ type: 'object', properties: { query: { type: 'string', description: expect.stringContaining('in a few words') } }, required: ['query'], additionalProperties: false });
+    expect(tool.function.parameters).toEqual({
+      type: 'object',
+      properties: { query: { type: 'string', description: expect.stringContaining('in a few words') } },
+      required: ['query'],
+      additionalProperties: false,
+    });
     expect(tool.function.description).toContain('up to 5 tools');
   });
 

@@ -7,7 +7,10 @@ describe('toolWords', () => {
     ['API-post-page', ['api', 'post', 'page']],
     ['browser_take_screenshot', ['browser', 'take', 'screenshot']],
     ['List the issues of a repository', ['list', 'issue', 'repository']],
-    ['queries, addresses, searches, boxes, files, status, class', ['query', 'address', 'search', 'box', 'file', 'status', 'class']],
+    [
+      'queries, addresses, searches, boxes, files, status, class',
+      ['query', 'address', 'search', 'box', 'file', 'status', 'class'],
+    ],
     ['Ünïcode wörter', ['ünïcode', 'wörter']],
     ['', []],
   ])('%j: %j', (text, words) => {

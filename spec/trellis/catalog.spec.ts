@@ -6,7 +6,12 @@ import type { Tool, Trellis } from '../../lib/types';
 import { memoryLogger, type LogLine } from '../helpers/memory-logger';
 import { eventually } from './helpers';
 
-const tool = (name: string, parent?: string): Tool => ({ name, description: `${name} tool`, inputSchema: { type: 'object' }, ...(parent ? { _meta: { parent } } : {}) });
+const tool = (name: string, parent?: string): Tool => ({
+  name,
+  description: `${name} tool`,
+  inputSchema: { type: 'object' },
+  ...(parent ? { _meta: { parent } } : {}),
+});
 const notes = new Hierarchy([{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'notes_search']);
 const offeredNames = async (catalog: ToolCatalog) => (await catalog.tools()).map((offered) => offered.function.name);
 const LEFT_OUT = 'agent-loop hierarchy names tools Trellis does not list; they are left out';
@@ -34,22 +39,54 @@ describe('ToolCatalog', () => {
     const drop = { ...tool('db_drop'), annotations: { destructiveHint: true, title: 'Drop' } };
     const read = { ...tool('db_read'), annotations: { readOnlyHint: true } };
     const catalog = new ToolCatalog(scriptedTrellis([drop, read, tool('clock_now')]), FROM_TRELLIS, 'db', logger);
-    expect(catalog.annotations('db_read')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(catalog.annotations('db_read')).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
     await catalog.tools();
-    expect(catalog.annotations('db_drop')).toEqual({ title: 'Drop', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
-    expect(catalog.annotations('db_read')).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true });
-    expect(catalog.annotations('clock_now')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(catalog.annotations('db_drop')).toEqual({
+      title: 'Drop',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(catalog.annotations('db_read')).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(catalog.annotations('clock_now')).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
   });
 
   it('leaves out the tools Trellis does not list and the children they would unlock, warning once', async () => {
     const trellis = scriptedTrellis([tool('notes_read'), tool('clock_now')]);
     const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
-    expect(await catalog.tools()).toEqual([{ type: 'function', function: { name: 'clock_now', description: 'clock_now tool', parameters: { type: 'object' } } }]);
+    expect(await catalog.tools()).toEqual([
+      {
+        type: 'function',
+        function: { name: 'clock_now', description: 'clock_now tool', parameters: { type: 'object' } },
+      },
+    ]);
     expect(catalog.hierarchy.tools).toEqual(['clock_now']);
     trellis.listing = [tool('notes_read'), tool('clock_now')];
     await catalog.tools();
     expect(lines).toEqual([
-      { level: 'warn', message: LEFT_OUT, binding: 'notes', missing: ['notes_open', 'notes_search'], leftOut: ['notes_open', 'notes_read', 'notes_search'] },
+      {
+        level: 'warn',
+        message: LEFT_OUT,
+        binding: 'notes',
+        missing: ['notes_open', 'notes_search'],
+        leftOut: ['notes_open', 'notes_read', 'notes_search'],
+      },
     ]);
   });
 
@@ -57,17 +94,30 @@ describe('ToolCatalog', () => {
     const trellis = scriptedTrellis(new Error('Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)'));
     const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
     expect(await catalog.tools()).toEqual(
-      ['notes_open', 'notes_read', 'clock_now', 'notes_search'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', additionalProperties: true } } })),
+      ['notes_open', 'notes_read', 'clock_now', 'notes_search'].map((name) => ({
+        type: 'function',
+        function: { name, parameters: { type: 'object', additionalProperties: true } },
+      })),
     );
     expect(lines).toEqual([
-      { level: 'warn', message: 'agent-loop trellis listing failed; offering the configured tool names with an open schema', binding: 'notes', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)' },
+      {
+        level: 'warn',
+        message: 'agent-loop trellis listing failed; offering the configured tool names with an open schema',
+        binding: 'notes',
+        reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)',
+      },
     ]);
     trellis.listing = [tool('notes_open'), tool('notes_read'), tool('clock_now'), tool('notes_search')];
     const listed = await catalog.tools();
     trellis.listing = new Error('down again');
     expect(await catalog.tools()).toBe(listed);
     expect(listed[0].function.description).toBe('notes_open tool');
-    expect(lines[1]).toEqual({ level: 'warn', message: 'agent-loop trellis listing failed; offering the last known tools', binding: 'notes', reason: 'down again' });
+    expect(lines[1]).toEqual({
+      level: 'warn',
+      message: 'agent-loop trellis listing failed; offering the last known tools',
+      binding: 'notes',
+      reason: 'down again',
+    });
   });
 
   it("says so when a 'from-trellis' binding has nothing to offer because Trellis never listed, and never shows an empty valid-tools list", async () => {
@@ -77,35 +127,64 @@ describe('ToolCatalog', () => {
     expect(lines).toEqual([
       {
         level: 'warn',
-        message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does",
-        binding: 'all', reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)',
+        message:
+          "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does",
+        binding: 'all',
+        reason: 'Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED)',
       },
     ]);
-    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe(
+      "tool error: unknown tool 'x'; Trellis has not listed its tools yet (Trellis unreachable at http://127.0.0.1:9/mcp (ECONNREFUSED))",
+    );
     trellis.listing = [];
     await catalog.tools();
-    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; this binding offers no tools");
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe(
+      "tool error: unknown tool 'x'; this binding offers no tools",
+    );
     trellis.listing = [tool('clock_now')];
     await catalog.tools();
     expect(toolOutcomeText(catalog.unknownTool('x'))).toBe("tool error: unknown tool 'x'; valid tools: clock_now");
   });
 
   it("redacts credentials in a Trellis' listing error, in the log and in the model's text", async () => {
-    const trellis = scriptedTrellis(new Error('tools API at https://tools.example/list?key=k-0f9e8d7c said: Authorization: Bearer sk-live0123456789abcdefXYZ is revoked'));
+    const trellis = scriptedTrellis(
+      new Error(
+        'tools API at https://tools.example/list?key=k-0f9e8d7c said: Authorization: Bearer sk-live0123456789abcdefXYZ is revoked',
+      ),
+    );
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'all', logger);
     await catalog.tools();
     const said = 'tools API at https://tools.example/list?[redacted] said: Authorization: Bearer [redacted] is revoked';
-    expect(lines[0]).toEqual({ level: 'warn', message: "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does", binding: 'all', reason: said });
-    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe(`tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`);
+    expect(lines[0]).toEqual({
+      level: 'warn',
+      message:
+        "agent-loop trellis listing failed; it has never listed its tools, so this 'from-trellis' binding offers none until it does",
+      binding: 'all',
+      reason: said,
+    });
+    expect(toolOutcomeText(catalog.unknownTool('x'))).toBe(
+      `tool error: unknown tool 'x'; Trellis has not listed its tools yet (${said})`,
+    );
   });
 
   it("builds the tree from the tools' _meta.parent with from-trellis, leaving out tools that could never unlock", async () => {
-    const trellis = scriptedTrellis([tool('repo_open'), tool('repo_read', 'repo_open'), tool('orphan', 'gone'), tool('ping', 'pong'), tool('pong', 'ping'), tool('clock_now')]);
+    const trellis = scriptedTrellis([
+      tool('repo_open'),
+      tool('repo_read', 'repo_open'),
+      tool('orphan', 'gone'),
+      tool('ping', 'pong'),
+      tool('pong', 'ping'),
+      tool('clock_now'),
+    ]);
     const catalog = new ToolCatalog(trellis, FROM_TRELLIS, 'repo', logger);
     expect(catalog.hierarchy.tools).toEqual([]);
     expect(await offeredNames(catalog)).toEqual(['repo_open', 'repo_read', 'clock_now']);
-    expect(toolOutcomeText(catalog.hierarchy.gate('repo_read', new Set())!)).toBe("⛔ 'repo_read' is locked: call 'repo_open' first.");
-    expect(lines).toEqual([{ level: 'warn', message: LEFT_OUT, binding: 'repo', missing: ['gone'], leftOut: ['orphan', 'ping', 'pong'] }]);
+    expect(toolOutcomeText(catalog.hierarchy.gate('repo_read', new Set())!)).toBe(
+      "⛔ 'repo_read' is locked: call 'repo_open' first.",
+    );
+    expect(lines).toEqual([
+      { level: 'warn', message: LEFT_OUT, binding: 'repo', missing: ['gone'], leftOut: ['orphan', 'ping', 'pong'] },
+    ]);
   });
 
   it('follows a changed listing: a tool that reappears is offered again, a new gap is warned of', async () => {
@@ -123,8 +202,16 @@ describe('ToolCatalog', () => {
 describe('agentLoop at start-up', () => {
   it('warns of hierarchy names Trellis does not list before any request', async () => {
     const { logger, lines } = memoryLogger();
-    agentLoop({ trellis: scriptedTrellis([tool('clock_now')]), bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: ['clock_now', 'calendar'] }], logger });
-    await eventually(() => expect(lines).toEqual([{ level: 'warn', message: LEFT_OUT, binding: 'clock', missing: ['calendar'], leftOut: ['calendar'] }]));
+    agentLoop({
+      trellis: scriptedTrellis([tool('clock_now')]),
+      bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: ['clock_now', 'calendar'] }],
+      logger,
+    });
+    await eventually(() =>
+      expect(lines).toEqual([
+        { level: 'warn', message: LEFT_OUT, binding: 'clock', missing: ['calendar'], leftOut: ['calendar'] },
+      ]),
+    );
   });
 
   it('starts even when Trellis cannot list, logging why', async () => {
@@ -135,7 +222,13 @@ describe('agentLoop at start-up', () => {
       },
       callTool: () => Promise.reject(new Error('not called here')),
     };
-    expect(() => agentLoop({ trellis: unreachable, bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: 'clock_now' }], logger })).not.toThrow();
+    expect(() =>
+      agentLoop({
+        trellis: unreachable,
+        bindings: [{ name: 'clock', match: { model: '*' }, hierarchy: 'clock_now' }],
+        logger,
+      }),
+    ).not.toThrow();
     await eventually(() => expect(lines.map((line) => line.reason)).toEqual(['no route to Trellis']));
   });
 });

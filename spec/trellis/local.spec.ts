@@ -4,25 +4,39 @@ const never = () => new AbortController().signal;
 
 describe('localTrellis', () => {
   const trellis = localTrellis([
-    { name: 'echo', description: 'Echoes `text`.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: ({ text }) => String(text) },
+    {
+      name: 'echo',
+      description: 'Echoes `text`.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: ({ text }) => String(text),
+    },
     { name: 'bare', handler: () => ({ content: [{ type: 'text', text: 'bare' }], isError: true }) },
     { name: 'boom', handler: () => Promise.reject(new Error('kaboom')) },
   ]);
 
   it('lists tools in MCP shape, with an open object schema by default', async () => {
     await expect(trellis.listTools()).resolves.toEqual([
-      { name: 'echo', description: 'Echoes `text`.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+      {
+        name: 'echo',
+        description: 'Echoes `text`.',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      },
       { name: 'bare', inputSchema: { type: 'object' } },
       { name: 'boom', inputSchema: { type: 'object' } },
     ]);
   });
 
   it('wraps a string result as one text content', async () => {
-    await expect(trellis.callTool('echo', { text: 'hi' }, { signal: never() })).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    await expect(trellis.callTool('echo', { text: 'hi' }, { signal: never() })).resolves.toEqual({
+      content: [{ type: 'text', text: 'hi' }],
+    });
   });
 
   it('returns a CallToolResult as-is, isError included', async () => {
-    await expect(trellis.callTool('bare', {}, { signal: never() })).resolves.toEqual({ content: [{ type: 'text', text: 'bare' }], isError: true });
+    await expect(trellis.callTool('bare', {}, { signal: never() })).resolves.toEqual({
+      content: [{ type: 'text', text: 'bare' }],
+      isError: true,
+    });
   });
 
   it('rejects with the error a handler throws', async () => {
@@ -34,21 +48,51 @@ describe('localTrellis', () => {
   });
 
   it.each([
-    [[{ name: 'a', handle: () => '' }], 'ERR_AGENT_LOOP_UNKNOWN_OPTION', "localTrellis: unknown option 'tools[0].handle'. Did you mean `handler`? Known options here: name, description, inputSchema, _meta, handler."],
-    [[{ name: 'a' }], 'ERR_AGENT_LOOP_INVALID_OPTION', "localTrellis: option 'tools[0].handler' is undefined; it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString()."],
-    [[{ name: 5, handler: () => '' }], 'ERR_AGENT_LOOP_INVALID_OPTION', "localTrellis: option 'tools[0].name' is 5; it must be the tool's name, e.g. name: 'clock_now'."],
-    [{ name: 'a', handler: () => '' }, 'ERR_AGENT_LOOP_INVALID_OPTION', `localTrellis: option 'tools' is {"name":"a"}; it must be a list of tools, e.g. [{ name: 'clock_now', handler: () => new Date().toISOString() }].`],
+    [
+      [{ name: 'a', handle: () => '' }],
+      'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+      "localTrellis: unknown option 'tools[0].handle'. Did you mean `handler`? Known options here: name, description, inputSchema, _meta, handler.",
+    ],
+    [
+      [{ name: 'a' }],
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      "localTrellis: option 'tools[0].handler' is undefined; it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString().",
+    ],
+    [
+      [{ name: 5, handler: () => '' }],
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      "localTrellis: option 'tools[0].name' is 5; it must be the tool's name, e.g. name: 'clock_now'.",
+    ],
+    [
+      { name: 'a', handler: () => '' },
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      `localTrellis: option 'tools' is {"name":"a"}; it must be a list of tools, e.g. [{ name: 'clock_now', handler: () => new Date().toISOString() }].`,
+    ],
   ])('refuses %j, naming the option, the value and the fix', (tools, code, message) => {
-    expect(() => localTrellis(tools as never)).toThrow(expect.objectContaining({ code, message: expect.stringContaining(message) }));
+    expect(() => localTrellis(tools as never)).toThrow(
+      expect.objectContaining({ code, message: expect.stringContaining(message) }),
+    );
   });
 
   it('refuses two tools with the same name', () => {
-    expect(() => localTrellis([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message: "localTrellis: tool 'a' is defined twice; tool names must be unique" }));
+    expect(() =>
+      localTrellis([
+        { name: 'a', handler: () => '' },
+        { name: 'a', handler: () => '' },
+      ]),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_INVALID_OPTION',
+        message: "localTrellis: tool 'a' is defined twice; tool names must be unique",
+      }),
+    );
   });
 
   it('hands the signal to the handler and rejects with its reason on abort, even if the handler ignores it', async () => {
     let seen: AbortSignal | undefined;
-    const stuck = localTrellis([{ name: 'stuck', handler: (_args, { signal }) => ((seen = signal), new Promise<string>(() => undefined)) }]);
+    const stuck = localTrellis([
+      { name: 'stuck', handler: (_args, { signal }) => ((seen = signal), new Promise<string>(() => undefined)) },
+    ]);
     const controller = new AbortController();
     const call = stuck.callTool('stuck', {}, { signal: controller.signal });
     const reason = new Error('budget spent');
@@ -61,7 +105,9 @@ describe('localTrellis', () => {
     const handler = jest.fn(() => 'ran');
     const controller = new AbortController();
     controller.abort();
-    await expect(localTrellis([{ name: 't', handler }]).callTool('t', {}, { signal: controller.signal })).rejects.toHaveProperty('name', 'AbortError');
+    await expect(
+      localTrellis([{ name: 't', handler }]).callTool('t', {}, { signal: controller.signal }),
+    ).rejects.toHaveProperty('name', 'AbortError');
     expect(handler).not.toHaveBeenCalled();
   });
 });

@@ -37,7 +37,13 @@ describe('mcpTrellis close()', () => {
     await trellis.listTools();
     const timers = clientTimers();
     try {
-      await expect(trellis.callTool('trigger-long-running-operation', { duration: 30, steps: 30 }, { signal: AbortSignal.timeout(500) })).rejects.toThrow();
+      await expect(
+        trellis.callTool(
+          'trigger-long-running-operation',
+          { duration: 30, steps: 30 },
+          { signal: AbortSignal.timeout(500) },
+        ),
+      ).rejects.toThrow();
       await trellis.close!();
       expect(await timers.armed()).toEqual([]);
     } finally {

@@ -11,7 +11,13 @@ describe('mcpConnection', () => {
   beforeEach(async () => {
     server = await startMcpServer();
     toolsChanged = 0;
-    connection = mcpConnection({ address: { url: server.url }, target: server.url, trellis: 'notes', logger: memoryLogger().logger, onToolsChanged: () => toolsChanged++ });
+    connection = mcpConnection({
+      address: { url: server.url },
+      target: server.url,
+      trellis: 'notes',
+      logger: memoryLogger().logger,
+      onToolsChanged: () => toolsChanged++,
+    });
   });
   afterEach(async () => {
     await connection.close();
@@ -75,7 +81,11 @@ describe('mcpConnection', () => {
     await connection.close();
     const afterwards = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(afterwards.status).toBe(404);

@@ -1,5 +1,11 @@
 import http from 'node:http';
-import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
 import { isSessionLost, trellisError } from '../../lib/trellis/mcp-errors';
 
@@ -21,7 +27,14 @@ describe('trellisError and isSessionLost, on what the MCP client throws', () => 
       http.createServer((req, res) => {
         req.resume();
         const status = Number(req.headers['x-status']);
-        const body = req.headers['x-body'] === 'plain' ? 'upstream gateway\n  timed out' : JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'backend down:\n  Authorization: Bearer sk-live0123456789abcdefXYZ' } });
+        const body =
+          req.headers['x-body'] === 'plain'
+            ? 'upstream gateway\n  timed out'
+            : JSON.stringify({
+                jsonrpc: '2.0',
+                id: null,
+                error: { code: -32000, message: 'backend down:\n  Authorization: Bearer sk-live0123456789abcdefXYZ' },
+              });
         res.writeHead(status, { 'content-type': 'application/json' }).end(body);
       }),
     );
@@ -31,14 +44,18 @@ describe('trellisError and isSessionLost, on what the MCP client throws', () => 
   it("says the HTTP status and the JSON-RPC error's message, on one line and without credentials", async () => {
     const error = await connectError(`${server.origin}/mcp`, { 'x-status': '500' });
     const readable = trellisError(error, TARGET);
-    expect(readable.message).toBe(`Trellis at ${TARGET} answered HTTP 500 (backend down: Authorization: Bearer [redacted])`);
+    expect(readable.message).toBe(
+      `Trellis at ${TARGET} answered HTTP 500 (backend down: Authorization: Bearer [redacted])`,
+    );
     expect(readable.cause).toBe(error);
     expect(isSessionLost(error)).toBe(false);
   });
 
   it('says the body itself when it is not JSON-RPC', async () => {
     const error = await connectError(`${server.origin}/mcp`, { 'x-status': '502', 'x-body': 'plain' });
-    expect(trellisError(error, TARGET).message).toBe(`Trellis at ${TARGET} answered HTTP 502 (upstream gateway timed out)`);
+    expect(trellisError(error, TARGET).message).toBe(
+      `Trellis at ${TARGET} answered HTTP 502 (upstream gateway timed out)`,
+    );
   });
 
   it('takes a 404 for a session the server no longer knows', async () => {
@@ -48,17 +65,23 @@ describe('trellisError and isSessionLost, on what the MCP client throws', () => 
   it('says the system error code of a server that is not there', async () => {
     const gone = await onLoopback(http.createServer());
     await gone.close();
-    expect(trellisError(await connectError(`${gone.origin}/mcp`), TARGET).message).toBe(`Trellis unreachable at ${TARGET} (ECONNREFUSED)`);
+    expect(trellisError(await connectError(`${gone.origin}/mcp`), TARGET).message).toBe(
+      `Trellis unreachable at ${TARGET} (ECONNREFUSED)`,
+    );
   });
 });
 
 describe('trellisError', () => {
   it('says a closed connection was lost', () => {
-    expect(trellisError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), TARGET).message).toBe(`Trellis connection to ${TARGET} was lost`);
+    expect(trellisError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), TARGET).message).toBe(
+      `Trellis connection to ${TARGET} was lost`,
+    );
   });
 
   it("says a protocol error's message on one line, cut at 160 characters", () => {
-    expect(trellisError(new ProtocolError(-32603, 'tool table\n  corrupt'), TARGET).message).toBe(`Trellis at ${TARGET} failed: tool table corrupt`);
+    expect(trellisError(new ProtocolError(-32603, 'tool table\n  corrupt'), TARGET).message).toBe(
+      `Trellis at ${TARGET} failed: tool table corrupt`,
+    );
     const long = trellisError(new ProtocolError(-32603, 'x'.repeat(400)), TARGET).message;
     expect(long).toBe(`Trellis at ${TARGET} failed: ${'x'.repeat(157)}...`);
   });
@@ -66,15 +89,21 @@ describe('trellisError', () => {
   it('adds the innermost cause where it says more', () => {
     const error = new Error('fetch failed', { cause: new Error('outer', { cause: new Error('bad port') }) });
     expect(trellisError(error, TARGET).message).toBe(`Trellis at ${TARGET} failed: fetch failed (bad port)`);
-    expect(trellisError(new Error('spawn failed: bad port', { cause: new Error('bad port') }), TARGET).message).toBe(`Trellis at ${TARGET} failed: spawn failed: bad port`);
+    expect(trellisError(new Error('spawn failed: bad port', { cause: new Error('bad port') }), TARGET).message).toBe(
+      `Trellis at ${TARGET} failed: spawn failed: bad port`,
+    );
   });
 
   it('finds a system code in the cause chain, passing over the SDK codes on the way', () => {
     const spawn = Object.assign(new Error('spawn notes-server ENOENT'), { code: 'ENOENT' });
-    expect(trellisError(new SdkError(SdkErrorCode.ConnectionClosed, 'closed', undefined, { cause: spawn }), TARGET).message).toBe(`Trellis unreachable at ${TARGET} (ENOENT)`);
+    expect(
+      trellisError(new SdkError(SdkErrorCode.ConnectionClosed, 'closed', undefined, { cause: spawn }), TARGET).message,
+    ).toBe(`Trellis unreachable at ${TARGET} (ENOENT)`);
   });
 
   it('reads what is thrown that is no Error', () => {
-    expect(trellisError('stdio server crashed', TARGET).message).toBe(`Trellis at ${TARGET} failed: stdio server crashed`);
+    expect(trellisError('stdio server crashed', TARGET).message).toBe(
+      `Trellis at ${TARGET} failed: stdio server crashed`,
+    );
   });
 });

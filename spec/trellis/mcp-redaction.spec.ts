@@ -29,7 +29,13 @@ describe("mcpTrellis: a server's own words carry no credentials into logs or too
   it('redacts the error text of a server that reflects the credentials it was sent', async () => {
     const server = http.createServer(function reflecting(req, res) {
       res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: `invalid credentials: ${req.headers.authorization}` } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: `invalid credentials: ${req.headers.authorization}` },
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => server.close(resolve)));
@@ -44,7 +50,15 @@ describe("mcpTrellis: a server's own words carry no credentials into logs or too
   it('redacts the stderr lines of a stdio server', async () => {
     const stdio = trellis({ command: process.execPath, args: [javascript(STDIO_SERVER), '--api-key', KEY] });
     await stdio.listTools();
-    await eventually(() => expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'trellis stderr', line: 'mcp-stdio-server: started with --api-key [redacted]' })));
+    await eventually(() =>
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          message: 'trellis stderr',
+          line: 'mcp-stdio-server: started with --api-key [redacted]',
+        }),
+      ),
+    );
     expect(JSON.stringify(lines)).not.toContain(KEY);
   });
 });

@@ -38,8 +38,15 @@ describe('reconnections', () => {
 describe('transportFor', () => {
   it('speaks Streamable HTTP to a url, sending its headers', async () => {
     const seen: http.IncomingHttpHeaders[] = [];
-    const server = await onLoopback(http.createServer((req, res) => (seen.push(req.headers), req.resume(), res.writeHead(503).end())));
-    const transport = transportFor({ url: `${server.origin}/mcp`, headers: { authorization: 'Bearer service' } }, 'notes', memoryLogger().logger, never);
+    const server = await onLoopback(
+      http.createServer((req, res) => (seen.push(req.headers), req.resume(), res.writeHead(503).end())),
+    );
+    const transport = transportFor(
+      { url: `${server.origin}/mcp`, headers: { authorization: 'Bearer service' } },
+      'notes',
+      memoryLogger().logger,
+      never,
+    );
     expect(transport).toBeInstanceOf(StreamableHTTPClientTransport);
     await expect(new Client({ name: 'mcp-transport.spec', version: '1' }).connect(transport)).rejects.toThrow();
     await server.close();
@@ -47,15 +54,21 @@ describe('transportFor', () => {
     expect(seen.map((headers) => headers.authorization)).toEqual(seen.map(() => 'Bearer service'));
   });
 
-  it("runs a command, logging each line it writes to stderr as one line named after the Trellis, credentials redacted", async () => {
+  it('runs a command, logging each line it writes to stderr as one line named after the Trellis, credentials redacted', async () => {
     const { logger, lines } = memoryLogger();
-    const script = "console.error('notes-server: upstream Authorization: Bearer sk-live0123456789abcdefXYZ'); console.error('   '); console.error('notes-server: ready'); setInterval(() => {}, 1000);";
+    const script =
+      "console.error('notes-server: upstream Authorization: Bearer sk-live0123456789abcdefXYZ'); console.error('   '); console.error('notes-server: ready'); setInterval(() => {}, 1000);";
     const transport = transportFor({ command: process.execPath, args: ['-e', script] }, 'notes-stdio', logger, never);
     await transport.start();
     try {
       await eventually(() =>
         expect(lines).toEqual([
-          { level: 'info', message: 'trellis stderr', trellis: 'notes-stdio', line: 'notes-server: upstream Authorization: Bearer [redacted]' },
+          {
+            level: 'info',
+            message: 'trellis stderr',
+            trellis: 'notes-stdio',
+            line: 'notes-server: upstream Authorization: Bearer [redacted]',
+          },
           { level: 'info', message: 'trellis stderr', trellis: 'notes-stdio', line: 'notes-server: ready' },
         ]),
       );

@@ -1,4 +1,10 @@
-import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { newNonce, sealFlow, type Flow } from './flow-state';
 import type { OAuthOptions } from './options';
 import type { TokenVault } from './vault';
@@ -95,7 +101,9 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     const known = this.shared.discovery;
     if (!this.flow) return known;
     const { authorizationServerUrl, resourceMetadataUrl } = this.flow;
-    return known?.authorizationServerUrl === authorizationServerUrl ? known : { authorizationServerUrl, resourceMetadataUrl };
+    return known?.authorizationServerUrl === authorizationServerUrl
+      ? known
+      : { authorizationServerUrl, resourceMetadataUrl };
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
@@ -104,7 +112,8 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'all' || scope === 'tokens') await this.shared.vault.forget(this.shared.server, this.user);
-    if ((scope === 'all' || scope === 'client') && !this.shared.options.clientId) await this.shared.vault.forgetClient(this.shared.server);
+    if ((scope === 'all' || scope === 'client') && !this.shared.options.clientId)
+      await this.shared.vault.forgetClient(this.shared.server);
     if (scope === 'all' || scope === 'discovery') this.shared.discovery = undefined;
   }
 

@@ -12,7 +12,8 @@ export class ConsentRequired extends Error {
 }
 
 /** The text the client reads in place of an answer. */
-export const consentNote = ({ server, url }: ConsentRequired): string => `[agent-loop] ${server} needs your permission: open ${url}, then send your message again.`;
+export const consentNote = ({ server, url }: ConsentRequired): string =>
+  `[agent-loop] ${server} needs your permission: open ${url}, then send your message again.`;
 
 /** A call made without a signed-in user, to a server that needs one. */
 export const needsUser = (tool: string): Error => new Error(`'${tool}' needs a signed-in user`);

@@ -15,11 +15,27 @@ export const oauthOptions = {
     hint: "it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'",
     qualified: true,
   }),
-  clientId: option<string>({ schema: Joi.string(), hint: "it must be the client id the authorization server issued, e.g. clientId: 'agent-loop'", qualified: true }),
-  clientSecret: option<string>({ schema: Joi.string(), hint: "it must be the client secret the authorization server issued with clientId (in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')", qualified: true }),
+  clientId: option<string>({
+    schema: Joi.string(),
+    hint: "it must be the client id the authorization server issued, e.g. clientId: 'agent-loop'",
+    qualified: true,
+  }),
+  clientSecret: option<string>({
+    schema: Joi.string(),
+    hint: "it must be the client secret the authorization server issued with clientId (in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')",
+    qualified: true,
+  }),
   /** the gateway config's way: the secret stays out of the file */
-  clientSecretEnv: option<string>({ schema: Joi.string(), hint: "it must name an environment variable holding the client secret, e.g. clientSecretEnv: 'MCP_CLIENT_SECRET'", qualified: true }),
-  scopes: option<string[]>({ schema: Joi.array().items(Joi.string().pattern(/^\S+$/)).min(1), hint: "it must be a list of scopes to ask for, e.g. scopes: ['repo:read']", qualified: true }),
+  clientSecretEnv: option<string>({
+    schema: Joi.string(),
+    hint: "it must name an environment variable holding the client secret, e.g. clientSecretEnv: 'MCP_CLIENT_SECRET'",
+    qualified: true,
+  }),
+  scopes: option<string[]>({
+    schema: Joi.array().items(Joi.string().pattern(/^\S+$/)).min(1),
+    hint: "it must be a list of scopes to ask for, e.g. scopes: ['repo:read']",
+    qualified: true,
+  }),
   user: option<OAuthUser>({
     schema: Joi.alternatives().try(Joi.string().pattern(HEADER_NAME), Joi.function()),
     hint: "it must be the name of a header your authentication sets, e.g. user: 'x-user-id', or (req) => string | undefined",
@@ -35,7 +51,10 @@ export function withSecret(options: OAuthOptions): OAuthOptions {
   if (clientSecretEnv === undefined) return options;
   const clientSecret = process.env[clientSecretEnv];
   if (!clientSecret) {
-    throw new AgentLoopError('ERR_AGENT_LOOP_INVALID_OPTION', `agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' names ${clientSecretEnv}, which is not set; set it to the client secret the authorization server issued with clientId, or leave clientSecretEnv out.`);
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      `agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' names ${clientSecretEnv}, which is not set; set it to the client secret the authorization server issued with clientId, or leave clientSecretEnv out.`,
+    );
   }
   return { ...rest, clientSecret };
 }
@@ -58,6 +77,6 @@ export const oauthOption = option<OAuthOptions>({
   doc: {
     range: '`{ redirectUrl, clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }` (`url` servers only)',
     fallback: 'none',
-    does: "each user signs in to the server (OAuth 2.1: discovery, registration, PKCE); the loop answers with the consent link until they did ([OAuth](mcp.md#oauth))",
+    does: 'each user signs in to the server (OAuth 2.1: discovery, registration, PKCE); the loop answers with the consent link until they did ([OAuth](mcp.md#oauth))',
   },
 });

@@ -1,5 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { auth, computeScopeUnion, extractWWWAuthenticateParams, type AuthProvider, type InsufficientScopeError } from '@modelcontextprotocol/client';
+import {
+  auth,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  type AuthProvider,
+  type InsufficientScopeError,
+} from '@modelcontextprotocol/client';
 import { GatewayOAuthProvider, type ServerAuth } from './client-provider';
 import { ConsentRequired } from './consent';
 import { newNonce, type Flow } from './flow-state';
@@ -21,7 +27,8 @@ interface Challenge {
   force?: boolean;
 }
 
-const expiring = (record: TokenRecord) => record.expiresAt !== undefined && record.expiresAt - Date.now() <= REFRESH_BEFORE_MS;
+const expiring = (record: TokenRecord) =>
+  record.expiresAt !== undefined && record.expiresAt - Date.now() <= REFRESH_BEFORE_MS;
 
 /**
  * Every user's sign-in to one MCP server, through the SDK's `auth()`: the consent link, the callback's code exchange,
@@ -57,11 +64,21 @@ export class ServerSignIn {
   }
 
   /** The consent link for this user, or undefined when `auth()` got tokens without one (a refresh). */
-  async consent(user: string, { resourceMetadataUrl, scope, force }: Challenge = {}): Promise<ConsentRequired | undefined> {
+  async consent(
+    user: string,
+    { resourceMetadataUrl, scope, force }: Challenge = {},
+  ): Promise<ConsentRequired | undefined> {
     const provider = new GatewayOAuthProvider(this.shared, user);
     const asked = computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
-    const result = await auth(provider, { serverUrl: this.serverUrl, resourceMetadataUrl, scope: asked, forceReauthorization: force });
-    return result === 'REDIRECT' && provider.authorizationUrl ? new ConsentRequired(this.server, provider.authorizationUrl) : undefined;
+    const result = await auth(provider, {
+      serverUrl: this.serverUrl,
+      resourceMetadataUrl,
+      scope: asked,
+      forceReauthorization: force,
+    });
+    return result === 'REDIRECT' && provider.authorizationUrl
+      ? new ConsentRequired(this.server, provider.authorizationUrl)
+      : undefined;
   }
 
   /** The callback leg: the code exchanged (the `iss` checked first) and the tokens stored for the flow's user. */
@@ -73,7 +90,10 @@ export class ServerSignIn {
   /** The 403 asked for a wider scope: the person is asked for it (a bounded number of times in a row). */
   async stepUp(user: string, error: InsufficientScopeError): Promise<Error> {
     const count = (this.stepUps.get(user) ?? 0) + 1;
-    if (count > MAX_STEP_UPS) return new Error(`${this.server} still refuses the call for want of scope '${error.requiredScope ?? ''}' after ${MAX_STEP_UPS} requests for it`);
+    if (count > MAX_STEP_UPS)
+      return new Error(
+        `${this.server} still refuses the call for want of scope '${error.requiredScope ?? ''}' after ${MAX_STEP_UPS} requests for it`,
+      );
     this.stepUps.set(user, count);
     const held = await this.shared.vault.get(this.server, user);
     const scope = computeScopeUnion(held?.tokens.scope, error.requiredScope);

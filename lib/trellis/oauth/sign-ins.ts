@@ -60,7 +60,11 @@ export class SignIns {
       void this.callback(req, res);
       return true;
     }
-    const document = [...this.callbacks.values()].find((candidate) => clientMetadataUrl(candidate.redirectUrl) !== undefined && pathOf(clientMetadataUrl(candidate.redirectUrl)!) === path);
+    const document = [...this.callbacks.values()].find(
+      (candidate) =>
+        clientMetadataUrl(candidate.redirectUrl) !== undefined &&
+        pathOf(clientMetadataUrl(candidate.redirectUrl)!) === path,
+    );
     if (!document) return false;
     res.json({ ...clientMetadata(document), client_id: clientMetadataUrl(document.redirectUrl) });
     return true;
@@ -70,7 +74,15 @@ export class SignIns {
     const query = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
     const refuse = (why: string, meta: Record<string, unknown> = {}) => {
       this.logger.warn('agent-loop refused an OAuth callback', { ip: req.ip, why, ...meta });
-      res.status(400).type('html').send(page('Not connected', `The sign-in did not complete: ${why}. Nothing was stored; send your message again for a new link.`));
+      res
+        .status(400)
+        .type('html')
+        .send(
+          page(
+            'Not connected',
+            `The sign-in did not complete: ${why}. Nothing was stored; send your message again for a new link.`,
+          ),
+        );
     };
     res.setHeader('cache-control', 'no-store');
     const error = query('error');
@@ -86,9 +98,15 @@ export class SignIns {
     try {
       await signIn.complete(flow, code, query('iss'));
     } catch (failure) {
-      return refuse('the authorization server did not confirm it', { server: flow.server, reason: redacted((failure as Error).message) });
+      return refuse('the authorization server did not confirm it', {
+        server: flow.server,
+        reason: redacted((failure as Error).message),
+      });
     }
     this.logger.info('agent-loop stored OAuth tokens', { server: flow.server, user: flow.user });
-    res.status(200).type('html').send(page(`${flow.server} is connected`, 'You can close this page and send your message again.'));
+    res
+      .status(200)
+      .type('html')
+      .send(page(`${flow.server} is connected`, 'You can close this page and send your message again.'));
   }
 }

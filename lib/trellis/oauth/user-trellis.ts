@@ -13,11 +13,20 @@ export interface UserTrellisOptions {
   pool: ConnectionPool;
   connect(authProvider: AuthProvider): McpConnection;
   /** runs `use` on the connection's client, retrying once on a lost session */
-  withClient<T>(use: (client: Client) => Promise<T>, signal: AbortSignal | undefined, connection: McpConnection): Promise<T>;
+  withClient<T>(
+    use: (client: Client) => Promise<T>,
+    signal: AbortSignal | undefined,
+    connection: McpConnection,
+  ): Promise<T>;
   /** errors made readable, the caller's signal bounding the wait */
   readable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T>;
   listAll(client: Client): Promise<Tool[]>;
-  callOn(client: Client, name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<CallToolResult>;
+  callOn(
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<CallToolResult>;
   listTtlMs: number;
 }
 
@@ -55,7 +64,10 @@ export function userTrellises(options: UserTrellisOptions): (req: IncomingMessag
         return tools;
       },
       async callTool(name, args, callOptions) {
-        const result = await onConnection((client) => options.callOn(client, name, args, callOptions), callOptions.signal);
+        const result = await onConnection(
+          (client) => options.callOn(client, name, args, callOptions),
+          callOptions.signal,
+        );
         // only a call the server let through answers the step-ups asked so far (a listing may need no scope)
         signIn.served(user);
         return result;

@@ -4,7 +4,8 @@ import { credentialOf } from '../../signed-token';
 import type { OAuthUser } from './options';
 
 /** The user as the vault knows them: a hash of who the request says they are, never the credential itself. */
-export const userKey = (user: string): string => createHash('sha256').update(`agent-loop oauth user\n${user}`).digest('base64url').slice(0, 22);
+export const userKey = (user: string): string =>
+  createHash('sha256').update(`agent-loop oauth user\n${user}`).digest('base64url').slice(0, 22);
 
 function named(option: OAuthUser, req: IncomingMessage): string | undefined {
   if (typeof option === 'string') {

@@ -23,7 +23,6 @@ const MAX_RECORD_BYTES = 64 * 1024;
 const PREFIX = 'oauth:tokens:';
 const CLIENT_PREFIX = 'oauth:client:';
 
-
 const keyOf = (server: string, user: string) => `${PREFIX}${encodeURIComponent(server)}:${user}`;
 
 /**
@@ -41,7 +40,10 @@ export class TokenVault {
   }
 
   async save(server: string, user: string, tokens: StoredOAuthTokens): Promise<TokenRecord> {
-    const record: TokenRecord = { tokens, ...(tokens.expires_in === undefined ? {} : { expiresAt: Date.now() + tokens.expires_in * 1000 }) };
+    const record: TokenRecord = {
+      tokens,
+      ...(tokens.expires_in === undefined ? {} : { expiresAt: Date.now() + tokens.expires_in * 1000 }),
+    };
     await this.write(keyOf(server, user), record);
     return record;
   }
@@ -71,7 +73,15 @@ export class TokenVault {
       const user = key.slice(cut + 1);
       const record = this.opened(key, entries.get(key)!);
       if (!record) return [];
-      return [{ server, user, expiresAt: record.expiresAt === undefined ? null : new Date(record.expiresAt).toISOString(), scope: record.tokens.scope ?? null, refreshable: record.tokens.refresh_token !== undefined }];
+      return [
+        {
+          server,
+          user,
+          expiresAt: record.expiresAt === undefined ? null : new Date(record.expiresAt).toISOString(),
+          scope: record.tokens.scope ?? null,
+          refreshable: record.tokens.refresh_token !== undefined,
+        },
+      ];
     });
   }
 
@@ -81,7 +91,9 @@ export class TokenVault {
   }
 
   private async write(key: string, value: unknown): Promise<void> {
-    await this.store.set(key, seal(this.key, { kind: 'oauth', context: key }, value, Date.now() + RECORD_TTL_MS), { ttlMs: RECORD_TTL_MS });
+    await this.store.set(key, seal(this.key, { kind: 'oauth', context: key }, value, Date.now() + RECORD_TTL_MS), {
+      ttlMs: RECORD_TTL_MS,
+    });
   }
 
   /** the value sealed at `key`, unless it was sealed for another key (moved) or under another secret */

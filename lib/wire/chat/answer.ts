@@ -21,12 +21,27 @@ function withText(message: ChatMessage, text: string): ChatMessage {
  * the text and the calls to the client's approval tool when calls wait for a person.
  */
 export function chatAnswer(answer: Answer): { message: ChatMessage; finishReason: string } {
-  if (answer.approvals) return { message: { role: 'assistant', content: answer.text === '' ? null : answer.text, tool_calls: answer.approvals.map(toolCallOf) }, finishReason: 'tool_calls' };
+  if (answer.approvals)
+    return {
+      message: {
+        role: 'assistant',
+        content: answer.text === '' ? null : answer.text,
+        tool_calls: answer.approvals.map(toolCallOf),
+      },
+      finishReason: 'tool_calls',
+    };
   const last = answer.last?.output as ChatMessage | undefined;
-  if (answer.stop !== 'final' || !last) return { message: { role: 'assistant', content: answer.text }, finishReason: 'stop' };
+  if (answer.stop !== 'final' || !last)
+    return { message: { role: 'assistant', content: answer.text }, finishReason: 'stop' };
   if (!answer.handBack) return { message: withText(last, answer.text), finishReason: answer.last?.stop ?? 'stop' };
   const calls = last.tool_calls ?? [];
-  return { message: { ...withText(last, answer.text), tool_calls: answer.handBack.map((call) => ({ ...calls[call.index], id: call.id })) }, finishReason: 'tool_calls' };
+  return {
+    message: {
+      ...withText(last, answer.text),
+      tool_calls: answer.handBack.map((call) => ({ ...calls[call.index], id: call.id })),
+    },
+    finishReason: 'tool_calls',
+  };
 }
 
 /**
@@ -34,7 +49,11 @@ export function chatAnswer(answer: Answer): { message: ChatMessage; finishReason
  * the reply's id, `created` and model only of their type (an upstream may leave them out), else the loop's own.
  */
 export function finalCompletion(answer: Answer, identity: AnswerIdentity): ChatCompletion {
-  const shape = (answer.last?.reply as ChatCompletion | undefined) ?? { ...identity, object: 'chat.completion', choices: [] };
+  const shape = (answer.last?.reply as ChatCompletion | undefined) ?? {
+    ...identity,
+    object: 'chat.completion',
+    choices: [],
+  };
   const [first] = shape.choices;
   const { message, finishReason } = chatAnswer(answer);
   return {

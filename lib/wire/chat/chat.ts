@@ -13,7 +13,16 @@ import { carryOnChat, restoreChat } from './continuation';
 import { chatElision } from './elision';
 import { chatReader } from './reader';
 import { TakenIds } from '../../loop/call-id';
-import { type Conversation, type LoopSetup, type ReplyOptions, type TurnResult, type Wire, type WireCall, type WireLoop, type WireRequest } from '../../loop/wire';
+import {
+  type Conversation,
+  type LoopSetup,
+  type ReplyOptions,
+  type TurnResult,
+  type Wire,
+  type WireCall,
+  type WireLoop,
+  type WireRequest,
+} from '../../loop/wire';
 
 export interface ChatRequest extends WireRequest {
   messages: ChatMessage[];
@@ -25,7 +34,11 @@ function isChatRequest(body: unknown): body is ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const { messages, n } = body as { messages?: unknown; n?: unknown };
   if (n !== undefined && n !== null && n !== 1) return false;
-  return Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string');
+  return (
+    Array.isArray(messages) &&
+    messages.length > 0 &&
+    messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string')
+  );
 }
 
 function clientFunctions(tools: unknown): ChatTool[] {
@@ -91,7 +104,9 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
-    kept.forEach((call, i) => this.items.push({ role: 'tool', tool_call_id: call.id, content: toolOutcomeText(outcomes[i]) }));
+    kept.forEach((call, i) =>
+      this.items.push({ role: 'tool', tool_call_id: call.id, content: toolOutcomeText(outcomes[i]) }),
+    );
     const images = imageMessage(kept, outcomes);
     if (images) this.items.push(images);
   }
@@ -133,10 +148,16 @@ export const chatWire: Wire<ChatMessage> = {
     const body = request as ChatRequest;
     const offered = new Set(setup.tools.map((tool) => tool.function.name));
     const declared = clientFunctions(body.tools);
-    const theirs = declared.filter((tool) => !offered.has(tool.function.name) && tool.function.name !== setup.approvalTool);
+    const theirs = declared.filter(
+      (tool) => !offered.has(tool.function.name) && tool.function.name !== setup.approvalTool,
+    );
     const model = typeof body.model === 'string' ? body.model : '';
     return {
-      conversation: new ChatConversation(body.messages, turnFields(body, [...setup.tools, ...theirs], setup.countsTokens), setup),
+      conversation: new ChatConversation(
+        body.messages,
+        turnFields(body, [...setup.tools, ...theirs], setup.countsTokens),
+        setup,
+      ),
       reader: chatReader,
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       approvalTool: declared.some((tool) => tool.function.name === setup.approvalTool) ? setup.approvalTool : undefined,
@@ -144,7 +165,11 @@ export const chatWire: Wire<ChatMessage> = {
         const identity = { id: `chatcmpl-${setup.loopId}`, created: Math.floor(Date.now() / 1000), model };
         if (body.stream !== true) return new JsonReply(res, identity, options.judged);
         const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-        return new StreamReply(res, identity, { keepAliveSec: options.keepAliveSec, includeUsage, signal: options.signal });
+        return new StreamReply(res, identity, {
+          keepAliveSec: options.keepAliveSec,
+          includeUsage,
+          signal: options.signal,
+        });
       },
     };
   },

@@ -9,7 +9,11 @@ import { elide, toolNames } from './elision';
  * goes back as the model wrote it, since some providers refuse a follow-up without it.
  */
 function workOf(messages: readonly ChatMessage[]): ChatMessage[] {
-  return messages.map((message) => (message.role === 'tool' ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content } : { ...message, content: null }));
+  return messages.map((message) =>
+    message.role === 'tool'
+      ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content }
+      : { ...message, content: null },
+  );
 }
 
 const callTokenAt = (call: unknown): number => tokenAt((call as { id?: unknown } | undefined)?.id);
@@ -19,7 +23,11 @@ export interface ChatRestored extends Reopened {
 }
 
 /** The calls handed back to the client, the first one's id carrying the loop's own messages (`own`). */
-export function carryOnChat<Call extends { id: string }>(handBacks: LoopHandBacks, calls: Call[], own: readonly ChatMessage[]): Call[] {
+export function carryOnChat<Call extends { id: string }>(
+  handBacks: LoopHandBacks,
+  calls: Call[],
+  own: readonly ChatMessage[],
+): Call[] {
   const work = workOf(own);
   const names = toolNames(work, 0);
   return carryWork(handBacks, calls, work, (message) => (message.role === 'tool' ? elide(message, names) : undefined));
@@ -31,7 +39,11 @@ export function carryOnChat<Call extends { id: string }>(handBacks: LoopHandBack
  * One token per message, on its first call (a token on a later call is ignored), the latest first.
  */
 export function restoreChat(handBacks: HandBacks, messages: readonly ChatMessage[]): ChatRestored | undefined {
-  const carriers = messages.map((message) => (Array.isArray(message.tool_calls) && message.tool_calls.some((call) => callTokenAt(call) >= 0) ? message.tool_calls : undefined));
+  const carriers = messages.map((message) =>
+    Array.isArray(message.tool_calls) && message.tool_calls.some((call) => callTokenAt(call) >= 0)
+      ? message.tool_calls
+      : undefined,
+  );
   if (!carriers.some(Boolean)) return undefined;
   const latestFirst: number[] = [];
   let onLaterCalls = 0;
@@ -50,7 +62,10 @@ export function restoreChat(handBacks: HandBacks, messages: readonly ChatMessage
 }
 
 /** `messages` with each carried work before its message, and every id that carries a token cut back to the model's. */
-function restoredIds(messages: readonly ChatMessage[], works: ReadonlyMap<number, ChatMessage[] | undefined>): ChatMessage[] {
+function restoredIds(
+  messages: readonly ChatMessage[],
+  works: ReadonlyMap<number, ChatMessage[] | undefined>,
+): ChatMessage[] {
   const ids = new Map<string, string>();
   const restored: ChatMessage[] = [];
   messages.forEach((message, i) => {

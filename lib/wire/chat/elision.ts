@@ -4,7 +4,8 @@ import type { ChatMessage } from '../../types';
 /** The tool each tool message answers, by its call id, from the assistant messages from `from` on. */
 export function toolNames(messages: readonly ChatMessage[], from = 0): Map<unknown, string> {
   const names = new Map<unknown, string>();
-  for (let i = from; i < messages.length; i++) messages[i].tool_calls?.forEach((call) => names.set(call.id, call.function?.name));
+  for (let i = from; i < messages.length; i++)
+    messages[i].tool_calls?.forEach((call) => names.set(call.id, call.function?.name));
   return names;
 }
 

@@ -4,16 +4,23 @@ import { isObject, type Fields } from '../../loop/deltas';
 
 /** The tool calls a message of the conversation carries: a client's history may hold anything there. */
 export function callsIn(message: ChatMessage): ToolCall[] {
-  return Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]).filter(isObject).map((call) => call as unknown as ToolCall) : [];
+  return Array.isArray(message.tool_calls)
+    ? (message.tool_calls as unknown[]).filter(isObject).map((call) => call as unknown as ToolCall)
+    : [];
 }
 
-const isTextPart = (part: unknown): part is { text: string } => isObject(part) && (part.type === undefined || part.type === 'text') && typeof part.text === 'string';
+const isTextPart = (part: unknown): part is { text: string } =>
+  isObject(part) && (part.type === undefined || part.type === 'text') && typeof part.text === 'string';
 
 /** The text of a reply's content: a string, null, or a list of parts (only its text parts: Mistral's thinking parts are not the answer). */
 export function contentText(content: unknown): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
-  if (Array.isArray(content) && content.every(isObject)) return content.filter(isTextPart).map((part) => part.text).join('');
+  if (Array.isArray(content) && content.every(isObject))
+    return content
+      .filter(isTextPart)
+      .map((part) => part.text)
+      .join('');
   throw new Error(`the reply's content is not text: ${JSON.stringify(content)?.slice(0, 80)}`);
 }
 
@@ -59,7 +66,12 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
       {
         ...choice,
         index: 0,
-        message: { ...rest, role: 'assistant', content: contentOf(message.content) ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+        message: {
+          ...rest,
+          role: 'assistant',
+          content: contentOf(message.content) ?? null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
         finish_reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
       },
     ],
@@ -70,6 +82,7 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
 export function* chatHistory(messages: readonly ChatMessage[]): Generator<HistoryEntry> {
   for (const message of messages) {
     for (const call of callsIn(message)) yield { call: call.id, tool: call.function?.name };
-    if (message.role === 'tool' && typeof message.tool_call_id === 'string') yield { answers: message.tool_call_id, text: typeof message.content === 'string' ? message.content : '' };
+    if (message.role === 'tool' && typeof message.tool_call_id === 'string')
+      yield { answers: message.tool_call_id, text: typeof message.content === 'string' ? message.content : '' };
   }
 }

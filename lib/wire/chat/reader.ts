@@ -15,7 +15,11 @@ export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
     text: contentText(message.content),
     calls: (message.tool_calls ?? []).map(wireCallOf),
     output: message,
-    usage: usage && { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0, total: usage.total_tokens ?? 0 },
+    usage: usage && {
+      input: usage.prompt_tokens ?? 0,
+      output: usage.completion_tokens ?? 0,
+      total: usage.total_tokens ?? 0,
+    },
     stop: choice.finish_reason,
     id: completion.id,
     model: completion.model,
@@ -26,5 +30,6 @@ export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
 /** Chat completions' replies: one JSON completion, or an SSE stream of chunks put back together. */
 export const chatReader: TurnReader<ChatMessage> = {
   json: (body: unknown) => chatTurn(wellFormedReply(body)),
-  stream: async (stream: Readable, onText: TextSink, maxBytes: number) => chatTurn(wellFormedReply(await streamedTurn(stream, onText, maxBytes, streamedCompletion))),
+  stream: async (stream: Readable, onText: TextSink, maxBytes: number) =>
+    chatTurn(wellFormedReply(await streamedTurn(stream, onText, maxBytes, streamedCompletion))),
 };

@@ -42,7 +42,9 @@ export class StreamReply implements Reply {
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
   text(delta: string): Promise<void> | void {
-    const room = this.roleSent ? this.stream.write(`${this.textHead}${JSON.stringify(delta)}${this.textTail}`) : this.chunk({ content: delta });
+    const room = this.roleSent
+      ? this.stream.write(`${this.textHead}${JSON.stringify(delta)}${this.textTail}`)
+      : this.chunk({ content: delta });
     if (!room) return this.stream.drained(this.options.signal);
   }
 
@@ -58,7 +60,9 @@ export class StreamReply implements Reply {
 
   send(answer: Answer): void {
     const { message, finishReason } = chatAnswer(answer);
-    (message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) => this.chunk({ tool_calls: [{ index, id, type, function: fn }] }));
+    (message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) =>
+      this.chunk({ tool_calls: [{ index, id, type, function: fn }] }),
+    );
     this.finish(finishReason, answer.usage && chatUsage(answer.usage));
   }
 
@@ -77,7 +81,12 @@ export class StreamReply implements Reply {
   }
 
   private envelope() {
-    return { id: this.identity.id, object: 'chat.completion.chunk', created: this.identity.created, model: this.identity.model };
+    return {
+      id: this.identity.id,
+      object: 'chat.completion.chunk',
+      created: this.identity.created,
+      model: this.identity.model,
+    };
   }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null = null): boolean {

@@ -1,5 +1,13 @@
 import type { ChatCompletion, ChatUsage, ToolCall } from '../../types';
-import { deltaBytes, entryIndex, excerpt, isObject, MAX_STREAMED_ENTRIES, mergeDelta, type Fields } from '../../loop/deltas';
+import {
+  deltaBytes,
+  entryIndex,
+  excerpt,
+  isObject,
+  MAX_STREAMED_ENTRIES,
+  mergeDelta,
+  type Fields,
+} from '../../loop/deltas';
 import { HeldBytes } from '../../loop/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { sseData, sseJson } from '../../loop/sse';
@@ -16,7 +24,10 @@ interface Chunk {
 function parseChunk(data: string): Chunk {
   const chunk = sseJson(data) as Chunk;
   const { error } = chunk;
-  if (error) throw new Error(`the model stream sent an error: ${typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))}`);
+  if (error)
+    throw new Error(
+      `the model stream sent an error: ${typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))}`,
+    );
   return chunk;
 }
 
@@ -27,7 +38,11 @@ function nameOf(delta: Fields): string | undefined {
 
 /** One streamed tool call as it grows: the model's own fields, its id and name set once, its arguments appended. */
 class StreamedCall {
-  readonly call: Fields & { id: string; type: string; function: Fields & { name: string; arguments: unknown } } = { id: '', type: 'function', function: { name: '', arguments: '' } };
+  readonly call: Fields & { id: string; type: string; function: Fields & { name: string; arguments: unknown } } = {
+    id: '',
+    type: 'function',
+    function: { name: '', arguments: '' },
+  };
   private typed = false;
 
   /** whether a delta with this id (and, without an index, this name) starts another call rather than adding to this one */
@@ -76,7 +91,9 @@ class StreamedReply {
     if (typeof chunk.created === 'number') this.created ||= chunk.created;
     if (typeof chunk.model === 'string') this.model ||= chunk.model;
     if (isObject(chunk.usage)) this.usage = chunk.usage;
-    const choice = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]).find((candidate) => isObject(candidate) && (candidate.index ?? 0) === 0) : undefined;
+    const choice = Array.isArray(chunk.choices)
+      ? (chunk.choices as unknown[]).find((candidate) => isObject(candidate) && (candidate.index ?? 0) === 0)
+      : undefined;
     if (!isObject(choice)) return;
     this.sawChoice = true;
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
@@ -85,7 +102,10 @@ class StreamedReply {
     held.add(deltaBytes(content) + deltaBytes(calls) + deltaBytes(rest));
     mergeDelta(this.fields, rest);
     if (Array.isArray(calls)) calls.forEach((delta) => isObject(delta) && this.callFor(delta).add(delta));
-    else if (calls !== undefined && calls !== null) throw new Error(`the model stream sent tool_calls that are not a list: ${excerpt(String(JSON.stringify(calls)))}`);
+    else if (calls !== undefined && calls !== null)
+      throw new Error(
+        `the model stream sent tool_calls that are not a list: ${excerpt(String(JSON.stringify(calls)))}`,
+      );
     if (typeof content !== 'string') return;
     this.content = (this.content ?? '') + content;
     if (content !== '') return onText(content);
@@ -93,10 +113,12 @@ class StreamedReply {
 
   private callFor(delta: Fields): StreamedCall {
     const id = typeof delta.id === 'string' && delta.id !== '' ? delta.id : undefined;
-    const index = delta.index === undefined || delta.index === null ? undefined : entryIndex(delta.index, 'a tool call');
+    const index =
+      delta.index === undefined || delta.index === null ? undefined : entryIndex(delta.index, 'a tool call');
     const known = index === undefined ? this.calls.at(-1) : this.atIndex.get(index);
     if (known && !known.startedBy(id, index === undefined ? nameOf(delta) : undefined)) return known;
-    if (this.calls.length >= MAX_STREAMED_ENTRIES) throw new Error(`the model stream sent more than ${MAX_STREAMED_ENTRIES} tool calls`);
+    if (this.calls.length >= MAX_STREAMED_ENTRIES)
+      throw new Error(`the model stream sent more than ${MAX_STREAMED_ENTRIES} tool calls`);
     const call = new StreamedCall();
     this.calls.push(call);
     if (index !== undefined) this.atIndex.set(index, call);
@@ -111,7 +133,18 @@ class StreamedReply {
       object: 'chat.completion',
       created: this.created,
       model: this.model,
-      choices: [{ index: 0, message: { ...this.fields, role: 'assistant', content: this.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }, finish_reason: this.finishReason }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            ...this.fields,
+            role: 'assistant',
+            content: this.content ?? null,
+            ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          },
+          finish_reason: this.finishReason,
+        },
+      ],
       ...(this.usage ? { usage: this.usage } : {}),
     };
   }
@@ -121,7 +154,11 @@ class StreamedReply {
  * Reads a `stream: true` chat completion as it arrives, handing each text delta to `onText`, the message it assembles
  * within `held`; a broken stream throws.
  */
-export async function streamedCompletion(stream: AsyncIterable<Buffer | string>, onText: TextSink, held = new HeldBytes()): Promise<ChatCompletion> {
+export async function streamedCompletion(
+  stream: AsyncIterable<Buffer | string>,
+  onText: TextSink,
+  held = new HeldBytes(),
+): Promise<ChatCompletion> {
   const reply = new StreamedReply();
   for await (const data of sseData(stream, held.maxBytes)) {
     if (data === '[DONE]') return reply.completion();

@@ -6,8 +6,22 @@ import type { AnthropicMessage, ContentBlock, MessagesUsage } from './types';
  * the loop does not know; the id and model only when they are strings, else the loop's own), holding every turn's
  * blocks the client may see and the usage summed over the turns.
  */
-export function finalMessage(content: ContentBlock[], stopReason: string, usage: MessagesUsage | undefined, last: AnthropicMessage | undefined, identity: MessagesIdentity): AnthropicMessage {
-  const shape: AnthropicMessage = last ?? { id: identity.id, type: 'message', role: 'assistant', model: identity.model, content: [], stop_reason: null, stop_sequence: null };
+export function finalMessage(
+  content: ContentBlock[],
+  stopReason: string,
+  usage: MessagesUsage | undefined,
+  last: AnthropicMessage | undefined,
+  identity: MessagesIdentity,
+): AnthropicMessage {
+  const shape: AnthropicMessage = last ?? {
+    id: identity.id,
+    type: 'message',
+    role: 'assistant',
+    model: identity.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+  };
   return {
     ...shape,
     id: typeof shape.id === 'string' ? shape.id : identity.id,

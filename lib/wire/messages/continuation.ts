@@ -4,12 +4,15 @@ import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
 import type { HandBacks, LoopHandBacks, WireCall } from '../../loop/wire';
 
-const firstToolUse = (message: MessageParam): ContentBlock | undefined => (message.role === 'assistant' ? blocksOf(message.content).find((block) => block.type === 'tool_use') : undefined);
+const firstToolUse = (message: MessageParam): ContentBlock | undefined =>
+  message.role === 'assistant' ? blocksOf(message.content).find((block) => block.type === 'tool_use') : undefined;
 
 /** The user message with every tool_result in it replaced by a placeholder naming the tool and the result's size. */
 const elidedMessage = (message: MessageParam, names: ReadonlyMap<unknown, unknown>): MessageParam => ({
   ...message,
-  content: blocksOf(message.content).map((block) => (block.type === 'tool_result' ? elidedResult(block, names) : block)),
+  content: blocksOf(message.content).map((block) =>
+    block.type === 'tool_result' ? elidedResult(block, names) : block,
+  ),
 });
 
 export interface MessagesContinued extends Reopened {
@@ -21,13 +24,27 @@ export interface MessagesContinued extends Reopened {
  * handed-back assistant message as the model wrote it (thinking blocks and signatures whole). The client's follow-up
  * sends the id back; the record then takes the place of the client's copy of that message.
  */
-export function carryOnMessages(handBacks: LoopHandBacks, own: MessageParam[], last: MessageParam, calls: WireCall[]): WireCall[] {
+export function carryOnMessages(
+  handBacks: LoopHandBacks,
+  own: MessageParam[],
+  last: MessageParam,
+  calls: WireCall[],
+): WireCall[] {
   const names = toolUseNames(own);
-  return carryWork(handBacks, calls, [...own], (message) => (message.role === 'user' ? elidedMessage(message, names) : undefined), last);
+  return carryWork(
+    handBacks,
+    calls,
+    [...own],
+    (message) => (message.role === 'user' ? elidedMessage(message, names) : undefined),
+    last,
+  );
 }
 
 /** The client's messages with each carried record in place of the message that carries it, every id the model's own. */
-export function restoreMessages(handBacks: HandBacks, messages: readonly MessageParam[]): MessagesContinued | undefined {
+export function restoreMessages(
+  handBacks: HandBacks,
+  messages: readonly MessageParam[],
+): MessagesContinued | undefined {
   const carriers = messages.map((message) => {
     const id = firstToolUse(message)?.id;
     return tokenAt(id) >= 0 ? (id as string) : undefined;
@@ -60,7 +77,8 @@ function withModelIds(message: MessageParam, ids: Map<string, string>): MessageP
       ids.set(id, id.slice(0, tokenAt(id)));
       return { ...block, id: ids.get(id) };
     }
-    if (block.type === 'tool_result' && ids.has(block.tool_use_id as string)) return { ...block, tool_use_id: ids.get(block.tool_use_id as string) };
+    if (block.type === 'tool_result' && ids.has(block.tool_use_id as string))
+      return { ...block, tool_use_id: ids.get(block.tool_use_id as string) };
     return block;
   });
   return { ...message, content };

@@ -15,7 +15,10 @@ function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
   const text = toolOutcomeText(outcome);
   const images = outcomeImages(outcome);
   if (images.length === 0) return text;
-  return [{ type: 'text', text }, ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))];
+  return [
+    { type: 'text', text },
+    ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } })),
+  ];
 }
 
 function resultText(content: unknown): string {
@@ -30,7 +33,8 @@ export function* messagesHistory(messages: readonly MessageParam[]): Generator<H
   for (const message of messages) {
     for (const block of blocksOf(message.content)) {
       if (block.type === 'tool_use') yield { call: block.id, tool: block.name };
-      if (block.type === 'tool_result') yield { answers: block.tool_use_id, text: resultText(block.content), failed: block.is_error === true };
+      if (block.type === 'tool_result')
+        yield { answers: block.tool_use_id, text: resultText(block.content), failed: block.is_error === true };
     }
   }
 }
@@ -44,7 +48,9 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   readonly items: MessageParam[];
   private readonly body: TurnBody;
   private readonly source: TurnSource<MessageParam>;
-  private readonly taken = new TakenIds((message: MessageParam) => blocksOf(message.content).flatMap((block) => (block.type === 'tool_use' ? [block.id as string] : [])));
+  private readonly taken = new TakenIds((message: MessageParam) =>
+    blocksOf(message.content).flatMap((block) => (block.type === 'tool_use' ? [block.id as string] : [])),
+  );
 
   constructor(
     private readonly client: MessageParam[],
@@ -79,9 +85,18 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   /** A turn's results join the user message of its other results, when it is the last (an approval's decided call). */
   addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
     if (kept.length === 0) return;
-    const results = kept.map((call, i) => ({ type: 'tool_result', tool_use_id: call.id, content: resultContent(outcomes[i]), ...(outcomes[i].kind === 'ok' ? {} : { is_error: true }) }));
+    const results = kept.map((call, i) => ({
+      type: 'tool_result',
+      tool_use_id: call.id,
+      content: resultContent(outcomes[i]),
+      ...(outcomes[i].kind === 'ok' ? {} : { is_error: true }),
+    }));
     const last = this.items[this.items.length - 1];
-    const joins = last?.role === 'user' && Array.isArray(last.content) && last.content.length > 0 && blocksOf(last.content).every((block) => block.type === 'tool_result');
+    const joins =
+      last?.role === 'user' &&
+      Array.isArray(last.content) &&
+      last.content.length > 0 &&
+      blocksOf(last.content).every((block) => block.type === 'tool_result');
     if (joins) this.items[this.items.length - 1] = { ...last, content: [...blocksOf(last.content), ...results] };
     else this.items.push({ role: 'user', content: results });
   }
@@ -99,8 +114,13 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
    * sent it; calls to the approval tool are the loop's own message, after the work (the turn's calls and results).
    */
   handBack(turn: TurnResult<AnthropicMessage>, calls: WireCall[]): WireCall[] {
-    const asks = this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
-    return this.carry(this.own, { role: 'assistant', content: asks ? calls.map(approvalUse) : withCalls(turn.output, calls) }, calls);
+    const asks =
+      this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
+    return this.carry(
+      this.own,
+      { role: 'assistant', content: asks ? calls.map(approvalUse) : withCalls(turn.output, calls) },
+      calls,
+    );
   }
 }
 

@@ -2,14 +2,23 @@ import { elidedContent, type Elision } from '../../loop/context-budget';
 import { blocksOf, type MessageParam } from './request';
 
 /** The tool_result block with its content replaced by a placeholder naming the tool and the result's size (when that is shorter). */
-export function elidedResult(block: Record<string, unknown>, names: ReadonlyMap<unknown, unknown>): Record<string, unknown> {
+export function elidedResult(
+  block: Record<string, unknown>,
+  names: ReadonlyMap<unknown, unknown>,
+): Record<string, unknown> {
   const content = elidedContent(block.content, names.get(block.tool_use_id));
   return content === block.content ? block : { ...block, content };
 }
 
 /** The tool each tool_use id names, in `messages`. */
 export function toolUseNames(messages: readonly MessageParam[]): Map<unknown, unknown> {
-  return new Map(messages.flatMap((message) => blocksOf(message.content).flatMap((block) => (block.type === 'tool_use' ? [[block.id, block.name] as const] : []))));
+  return new Map(
+    messages.flatMap((message) =>
+      blocksOf(message.content).flatMap((block) =>
+        block.type === 'tool_use' ? [[block.id, block.name] as const] : [],
+      ),
+    ),
+  );
 }
 
 /**

@@ -9,7 +9,15 @@ import { succeededIn } from '../../hierarchy';
 import { MessagesConversation, messagesHistory } from './conversation';
 import { wellFormedMessage } from './model-reply';
 import { MessagesJsonReply, MessagesStreamReply, type Shown } from './reply';
-import { clientTools, customAsChat, isMessagesRequest, messagesTool, searchKindOf, type MessageParam, type MessagesRequest } from './request';
+import {
+  clientTools,
+  customAsChat,
+  isMessagesRequest,
+  messagesTool,
+  searchKindOf,
+  type MessageParam,
+  type MessagesRequest,
+} from './request';
 import { clientToolSearch } from '../../tool-search/client-search';
 import type { ChatTool } from '../../types';
 import { streamedMessage } from './stream-reader';
@@ -20,10 +28,22 @@ import type { LoopSetup, ReplyOptions, TurnReader, TurnResult, Wire, WireLoop } 
 /** A Message as the loop reads a turn: its blocks whole, its tool_use blocks as calls by their place in the content. */
 function turnOf(message: AnthropicMessage): TurnResult<AnthropicMessage> {
   const { usage } = message;
-  const input = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
+  const input =
+    (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
   return {
-    text: message.content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join(''),
-    calls: message.content.flatMap((block, index) => (isToolUse(block) ? [withInput({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index }, block.input ?? {})] : [])),
+    text: message.content
+      .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+      .join(''),
+    calls: message.content.flatMap((block, index) =>
+      isToolUse(block)
+        ? [
+            withInput(
+              { id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index },
+              block.input ?? {},
+            ),
+          ]
+        : [],
+    ),
     output: message,
     usage: usage && { input, output: usage.output_tokens ?? 0, total: totalTokens(usage) },
     stop: message.stop_reason,
@@ -69,7 +89,9 @@ export const messagesWire: Wire<AnthropicMessage> = {
     const offered = new Set(own.map((tool) => tool.name));
     const declared = clientTools(body.tools);
     const search = setup.servesClientSearch ? clientToolSearch(declared, searchKindOf, customAsChat) : undefined;
-    const theirs = (search?.passed ?? declared).filter((tool) => !offered.has(tool.name) && tool.name !== setup.approvalTool);
+    const theirs = (search?.passed ?? declared).filter(
+      (tool) => !offered.has(tool.name) && tool.name !== setup.approvalTool,
+    );
     const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? messagesTool(tool);
     const shown: Shown = { blocks: [] };
     let stream: MessagesStreamReply | undefined;
@@ -82,18 +104,34 @@ export const messagesWire: Wire<AnthropicMessage> = {
       json: (reply) => read(wellFormedMessage(reply)),
       // The blocks go to the client's stream as they arrive, so the loop's text sink is not needed.
       stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
-        read(await streamedTurn(upstream, onText, maxBytes, (events, _onText, held) => streamedMessage(events, (event) => stream?.writer.forward(event), held))),
+        read(
+          await streamedTurn(upstream, onText, maxBytes, (events, _onText, held) =>
+            streamedMessage(events, (event) => stream?.writer.forward(event), held),
+          ),
+        ),
     };
     const identity = { id: `msg_${setup.loopId}`, model: typeof body.model === 'string' ? body.model : '' };
     return {
-      conversation: new MessagesConversation(body.messages, turnFields(body, [...own, ...theirs]), (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls), setup, setup.approvalTool, shape),
+      conversation: new MessagesConversation(
+        body.messages,
+        turnFields(body, [...own, ...theirs]),
+        (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls),
+        setup,
+        setup.approvalTool,
+        shape,
+      ),
       reader,
       clientTools: new Set(theirs.map((tool) => tool.name)),
       approvalTool: declared.some((tool) => tool.name === setup.approvalTool) ? setup.approvalTool : undefined,
-      ...(search ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } } : {}),
+      ...(search
+        ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
+        : {}),
       reply(res: Response, options: ReplyOptions) {
         if (body.stream !== true) return new MessagesJsonReply(res, identity, shown, options.judged);
-        stream = new MessagesStreamReply(res, identity, shown, { keepAliveSec: options.keepAliveSec, signal: options.signal });
+        stream = new MessagesStreamReply(res, identity, shown, {
+          keepAliveSec: options.keepAliveSec,
+          signal: options.signal,
+        });
         return stream;
       },
     };

@@ -3,8 +3,10 @@ import type { AnthropicMessage, ContentBlock } from './types';
 
 /** What is wrong with a block the loop must act on: a tool_use needs an id and a name to be run and answered. */
 function blockProblem(block: unknown): string | undefined {
-  if (!isObject(block) || typeof block.type !== 'string') return `a content block is not a typed object: ${JSON.stringify(block)?.slice(0, 80)}`;
-  if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string')) return `a tool_use block has no string id or name: ${JSON.stringify(block).slice(0, 80)}`;
+  if (!isObject(block) || typeof block.type !== 'string')
+    return `a content block is not a typed object: ${JSON.stringify(block)?.slice(0, 80)}`;
+  if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string'))
+    return `a tool_use block has no string id or name: ${JSON.stringify(block).slice(0, 80)}`;
   return undefined;
 }
 
@@ -13,7 +15,8 @@ function blockProblem(block: unknown): string | undefined {
  * as it came; or an Error naming what is wrong with it (the turn then fails like any failed model call).
  */
 export function wellFormedMessage(reply: unknown): AnthropicMessage {
-  if (!isObject(reply) || reply.type !== 'message' || !Array.isArray(reply.content)) throw new Error('the reply is not a Message');
+  if (!isObject(reply) || reply.type !== 'message' || !Array.isArray(reply.content))
+    throw new Error('the reply is not a Message');
   for (const block of reply.content) {
     const problem = blockProblem(block);
     if (problem) throw new Error(`the reply's ${problem}`);

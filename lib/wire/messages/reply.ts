@@ -57,7 +57,17 @@ export class MessagesJsonReply implements Reply {
     const note = noteOf(answer);
     const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
     setLoopHeaders(this.res, answer.stop, stats, this.judged);
-    this.res.status(200).json(finalMessage(content, stopReason(answer), this.shown.usage, answer.last?.reply as AnthropicMessage | undefined, this.identity));
+    this.res
+      .status(200)
+      .json(
+        finalMessage(
+          content,
+          stopReason(answer),
+          this.shown.usage,
+          answer.last?.reply as AnthropicMessage | undefined,
+          this.identity,
+        ),
+      );
   }
 
   dispose(): void {}

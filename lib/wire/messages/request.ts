@@ -27,7 +27,9 @@ export interface MessagesTool {
 /** A Messages request the loop can serve: a conversation of user and assistant messages it can carry on. */
 export function isMessagesRequest(body: unknown): body is MessagesRequest {
   if (!isObject(body) || !Array.isArray(body.messages) || body.messages.length === 0) return false;
-  return body.messages.every((message) => isObject(message) && (message.role === 'user' || message.role === 'assistant'));
+  return body.messages.every(
+    (message) => isObject(message) && (message.role === 'user' || message.role === 'assistant'),
+  );
 }
 
 /** The binding's tools (MCP's definitions as chat functions) as the Messages API takes them. */
@@ -39,7 +41,9 @@ export const messagesTool = ({ function: { name, description, parameters } }: Ch
 
 /** The client's own tools, every kind (custom, Anthropic-defined, server tools): they pass through to the upstream as sent. */
 export function clientTools(tools: unknown): MessagesTool[] {
-  return Array.isArray(tools) ? tools.filter((tool): tool is MessagesTool => isObject(tool) && typeof tool.name === 'string') : [];
+  return Array.isArray(tools)
+    ? tools.filter((tool): tool is MessagesTool => isObject(tool) && typeof tool.name === 'string')
+    : [];
 }
 
 /** Anthropic's tool search tools (`tool_search_tool_bm25_20251119`, `tool_search_tool_regex_20251119`): how each searches. */
@@ -50,11 +54,27 @@ export function searchKindOf(tool: MessagesTool): SearchKind | undefined {
 }
 
 /** A custom tool held back (`defer_loading`) as the search reads it; an Anthropic-defined tool is none. */
-export const customAsChat = ({ type, name, description, input_schema: parameters }: MessagesTool): ChatTool | undefined =>
-  type === undefined || type === 'custom' ? { type: 'function', function: { name, ...(typeof description === 'string' ? { description } : {}), parameters: parameters ?? { type: 'object' } } } : undefined;
+export const customAsChat = ({
+  type,
+  name,
+  description,
+  input_schema: parameters,
+}: MessagesTool): ChatTool | undefined =>
+  type === undefined || type === 'custom'
+    ? {
+        type: 'function',
+        function: {
+          name,
+          ...(typeof description === 'string' ? { description } : {}),
+          parameters: parameters ?? { type: 'object' },
+        },
+      }
+    : undefined;
 
 /** The content blocks of a message, a string content read as one text block. */
 export function blocksOf(content: unknown): ContentBlock[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content.filter((block): block is ContentBlock => isObject(block) && typeof block.type === 'string') : [];
+  return Array.isArray(content)
+    ? content.filter((block): block is ContentBlock => isObject(block) && typeof block.type === 'string')
+    : [];
 }

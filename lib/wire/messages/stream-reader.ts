@@ -78,14 +78,21 @@ class StreamedMessage {
   }
 
   private indexOf(event: { index?: unknown }): number {
-    if (typeof event.index !== 'number' || !Number.isInteger(event.index) || event.index < 0 || event.index > MAX_BLOCK_INDEX) throw new Error(`the model stream sent a block event without a valid index: ${excerpt(JSON.stringify(event))}`);
+    if (
+      typeof event.index !== 'number' ||
+      !Number.isInteger(event.index) ||
+      event.index < 0 ||
+      event.index > MAX_BLOCK_INDEX
+    )
+      throw new Error(`the model stream sent a block event without a valid index: ${excerpt(JSON.stringify(event))}`);
     return event.index;
   }
 
   private start(event: BlockEvent & { type: 'content_block_start' }, sink: BlockSink): Promise<void> | void {
     this.started();
     const index = this.indexOf(event);
-    if (!isObject(event.content_block) || typeof event.content_block.type !== 'string') throw new Error('the model stream started a block without a type');
+    if (!isObject(event.content_block) || typeof event.content_block.type !== 'string')
+      throw new Error('the model stream started a block without a type');
     const block: ContentBlock = { ...(event.content_block as ContentBlock) };
     this.held.add(deltaBytes(block));
     this.blocks[index] = block;
@@ -117,7 +124,8 @@ class StreamedMessage {
         block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
         break;
     }
-    if (this.shown.has(index)) return sink({ type: 'content_block_delta', index, delta: { ...delta, type: String(delta.type) } });
+    if (this.shown.has(index))
+      return sink({ type: 'content_block_delta', index, delta: { ...delta, type: String(delta.type) } });
   }
 
   private stop(event: BlockEvent & { type: 'content_block_stop' }, sink: BlockSink): Promise<void> | void {
@@ -128,7 +136,9 @@ class StreamedMessage {
       try {
         block.input = JSON.parse(json);
       } catch {
-        throw new Error(`the model stream sent the input of '${String(block.name)}' as JSON that does not parse: ${excerpt(json)}`);
+        throw new Error(
+          `the model stream sent the input of '${String(block.name)}' as JSON that does not parse: ${excerpt(json)}`,
+        );
       }
     }
     if (this.shown.has(index)) return sink({ type: 'content_block_stop', index });
@@ -140,10 +150,14 @@ class StreamedMessage {
  * to `sink`; an `error` event, a malformed event, a stream that ends before `message_stop`, or a Message the loop
  * cannot act on (`wellFormedMessage`) throws; the blocks it assembles are kept within `held`.
  */
-export async function streamedMessage(stream: AsyncIterable<Buffer | string>, sink: BlockSink, held = new HeldBytes()): Promise<AnthropicMessage> {
+export async function streamedMessage(
+  stream: AsyncIterable<Buffer | string>,
+  sink: BlockSink,
+  held = new HeldBytes(),
+): Promise<AnthropicMessage> {
   const reply = new StreamedMessage(held);
   for await (const data of sseData(stream, held.maxBytes)) {
-    const caughtUp = reply.add((sseJson(data, 'event') as Event), sink);
+    const caughtUp = reply.add(sseJson(data, 'event') as Event, sink);
     if (caughtUp) await caughtUp;
     // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back
     if (reply.stopped) return wellFormedMessage({ ...reply.result(), type: 'message' });

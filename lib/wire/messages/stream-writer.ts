@@ -36,7 +36,19 @@ export class MessagesStreamWriter {
     private readonly options: MessagesStreamOptions,
   ) {
     const { id, model } = identity;
-    const start = { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } };
+    const start = {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    };
     this.stream = new EventStream(res, options.keepAliveSec, sse({ type: 'ping' }), () => this.event(start));
   }
 
@@ -73,7 +85,11 @@ export class MessagesStreamWriter {
     } else if (block.type === 'tool_use') {
       const { input, ...use } = block as ToolUseBlock;
       this.event({ type: 'content_block_start', index, content_block: { ...use, input: {} } });
-      this.event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input ?? {}) } });
+      this.event({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(input ?? {}) },
+      });
     } else {
       this.event({ type: 'content_block_start', index, content_block: block });
     }
@@ -93,7 +109,11 @@ export class MessagesStreamWriter {
   finish(stopReason: string, usage: MessagesUsage | undefined, stopSequence: string | null = null): void {
     if (this.stream.ended) return;
     this.closeBlock();
-    this.event({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: usage ?? { input_tokens: 0, output_tokens: 0 } });
+    this.event({
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: stopSequence },
+      usage: usage ?? { input_tokens: 0, output_tokens: 0 },
+    });
     this.event({ type: 'message_stop' });
     this.stream.end();
   }

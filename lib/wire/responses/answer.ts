@@ -14,7 +14,11 @@ export interface ResponseIdentity {
   tools: unknown[];
 }
 
-export const responseUsage = (usage: TokenUsage) => ({ input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.total });
+export const responseUsage = (usage: TokenUsage) => ({
+  input_tokens: usage.input,
+  output_tokens: usage.output,
+  total_tokens: usage.total,
+});
 
 export function messageItem(id: string, text: string, status = 'completed'): ResponseItem {
   return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
@@ -31,11 +35,16 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
   const messageId = `msg_${identity.id}`;
   const last = (answer.last?.output as ResponseItem[] | undefined) ?? [];
   const messages = last.filter((item) => item.type === 'message');
-  const whole = !ownMessage && answer.stop === 'final' && messages.length === 1 && messageText(messages[0]) === answer.text;
+  const whole =
+    !ownMessage && answer.stop === 'final' && messages.length === 1 && messageText(messages[0]) === answer.text;
   const message = whole ? messages : answer.text === '' ? [] : [messageItem(messageId, answer.text)];
   if (answer.stop !== 'final') return message;
   // the turn's calls and reasoning travel in the first request's id, with the loop's work
-  if (answer.approvals) return [...message, ...answer.approvals.map((call) => approvalRequestItem(approvalRequestOf(call), identity.binding))];
+  if (answer.approvals)
+    return [
+      ...message,
+      ...answer.approvals.map((call) => approvalRequestItem(approvalRequestOf(call), identity.binding)),
+    ];
   const handed = new Map((answer.handBack ?? []).map((call) => [call.index, call.id]));
   const rest = last.flatMap((item, index) => {
     if (item.type === 'message') return [];
@@ -53,16 +62,31 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
  * of their type (an upstream's `object: null` is never the client's), else the loop's own. Its `tools` are the
  * client's: the binding's stay inside.
  */
-export function finalResponse(answer: Answer | undefined, identity: ResponseIdentity, output: ResponseItem[]): ResponseItem {
+export function finalResponse(
+  answer: Answer | undefined,
+  identity: ResponseIdentity,
+  output: ResponseItem[],
+): ResponseItem {
   const last = answer?.last?.reply;
-  const shape: ResponseItem = isObject(last) ? last : { id: identity.id, object: 'response', created_at: identity.createdAt, model: identity.model };
+  const shape: ResponseItem = isObject(last)
+    ? last
+    : { id: identity.id, object: 'response', created_at: identity.createdAt, model: identity.model };
   const status = answer?.stop === 'final' && typeof shape.status === 'string' ? shape.status : 'completed';
   const own = {
     id: identity.id,
     object: 'response',
-    ...(shape.created_at === undefined || typeof shape.created_at === 'number' ? {} : { created_at: identity.createdAt }),
+    ...(shape.created_at === undefined || typeof shape.created_at === 'number'
+      ? {}
+      : { created_at: identity.createdAt }),
     model: typeof shape.model === 'string' ? shape.model : identity.model,
     ...('tools' in shape ? { tools: identity.tools } : {}),
   };
-  return { ...shape, ...own, status, error: null, output, usage: answer?.usage ? responseUsage(answer.usage) : isObject(shape.usage) ? shape.usage : null };
+  return {
+    ...shape,
+    ...own,
+    status,
+    error: null,
+    output,
+    usage: answer?.usage ? responseUsage(answer.usage) : isObject(shape.usage) ? shape.usage : null,
+  };
 }

@@ -15,13 +15,23 @@ export interface ApprovalRequest {
 
 /** A call waiting for approval as OpenAI's API emits it for a remote MCP tool: `server_label` is the binding. */
 export function approvalRequestItem(request: ApprovalRequest, binding: string): Item {
-  return { id: request.id, type: 'mcp_approval_request', arguments: JSON.stringify(request.arguments), name: request.tool, server_label: binding };
+  return {
+    id: request.id,
+    type: 'mcp_approval_request',
+    arguments: JSON.stringify(request.arguments),
+    name: request.tool,
+    server_label: binding,
+  };
 }
 
 /** A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is shown. */
 export function approvalRequestOf(call: WireCall): ApprovalRequest {
   const asked = parsedArguments(call.arguments);
-  return { id: call.id, tool: typeof asked.tool === 'string' ? asked.tool : 'the call', arguments: parsedObject(asked.arguments) };
+  return {
+    id: call.id,
+    tool: typeof asked.tool === 'string' ? asked.tool : 'the call',
+    arguments: parsedObject(asked.arguments),
+  };
 }
 
 /** A client's `mcp_approval_response` to one of this gateway's approval requests, read. */
@@ -45,10 +55,15 @@ const isResponse = (item: Item) => item.type === 'mcp_approval_response' && isOu
 
 function answerOf(response: Item): ApprovalAnswer {
   if (response.approve === true) return { approved: true };
-  return { approved: false, reason: typeof response.reason === 'string' && response.reason.trim() !== '' ? response.reason.trim() : 'no reason given' };
+  return {
+    approved: false,
+    reason:
+      typeof response.reason === 'string' && response.reason.trim() !== '' ? response.reason.trim() : 'no reason given',
+  };
 }
 
-const parsedObject = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const parsedObject = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 function parsedArguments(text: unknown): Record<string, unknown> {
   try {
@@ -60,7 +75,12 @@ function parsedArguments(text: unknown): Record<string, unknown> {
 
 /** The model's `function_call` for an approval's call, where the loop's record of it did not come back. */
 function callItem(callId: string, request: Item | undefined): Item {
-  return { type: 'function_call', call_id: callId, name: String(request?.name ?? 'the call'), arguments: JSON.stringify(parsedArguments(request?.arguments)) };
+  return {
+    type: 'function_call',
+    call_id: callId,
+    name: String(request?.name ?? 'the call'),
+    arguments: JSON.stringify(parsedArguments(request?.arguments)),
+  };
 }
 
 /**

@@ -42,7 +42,11 @@ function unsent(work: readonly ResponseItem[]): ResponseItem[] {
 /** Where carried work goes back: before the handed-back call and the reasoning and text of the turn that made it. */
 function insertionPoint(input: readonly ResponseItem[], carrier: number): number {
   let at = carrier;
-  while (at > 0 && (input[at - 1].type === 'reasoning' || (input[at - 1].type === 'message' && input[at - 1].role === 'assistant'))) at--;
+  while (
+    at > 0 &&
+    (input[at - 1].type === 'reasoning' || (input[at - 1].type === 'message' && input[at - 1].role === 'assistant'))
+  )
+    at--;
   return at;
 }
 
@@ -51,11 +55,16 @@ function insertionPoint(input: readonly ResponseItem[], carrier: number): number
  * items itself (`chained`), each verified record put back before the call that carried it; `undefined` when no item
  * carries a token. Each token opens once, the latest first, within `MAX_WORK_BYTES` of work in all.
  */
-export function restoreItems(handBacks: HandBacks, input: readonly ResponseItem[], chained: boolean): RestoredItems | undefined {
+export function restoreItems(
+  handBacks: HandBacks,
+  input: readonly ResponseItem[],
+  chained: boolean,
+): RestoredItems | undefined {
   if (!input.some((item) => itemTokenAt(item) >= 0)) return undefined;
   // a call and its output carry the same id: one token, opened once
   const latestFirst = new Set<string>();
-  for (let i = input.length - 1; i >= 0; i--) if (itemTokenAt(input[i]) >= 0) latestFirst.add(carrierOf(input[i]) as string);
+  for (let i = input.length - 1; i >= 0; i--)
+    if (itemTokenAt(input[i]) >= 0) latestFirst.add(carrierOf(input[i]) as string);
   const ids = [...latestFirst];
   const { works: opened, reopened } = reopenWork(handBacks, ids);
   const works = new Map(ids.map((id, n) => [id, opened[n]?.filter(isObject)]));

@@ -15,11 +15,24 @@ export type Chaining = 'whole' | 'previous_response_id' | 'conversation';
 function answerOf(call: WireCall, outcome: ToolOutcome): ResponseItem {
   const text = toolOutcomeText(outcome);
   const images = outcomeImages(outcome);
-  const output = images.length === 0 ? text : [{ type: 'input_text', text }, ...images.map(({ mimeType, data }) => ({ type: 'input_image', image_url: `data:${mimeType};base64,${data}` }))];
+  const output =
+    images.length === 0
+      ? text
+      : [
+          { type: 'input_text', text },
+          ...images.map(({ mimeType, data }) => ({
+            type: 'input_image',
+            image_url: `data:${mimeType};base64,${data}`,
+          })),
+        ];
   return { type: 'function_call_output', call_id: call.id, output };
 }
 
-const notRun = (call: WireCall): ResponseItem => ({ type: 'function_call_output', call_id: call.id, output: toolOutcomeText({ kind: 'not_run', tool: call.name }) });
+const notRun = (call: WireCall): ResponseItem => ({
+  type: 'function_call_output',
+  call_id: call.id,
+  output: toolOutcomeText({ kind: 'not_run', tool: call.name }),
+});
 
 /**
  * The loop's Responses conversation: the client's input items, then each turn's output items (whole, reasoning
@@ -78,7 +91,10 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     this.turns++;
     if (this.whole) return this.whole.request(this.items);
     if (this.turns === 1) return this.first();
-    const chained = this.chaining === 'previous_response_id' && this.previous !== undefined ? `"previous_response_id":${JSON.stringify(this.previous)},` : '';
+    const chained =
+      this.chaining === 'previous_response_id' && this.previous !== undefined
+        ? `"previous_response_id":${JSON.stringify(this.previous)},`
+        : '';
     const input = this.pending;
     this.pending = [];
     this.headJson ??= openObject(JSON.stringify(this.head));
@@ -87,14 +103,18 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
 
   /** The client's request, with the answers to the calls its approvals decided after its input. */
   private first(): TurnRequest {
-    const fields = this.pending.length === 0 ? this.fields : { ...this.fields, input: [...this.history, ...this.pending] };
+    const fields =
+      this.pending.length === 0 ? this.fields : { ...this.fields, input: [...this.history, ...this.pending] };
     this.pending = [];
     return { json: JSON.stringify(fields), stream: this.fields.stream === true };
   }
 
   offer(tools: readonly ChatTool[]): void {
     const shaped = tools.map(this.shape);
-    const more = (fields: Record<string, unknown>) => ({ ...fields, tools: [...(Array.isArray(fields.tools) ? fields.tools : []), ...shaped] });
+    const more = (fields: Record<string, unknown>) => ({
+      ...fields,
+      tools: [...(Array.isArray(fields.tools) ? fields.tools : []), ...shaped],
+    });
     this.fields = more(this.fields);
     this.head = more(this.head);
     this.headJson = undefined;

@@ -14,7 +14,8 @@ function latestAnswers(items: readonly ResponseItem[]): number {
  */
 export const responsesElision: Elision<ResponseItem> = {
   wire: 'responses',
-  names: (items) => new Map(items.filter((item) => item.type === 'function_call').map((item) => [item.call_id, item.name])),
+  names: (items) =>
+    new Map(items.filter((item) => item.type === 'function_call').map((item) => [item.call_id, item.name])),
   latest: latestAnswers,
   elide(item, names) {
     if (item.type !== 'function_call_output') return undefined;

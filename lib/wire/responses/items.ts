@@ -9,16 +9,25 @@ export type ResponseItem = Fields;
  * loop never runs them, so a reply with one ends the loop and hands it back, like a call to the client's own function.
  * Each is named for the loop by its type, marked with `#` (no tool name has one).
  */
-const CLIENT_ACTIONS = ['custom_tool_call', 'computer_call', 'local_shell_call', 'shell_call', 'apply_patch_call', 'mcp_approval_request'];
+const CLIENT_ACTIONS = [
+  'custom_tool_call',
+  'computer_call',
+  'local_shell_call',
+  'shell_call',
+  'apply_patch_call',
+  'mcp_approval_request',
+];
 export const CLIENT_ACTION_NAMES: readonly string[] = CLIENT_ACTIONS.map((type) => `#${type}`);
 
-const isCallItem = (item: ResponseItem) => item.type === 'function_call' || CLIENT_ACTIONS.includes(item.type as string);
+const isCallItem = (item: ResponseItem) =>
+  item.type === 'function_call' || CLIENT_ACTIONS.includes(item.type as string);
 
 /** A `function_call` (or client action) item as the loop runs it: by `call_id`, with its place in the output. */
 function callOf(item: ResponseItem, index: number): WireCall | undefined {
   if (!isCallItem(item)) return undefined;
   const id = typeof item.call_id === 'string' ? item.call_id : '';
-  if (item.type !== 'function_call') return { id, name: `#${String(item.type)}`, arguments: item.input ?? item.action, index };
+  if (item.type !== 'function_call')
+    return { id, name: `#${String(item.type)}`, arguments: item.input ?? item.action, index };
   return { id, name: typeof item.name === 'string' ? item.name : '', arguments: item.arguments, index };
 }
 
@@ -30,11 +39,20 @@ export function callsOf(output: readonly ResponseItem[]): WireCall[] {
 export function messageText(item: ResponseItem): string {
   if (typeof item.content === 'string') return item.content;
   if (!Array.isArray(item.content)) return '';
-  return item.content.map((part: unknown) => (isObject(part) && (part.type === 'output_text' || part.type === 'input_text') && typeof part.text === 'string' ? part.text : '')).join('');
+  return item.content
+    .map((part: unknown) =>
+      isObject(part) && (part.type === 'output_text' || part.type === 'input_text') && typeof part.text === 'string'
+        ? part.text
+        : '',
+    )
+    .join('');
 }
 
 export function outputText(output: readonly ResponseItem[]): string {
-  return output.filter((item) => item.type === 'message').map(messageText).join('');
+  return output
+    .filter((item) => item.type === 'message')
+    .map(messageText)
+    .join('');
 }
 
 /** The model's output as the conversation carries it on: every item whole, but only the calls that run (`kept`, their ids the loop's). */

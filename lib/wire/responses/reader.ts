@@ -23,7 +23,8 @@ function failure(response: Fields): string {
 
 /** A Response read as a turn: its output items whole, its calls by `call_id`; `streamed`: the items a stream finished. */
 function turnOf(response: unknown, streamed: ResponseItem[] = []): TurnResult<ResponseItem[]> {
-  if (!isObject(response) || !(Array.isArray(response.output) || streamed.length > 0)) throw new Error('the reply is not a Response');
+  if (!isObject(response) || !(Array.isArray(response.output) || streamed.length > 0))
+    throw new Error('the reply is not a Response');
   if (response.status === 'failed') throw new Error(`the response failed: ${failure(response)}`);
   const listed = Array.isArray(response.output) ? response.output.filter(isObject) : [];
   const output = listed.length > 0 ? listed : streamed.filter(isObject);
@@ -45,7 +46,11 @@ const MAX_OUTPUT_ITEMS = 1024;
  * Reads a `stream: true` Response to its end event, handing each `output_text` delta to `onText`; the text and the
  * finished items are what the turn holds (`held`), the Response at the end one event.
  */
-async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: TextSink, held = new HeldBytes()): Promise<TurnResult<ResponseItem[]>> {
+async function streamedResponse(
+  stream: AsyncIterable<Buffer | string>,
+  onText: TextSink,
+  held = new HeldBytes(),
+): Promise<TurnResult<ResponseItem[]>> {
   const items: ResponseItem[] = [];
   for await (const data of sseData(stream, held.maxBytes)) {
     const event = sseJson(data);
@@ -60,7 +65,8 @@ async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: 
       }
       case 'response.output_item.done': {
         const at = event.output_index;
-        if (!Number.isInteger(at) || (at as number) < 0 || (at as number) >= MAX_OUTPUT_ITEMS) throw new Error(`the model stream sent an output_index out of bounds: ${excerpt(String(at))}`);
+        if (!Number.isInteger(at) || (at as number) < 0 || (at as number) >= MAX_OUTPUT_ITEMS)
+          throw new Error(`the model stream sent an output_index out of bounds: ${excerpt(String(at))}`);
         held.addText(data);
         if (isObject(event.item)) items[at as number] = event.item;
         break;
@@ -70,7 +76,9 @@ async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: 
       case 'response.failed':
         return turnOf(event.response, items);
       case 'error':
-        throw new Error(`the model stream sent an error: ${typeof event.message === 'string' ? event.message : excerpt(data)}`);
+        throw new Error(
+          `the model stream sent an error: ${typeof event.message === 'string' ? event.message : excerpt(data)}`,
+        );
     }
   }
   throw new Error('the model stream ended without response.completed');
@@ -79,5 +87,6 @@ async function streamedResponse(stream: AsyncIterable<Buffer | string>, onText: 
 /** OpenAI Responses' replies: one Response object, or its event stream read to `response.completed`. */
 export const responsesReader: TurnReader<ResponseItem[]> = {
   json: (body: unknown) => turnOf(body),
-  stream: (stream: Readable, onText: TextSink, maxBytes: number) => streamedTurn(stream, onText, maxBytes, streamedResponse),
+  stream: (stream: Readable, onText: TextSink, maxBytes: number) =>
+    streamedTurn(stream, onText, maxBytes, streamedResponse),
 };

@@ -71,7 +71,13 @@ export class ResponsesStreamReply implements Reply {
   text(delta: string): Promise<void> | void {
     this.openMessage();
     this.text_ += delta;
-    const room = this.event('response.output_text.delta', { item_id: this.messageId, output_index: 0, content_index: 0, delta, logprobs: [] });
+    const room = this.event('response.output_text.delta', {
+      item_id: this.messageId,
+      output_index: 0,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
     if (!room) return this.stream.drained(this.options.signal);
   }
 
@@ -98,7 +104,9 @@ export class ResponsesStreamReply implements Reply {
     this.stream.quiet();
     if (!this.stream.opened || this.stream.ended) return;
     this.closeMessage();
-    this.finish(finalResponse(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []));
+    this.finish(
+      finalResponse(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []),
+    );
   }
 
   private item(item: ResponseItem, index: number): void {
@@ -107,9 +115,20 @@ export class ResponsesStreamReply implements Reply {
       this.event('response.output_item.done', { output_index: index, item });
       return;
     }
-    this.event('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } });
-    this.event('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments });
-    this.event('response.function_call_arguments.done', { item_id: item.id, output_index: index, arguments: item.arguments });
+    this.event('response.output_item.added', {
+      output_index: index,
+      item: { ...item, status: 'in_progress', arguments: '' },
+    });
+    this.event('response.function_call_arguments.delta', {
+      item_id: item.id,
+      output_index: index,
+      delta: item.arguments,
+    });
+    this.event('response.function_call_arguments.done', {
+      item_id: item.id,
+      output_index: index,
+      arguments: item.arguments,
+    });
     this.event('response.output_item.done', { output_index: index, item });
   }
 
@@ -118,13 +137,24 @@ export class ResponsesStreamReply implements Reply {
     this.messageOpen = true;
     const item = { ...messageItem(this.messageId, '', 'in_progress'), content: [] };
     this.event('response.output_item.added', { output_index: 0, item });
-    this.event('response.content_part.added', { item_id: this.messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    this.event('response.content_part.added', {
+      item_id: this.messageId,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
   }
 
   private closeMessage(): void {
     if (!this.messageOpen) return;
     const part = { type: 'output_text', text: this.text_, annotations: [] };
-    this.event('response.output_text.done', { item_id: this.messageId, output_index: 0, content_index: 0, text: this.text_, logprobs: [] });
+    this.event('response.output_text.done', {
+      item_id: this.messageId,
+      output_index: 0,
+      content_index: 0,
+      text: this.text_,
+      logprobs: [],
+    });
     this.event('response.content_part.done', { item_id: this.messageId, output_index: 0, content_index: 0, part });
     this.event('response.output_item.done', { output_index: 0, item: messageItem(this.messageId, this.text_) });
   }
@@ -134,15 +164,25 @@ export class ResponsesStreamReply implements Reply {
     this.stream.end();
   }
 
-
   private skeleton(): ResponseItem {
     const { id, createdAt, model } = this.identity;
-    return { id, object: 'response', created_at: createdAt, status: 'in_progress', model, output: [], usage: null, error: null };
+    return {
+      id,
+      object: 'response',
+      created_at: createdAt,
+      status: 'in_progress',
+      model,
+      output: [],
+      usage: null,
+      error: null,
+    };
   }
 
   /** false when the client's socket is full; opened first, so that its own first events number from 0 */
   private event(type: string, fields: Record<string, unknown>): boolean {
     this.stream.open();
-    return this.stream.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.sequence++ })}\n\n`);
+    return this.stream.write(
+      `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.sequence++ })}\n\n`,
+    );
   }
 }

@@ -30,7 +30,8 @@ function isResponsesRequest(body: unknown): body is ResponsesRequest {
   return Array.isArray(input) && input.length > 0 && input.every(isObject);
 }
 
-const inputItems = (input: string | ResponseItem[]): ResponseItem[] => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input);
+const inputItems = (input: string | ResponseItem[]): ResponseItem[] =>
+  typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input;
 
 /** The upstream keeps the conversation (`previous_response_id`, `conversation`): turns then send only what is new. */
 function chainingOf(body: ResponsesRequest): Chaining {
@@ -50,15 +51,29 @@ function chainedOnUpstream(body: ResponsesRequest, answerIds: AnswerIds): Respon
  * MCP's definition as a Responses function tool. Not `strict`: Responses' default, strict, refuses any schema that
  * does not list every property as required and close `additionalProperties`, which most tools' schemas do not.
  */
-const responsesTool = ({ function: fn }: ChatTool) => ({ type: 'function', name: fn.name, ...(fn.description === undefined ? {} : { description: fn.description }), parameters: fn.parameters, strict: false });
+const responsesTool = ({ function: fn }: ChatTool) => ({
+  type: 'function',
+  name: fn.name,
+  ...(fn.description === undefined ? {} : { description: fn.description }),
+  parameters: fn.parameters,
+  strict: false,
+});
 
 /** Responses' own tool search, `{ "type": "tool_search" }` (what Codex sends): words, as the loop's BM25 reads them. */
-const searchKindOf = (tool: Record<string, unknown>): SearchKind | undefined => (tool.type === 'tool_search' ? 'bm25' : undefined);
+const searchKindOf = (tool: Record<string, unknown>): SearchKind | undefined =>
+  tool.type === 'tool_search' ? 'bm25' : undefined;
 
 /** A function tool held back (`defer_loading`) as the search reads it; any other kind of tool is none. */
 const functionAsChat = ({ type, name, description, parameters }: Record<string, unknown>): ChatTool | undefined =>
   type === 'function' && typeof name === 'string'
-    ? { type: 'function', function: { name, ...(typeof description === 'string' ? { description } : {}), parameters: (isObject(parameters) ? parameters : { type: 'object' }) } }
+    ? {
+        type: 'function',
+        function: {
+          name,
+          ...(typeof description === 'string' ? { description } : {}),
+          parameters: isObject(parameters) ? parameters : { type: 'object' },
+        },
+      }
     : undefined;
 
 /**
@@ -66,21 +81,29 @@ const functionAsChat = ({ type, name, description, parameters }: Record<string, 
  * person, never the model's), its built-in tools untouched.
  */
 function clientTools(tools: unknown, withheld: ReadonlySet<string>): { passed: unknown[]; functions: string[] } {
-  const passed = (Array.isArray(tools) ? tools : []).filter((tool) => !(isObject(tool) && tool.type === 'function' && withheld.has(tool.name as string)));
-  const functions = passed.flatMap((tool) => (isObject(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : []));
+  const passed = (Array.isArray(tools) ? tools : []).filter(
+    (tool) => !(isObject(tool) && tool.type === 'function' && withheld.has(tool.name as string)),
+  );
+  const functions = passed.flatMap((tool) =>
+    isObject(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : [],
+  );
   return { passed, functions };
 }
 
 function outputTextOf(output: unknown): string {
   if (typeof output === 'string') return output;
-  return Array.isArray(output) ? output.map((part) => (isObject(part) ? messageText({ content: [part] }) : '')).join('') : '';
+  return Array.isArray(output)
+    ? output.map((part) => (isObject(part) ? messageText({ content: [part] }) : '')).join('')
+    : '';
 }
 
 /** A Responses history as the hierarchy reads it: its `function_call`s (all of them first), then their outputs. */
 function* responsesHistory(items: readonly unknown[]): Generator<HistoryEntry> {
   const listed = items.filter(isObject);
   for (const call of callsOf(listed)) yield { call: call.id, tool: call.name };
-  for (const item of listed) if (item.type === 'function_call_output' && typeof item.call_id === 'string') yield { answers: item.call_id, text: outputTextOf(item.output) };
+  for (const item of listed)
+    if (item.type === 'function_call_output' && typeof item.call_id === 'string')
+      yield { answers: item.call_id, text: outputTextOf(item.output) };
 }
 
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
@@ -91,7 +114,9 @@ export const responsesWire: Wire<ResponseItem[]> = {
   upstreamHeaders: ['openai-organization', 'openai-project'],
   restore(body, followUp) {
     const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
-    const restored = Array.isArray(request.input) ? restoreItems(followUp, request.input, chainingOf(request) !== 'whole') : undefined;
+    const restored = Array.isArray(request.input)
+      ? restoreItems(followUp, request.input, chainingOf(request) !== 'whole')
+      : undefined;
     if (restored) {
       const { input, ...reopened } = restored;
       return { body: { ...request, input }, ...reopened };
@@ -102,24 +127,50 @@ export const responsesWire: Wire<ResponseItem[]> = {
   approvals: {
     settle(reader, req, binding, body) {
       const { input } = body as ResponsesRequest;
-      const settled = Array.isArray(input) ? settleApprovalItems(input, chainingOf(body as ResponsesRequest) !== 'whole') : undefined;
-      return settled && { body: { ...body, input: settled.input }, decisions: settled.live.map((reply) => decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer)) };
+      const settled = Array.isArray(input)
+        ? settleApprovalItems(input, chainingOf(body as ResponsesRequest) !== 'whole')
+        : undefined;
+      return (
+        settled && {
+          body: { ...body, input: settled.input },
+          decisions: settled.live.map((reply) =>
+            decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer),
+          ),
+        }
+      );
     },
     withItems: (body, items) => ({ ...body, input: [...items] }),
   },
   open(request, setup): WireLoop<ResponseItem[]> {
     const body = request as ResponsesRequest;
     const own = setup.tools.map(responsesTool);
-    const search = setup.servesClientSearch && Array.isArray(body.tools) ? clientToolSearch(body.tools.filter(isObject), searchKindOf, functionAsChat) : undefined;
-    const theirs = clientTools(search?.passed ?? body.tools, new Set([...own.map((tool) => tool.name), setup.approvalTool]));
+    const search =
+      setup.servesClientSearch && Array.isArray(body.tools)
+        ? clientToolSearch(body.tools.filter(isObject), searchKindOf, functionAsChat)
+        : undefined;
+    const theirs = clientTools(
+      search?.passed ?? body.tools,
+      new Set([...own.map((tool) => tool.name), setup.approvalTool]),
+    );
     const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? responsesTool(tool);
     const tools = [...own, ...theirs.passed];
     const chaining = chainingOf(body);
     const history = inputItems(body.input);
     const { tools: _replaced, ...rest } = body;
-    const fields = { ...rest, ...(chaining === 'whole' ? { input: history } : {}), ...(tools.length > 0 ? { tools } : {}), stream: body.stream === true };
+    const fields = {
+      ...rest,
+      ...(chaining === 'whole' ? { input: history } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
+      stream: body.stream === true,
+    };
     const id = `resp_${setup.loopId}`;
-    const identity = { id, createdAt: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : '', binding: setup.handBacks.binding, tools: Array.isArray(body.tools) ? body.tools : [] };
+    const identity = {
+      id,
+      createdAt: Math.floor(Date.now() / 1000),
+      model: typeof body.model === 'string' ? body.model : '',
+      binding: setup.handBacks.binding,
+      tools: Array.isArray(body.tools) ? body.tools : [],
+    };
     const answered = (upstreamId: string) => setup.answerIds.remember(id, upstreamId);
     return {
       conversation: new ResponsesConversation(history, fields, chaining, setup, shape),
@@ -127,9 +178,13 @@ export const responsesWire: Wire<ResponseItem[]> = {
       clientTools: new Set([...theirs.functions, ...CLIENT_ACTION_NAMES]),
       // every Responses client can answer an mcp_approval_request
       approvalTool: setup.approvalTool,
-      ...(search ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } } : {}),
+      ...(search
+        ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
+        : {}),
       reply(res: Response, options: ReplyOptions): Reply {
-        return body.stream === true ? new ResponsesStreamReply(res, identity, options, answered) : new ResponsesJsonReply(res, identity, options.judged, answered);
+        return body.stream === true
+          ? new ResponsesStreamReply(res, identity, options, answered)
+          : new ResponsesJsonReply(res, identity, options.judged, answered);
       },
     };
   },

@@ -4,7 +4,9 @@ describe('consent', () => {
   const consent = new ConsentRequired('notes', 'https://auth.example.com/authorize?state=s3');
 
   it('writes the text the client reads, naming the server and holding the link', () => {
-    expect(consentNote(consent)).toBe('[agent-loop] notes needs your permission: open https://auth.example.com/authorize?state=s3, then send your message again.');
+    expect(consentNote(consent)).toBe(
+      '[agent-loop] notes needs your permission: open https://auth.example.com/authorize?state=s3, then send your message again.',
+    );
   });
 
   it('keeps the link out of its message, which logs and tool errors show', () => {

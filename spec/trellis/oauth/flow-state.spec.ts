@@ -3,7 +3,14 @@ import { newNonce, sealFlow, takeFlow, type Flow } from '../../../lib/trellis/oa
 import { MemoryStore } from '../../../lib/store/memory-store';
 
 const key = randomBytes(32);
-const flow = (): Flow => ({ server: 'notes', user: 'u1', verifier: 'v'.repeat(43), authorizationServerUrl: 'https://auth.example.com/', client: { client_id: 'c1' }, nonce: newNonce() });
+const flow = (): Flow => ({
+  server: 'notes',
+  user: 'u1',
+  verifier: 'v'.repeat(43),
+  authorizationServerUrl: 'https://auth.example.com/',
+  client: { client_id: 'c1' },
+  nonce: newNonce(),
+});
 
 describe('the sealed state of a sign-in', () => {
   afterEach(() => jest.useRealTimers());
@@ -11,7 +18,9 @@ describe('the sealed state of a sign-in', () => {
   it('opens once, on any replica with the same secret: a replay is refused', async () => {
     const sealed = sealFlow(key, flow());
     const store = new MemoryStore();
-    expect(await takeFlow(key, sealed, store)).toEqual({ flow: expect.objectContaining({ server: 'notes', user: 'u1' }) });
+    expect(await takeFlow(key, sealed, store)).toEqual({
+      flow: expect.objectContaining({ server: 'notes', user: 'u1' }),
+    });
     expect(await takeFlow(key, sealed, store)).toEqual({ failed: 'replayed' });
   });
 

@@ -15,7 +15,11 @@ const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
 
 /** A replica's sign-in to the fixture's server: replicas given one store and one key share tokens and locks. */
 function replica(mcp: OAuthMcpServer, store: Store, key: Buffer): ServerSignIn {
-  return new ServerSignIn({ server: 'notes', options: { redirectUrl }, vault: new TokenVault(key, store), key }, mcp.url, store);
+  return new ServerSignIn(
+    { server: 'notes', options: { redirectUrl }, vault: new TokenVault(key, store), key },
+    mcp.url,
+    store,
+  );
 }
 
 /** Consents as `login` and finishes the flow the way the callback does, without a gateway: the code from the redirect. */
@@ -60,7 +64,9 @@ describe('ServerSignIn', () => {
 
   it('with the fleet’s Redis store: two replicas share the tokens, refresh once, and take a state once', async () => {
     const redis = await startRedis();
-    const stores = [0, 1].map(() => new RedisStore(Redis, { url: redis.url, prefix: 'oauth-spec:', logger: memoryLogger('error').logger }));
+    const stores = [0, 1].map(
+      () => new RedisStore(Redis, { url: redis.url, prefix: 'oauth-spec:', logger: memoryLogger('error').logger }),
+    );
     try {
       const [first, second] = stores.map((store) => replica(mcp, store, key));
       mcp.setExpiresIn(30);
@@ -70,9 +76,15 @@ describe('ServerSignIn', () => {
       const taken = await takeFlow(key, state, stores[1]);
       expect(await takeFlow(key, state, stores[0])).toEqual({ failed: 'replayed' });
       const back = new URL(redirect.headers.get('location')!);
-      await second.complete((taken as { flow: never }).flow, back.searchParams.get('code')!, back.searchParams.get('iss') ?? undefined);
+      await second.complete(
+        (taken as { flow: never }).flow,
+        back.searchParams.get('code')!,
+        back.searchParams.get('iss') ?? undefined,
+      );
       mcp.setExpiresIn(3600);
-      const tokens = await Promise.all([...Array(5)].flatMap(() => [first.accessToken('u1'), second.accessToken('u1')]));
+      const tokens = await Promise.all(
+        [...Array(5)].flatMap(() => [first.accessToken('u1'), second.accessToken('u1')]),
+      );
       expect(new Set(tokens).size).toBe(1);
       expect(mcp.grants.map((grant) => grant.type)).toEqual(['authorization_code', 'refresh_token']);
     } finally {
@@ -100,7 +112,9 @@ describe('ServerSignIn', () => {
     for (let i = 0; i < 3; i++) asks.push(await signIn.stepUp('u1', refused as never));
     expect(asks.map((ask) => ask instanceof ConsentRequired)).toEqual([true, true, false]);
     expect(new URL((asks[0] as ConsentRequired).url).searchParams.get('scope')).toContain('notes:admin');
-    expect(asks[2].message).toBe("notes still refuses the call for want of scope 'notes:admin' after 2 requests for it");
+    expect(asks[2].message).toBe(
+      "notes still refuses the call for want of scope 'notes:admin' after 2 requests for it",
+    );
     signIn.served('u1');
     expect(await signIn.stepUp('u1', refused as never)).toBeInstanceOf(ConsentRequired);
   });

@@ -22,16 +22,22 @@ describe('SignIns', () => {
     await request(app(signIns)).get('/oauth/callback').expect(400);
     await request(app(signIns)).post('/oauth/callback').expect(418);
     await request(app(signIns)).get('/v1/models').expect(418);
-    await request(app(new SignIns(randomBytes(32), logger))).get('/oauth/callback').expect(418);
+    await request(app(new SignIns(randomBytes(32), logger)))
+      .get('/oauth/callback')
+      .expect(418);
   });
 
   it('serves the Client ID Metadata Document beside an https callback, its URL the client id', async () => {
     const { body } = await request(app(signIns)).get('/oauth/callback/client-metadata.json').expect(200);
-    expect(body).toMatchObject({ client_id: 'https://gateway.example.com/oauth/callback/client-metadata.json', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' });
+    expect(body).toMatchObject({
+      client_id: 'https://gateway.example.com/oauth/callback/client-metadata.json',
+      redirect_uris: [redirectUrl],
+      token_endpoint_auth_method: 'none',
+    });
   });
 
   it.each([
-    ['?error=access_denied&state=s', "the authorization server answered &#39;access_denied&#39;"],
+    ['?error=access_denied&state=s', 'the authorization server answered &#39;access_denied&#39;'],
     ['?code=c', 'the link lacks its code or state'],
     ['?code=c&state=forged', 'the state is invalid'],
   ])('answers %s with a 400 page that stores nothing, and a log line', async (query, why) => {

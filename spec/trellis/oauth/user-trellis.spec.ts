@@ -12,7 +12,11 @@ const request = (headers: Record<string, string>) => ({ headers }) as unknown as
 function setUp() {
   const key = randomBytes(32);
   const store = new MemoryStore();
-  const signIn = new ServerSignIn({ server: 'notes', options: { redirectUrl: 'http://127.0.0.1:9/cb' }, vault: new TokenVault(key, store), key }, 'http://127.0.0.1:9/mcp', store);
+  const signIn = new ServerSignIn(
+    { server: 'notes', options: { redirectUrl: 'http://127.0.0.1:9/cb' }, vault: new TokenVault(key, store), key },
+    'http://127.0.0.1:9/mcp',
+    store,
+  );
   const opened: string[] = [];
   const connection = { close: async () => undefined } as unknown as McpConnection;
   const options: UserTrellisOptions = {
@@ -40,7 +44,9 @@ describe('userTrellises', () => {
     expect(forRequest(request({ authorization: 'Bearer alice-0123456789' }))).toBe(alice);
     expect(forRequest(request({ authorization: 'Bearer bob-0123456789' }))).not.toBe(alice);
     expect(await alice.listTools()).toEqual([{ name: 'whoami', inputSchema: { type: 'object' } }]);
-    expect(await alice.callTool('whoami', {}, { signal: new AbortController().signal })).toEqual({ content: [{ type: 'text', text: 'ran whoami' }] });
+    expect(await alice.callTool('whoami', {}, { signal: new AbortController().signal })).toEqual({
+      content: [{ type: 'text', text: 'ran whoami' }],
+    });
     expect(opened).toEqual(['connection']);
   });
 });

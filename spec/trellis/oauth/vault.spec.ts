@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { TokenVault } from '../../../lib/trellis/oauth/vault';
 
-const tokens = { access_token: 'at-secret-1', refresh_token: 'rt-secret-1', token_type: 'Bearer', expires_in: 60, scope: 'notes:read' };
+const tokens = {
+  access_token: 'at-secret-1',
+  refresh_token: 'rt-secret-1',
+  token_type: 'Bearer',
+  expires_in: 60,
+  scope: 'notes:read',
+};
 
 describe('TokenVault', () => {
   afterEach(() => jest.useRealTimers());
@@ -32,7 +38,15 @@ describe('TokenVault', () => {
     jest.useFakeTimers({ now: Date.parse('2026-01-01T00:00:00Z') });
     const vault = new TokenVault(randomBytes(32), new MemoryStore());
     await vault.save('http://127.0.0.1:1/mcp', 'u1', tokens);
-    expect(await vault.list()).toEqual([{ server: 'http://127.0.0.1:1/mcp', user: 'u1', expiresAt: '2026-01-01T00:01:00.000Z', scope: 'notes:read', refreshable: true }]);
+    expect(await vault.list()).toEqual([
+      {
+        server: 'http://127.0.0.1:1/mcp',
+        user: 'u1',
+        expiresAt: '2026-01-01T00:01:00.000Z',
+        scope: 'notes:read',
+        refreshable: true,
+      },
+    ]);
     expect(await vault.forget('http://127.0.0.1:1/mcp', 'u1')).toBe(true);
     expect(await vault.list()).toEqual([]);
   });

@@ -13,18 +13,36 @@ const messages: ChatMessage[] = [
 
 describe('chat elision: where chat completions hold tool results', () => {
   it('names each call id by its tool, from the assistant messages from a given index on', () => {
-    expect([...toolNames(messages)]).toEqual([['c1', 'client_tool'], ['a', 'repo_read'], ['b', 'repo_grep']]);
-    expect([...toolNames(messages, 2)]).toEqual([['a', 'repo_read'], ['b', 'repo_grep']]);
+    expect([...toolNames(messages)]).toEqual([
+      ['c1', 'client_tool'],
+      ['a', 'repo_read'],
+      ['b', 'repo_grep'],
+    ]);
+    expect([...toolNames(messages, 2)]).toEqual([
+      ['a', 'repo_read'],
+      ['b', 'repo_grep'],
+    ]);
   });
 
   it("replaces a tool message's content with the placeholder and keeps its other fields", () => {
-    expect(elide(messages[4], toolNames(messages))).toEqual({ role: 'tool', tool_call_id: 'a', content: "[earlier result of 'repo_read' elided: 500 bytes]" });
-    expect(elide({ role: 'tool', tool_call_id: 'zz', content: 'é'.repeat(100) }, new Map())).toEqual({ role: 'tool', tool_call_id: 'zz', content: "[earlier result of 'unknown' elided: 200 bytes]" });
+    expect(elide(messages[4], toolNames(messages))).toEqual({
+      role: 'tool',
+      tool_call_id: 'a',
+      content: "[earlier result of 'repo_read' elided: 500 bytes]",
+    });
+    expect(elide({ role: 'tool', tool_call_id: 'zz', content: 'é'.repeat(100) }, new Map())).toEqual({
+      role: 'tool',
+      tool_call_id: 'zz',
+      content: "[earlier result of 'unknown' elided: 200 bytes]",
+    });
   });
 
   it('elides tool messages only, one result each, never into a longer text; the latest turn begins at the last assistant message', () => {
     const names = toolNames(messages);
-    expect(chatElision.elide(messages[4], names)).toEqual({ item: { role: 'tool', tool_call_id: 'a', content: "[earlier result of 'repo_read' elided: 500 bytes]" }, results: 1 });
+    expect(chatElision.elide(messages[4], names)).toEqual({
+      item: { role: 'tool', tool_call_id: 'a', content: "[earlier result of 'repo_read' elided: 500 bytes]" },
+      results: 1,
+    });
     expect(chatElision.elide(messages[2], names)).toBeUndefined();
     expect(chatElision.elide(messages[0], names)).toBeUndefined();
     expect(chatElision.latest(messages)).toBe(3);

@@ -10,7 +10,10 @@ describe('JsonReply: a stream: false client gets one chat completion when the lo
       reply.text();
       reply.toolsRunning();
       expect([reply.streams, reply.committed, res.headersSent]).toEqual([false, false, false]);
-      reply.send({ stop: 'final', text: 'Done.', usage: { input: 3, output: 1, total: 4 } }, { turns: 2, toolCalls: 1, blocked: 1, repeated: 0, elided: 0 });
+      reply.send(
+        { stop: 'final', text: 'Done.', usage: { input: 3, output: 1, total: 4 } },
+        { turns: 2, toolCalls: 1, blocked: 1, repeated: 0, elided: 0 },
+      );
       reply.dispose();
     });
     const res = await request(app).post('/').expect(200);
@@ -22,6 +25,11 @@ describe('JsonReply: a stream: false client gets one chat completion when the lo
       choices: [{ index: 0, message: { role: 'assistant', content: 'Done.' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
     });
-    expect([res.headers['x-agent-loop-turns'], res.headers['x-agent-loop-tool-calls'], res.headers['x-agent-loop-blocked'], res.headers['x-agent-loop-stop']]).toEqual(['2', '1', '1', 'final']);
+    expect([
+      res.headers['x-agent-loop-turns'],
+      res.headers['x-agent-loop-tool-calls'],
+      res.headers['x-agent-loop-blocked'],
+      res.headers['x-agent-loop-stop'],
+    ]).toEqual(['2', '1', '1', 'final']);
   });
 });

@@ -1,6 +1,12 @@
 import { callsIn, contentText, wellFormedReply } from '../../../lib/wire/chat/model-reply';
 
-const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: 'stop', ...extra }] });
+const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({
+  id: 'x',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message, finish_reason: 'stop', ...extra }],
+});
 
 describe('wellFormedReply: the model reply the loop relies on', () => {
   it.each([
@@ -14,18 +20,39 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
   });
 
   it('refuses content that is not text, and tool_calls that are not a list', () => {
-    expect(() => wellFormedReply(reply({ role: 'assistant', content: 5 }))).toThrow("the reply's content is not text: 5");
-    expect(() => wellFormedReply(reply({ role: 'assistant', content: null, tool_calls: 'lookup' }))).toThrow(`the reply's tool_calls is not a list: "lookup"`);
+    expect(() => wellFormedReply(reply({ role: 'assistant', content: 5 }))).toThrow(
+      "the reply's content is not text: 5",
+    );
+    expect(() => wellFormedReply(reply({ role: 'assistant', content: null, tool_calls: 'lookup' }))).toThrow(
+      `the reply's tool_calls is not a list: "lookup"`,
+    );
   });
 
   it('takes text parts, a missing role and a strange finish_reason', () => {
-    const { choices } = wellFormedReply(reply({ content: [{ type: 'text', text: 'in ' }, { type: 'text', text: 'parts' }] }, { finish_reason: 7 }));
+    const { choices } = wellFormedReply(
+      reply(
+        {
+          content: [
+            { type: 'text', text: 'in ' },
+            { type: 'text', text: 'parts' },
+          ],
+        },
+        { finish_reason: 7 },
+      ),
+    );
     expect(choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'in parts' }, finish_reason: null }]);
   });
 
   it('leaves out calls that are not objects, and keeps only string ids and names', () => {
-    const calls = [null, 5, { id: 7, function: { name: 9, arguments: { q: 1 } } }, { id: 'a', type: 'function', function: { name: 'lookup', arguments: '{}' } }, { id: 'b' }];
-    const { message } = wellFormedReply(reply({ role: 'assistant', content: null, tool_calls: calls, refusal: null })).choices[0];
+    const calls = [
+      null,
+      5,
+      { id: 7, function: { name: 9, arguments: { q: 1 } } },
+      { id: 'a', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+      { id: 'b' },
+    ];
+    const { message } = wellFormedReply(reply({ role: 'assistant', content: null, tool_calls: calls, refusal: null }))
+      .choices[0];
     expect(message).toEqual({
       role: 'assistant',
       content: null,
@@ -49,13 +76,23 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
       content: '',
       reasoning_content: 'The user wants the weather.',
       reasoning_details: [{ type: 'reasoning.encrypted', data: 'opaque', index: 0 }],
-      tool_calls: [{ id: 'a', type: 'function', function: { name: 'lookup', arguments: '', strict: true }, extra_content: { google: { thought_signature: 'ts' } } }],
+      tool_calls: [
+        {
+          id: 'a',
+          type: 'function',
+          function: { name: 'lookup', arguments: '', strict: true },
+          extra_content: { google: { thought_signature: 'ts' } },
+        },
+      ],
     };
     expect(wellFormedReply(reply(message)).choices[0].message).toEqual(message);
   });
 
   it("keeps content of parts that are not all text as the model gave it, and reads only its text parts as the answer's text", () => {
-    const content = [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }, { type: 'text', text: 'Paris.' }];
+    const content = [
+      { type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] },
+      { type: 'text', text: 'Paris.' },
+    ];
     expect(wellFormedReply(reply({ role: 'assistant', content })).choices[0].message.content).toEqual(content);
     expect(contentText(content)).toBe('Paris.');
     expect(() => contentText(['Paris.'])).toThrow(`the reply's content is not text: ["Paris."]`);

@@ -6,7 +6,17 @@ const completion = {
   object: 'chat.completion',
   created: 1,
   model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'repo_read', arguments: '{"p":1}' } }] }, finish_reason: 'tool_calls' }],
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: 'Reading.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'repo_read', arguments: '{"p":1}' } }],
+      },
+      finish_reason: 'tool_calls',
+    },
+  ],
   usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
 };
 
@@ -30,9 +40,14 @@ describe('chatReader: a turn’s chat completion, as the loop reads it', () => {
   });
 
   it('reads a stream to [DONE], passing on its text as it arrives', async () => {
-    const frame = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ id: 'chatcmpl-2', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const frame = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-2', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const texts: string[] = [];
-    const turn = await chatReader.stream(Readable.from([frame({ role: 'assistant', content: 'He' }), frame({ content: 'y' }, 'stop'), 'data: [DONE]\n\n']), (t) => void texts.push(t), 1 << 20);
+    const turn = await chatReader.stream(
+      Readable.from([frame({ role: 'assistant', content: 'He' }), frame({ content: 'y' }, 'stop'), 'data: [DONE]\n\n']),
+      (t) => void texts.push(t),
+      1 << 20,
+    );
     expect(texts).toEqual(['He', 'y']);
     expect([turn.text, turn.calls, turn.stop, turn.id]).toEqual(['Hey', [], 'stop', 'chatcmpl-2']);
     expect(chatTurn({ ...completion, usage: undefined } as never).usage).toBeUndefined();

@@ -13,7 +13,11 @@ async function fullStream() {
   let opened!: () => void;
   const handled = new Promise<void>((resolve) => (opened = resolve));
   const app = express().post('/', (_req, res) => {
-    reply = new StreamReply(res, { id: 'chatcmpl-w', created: 1, model: 'm' }, { keepAliveSec: 10, includeUsage: false, signal: controller.signal });
+    reply = new StreamReply(
+      res,
+      { id: 'chatcmpl-w', created: 1, model: 'm' },
+      { keepAliveSec: 10, includeUsage: false, signal: controller.signal },
+    );
     opened();
   });
   const server = http.createServer(app);

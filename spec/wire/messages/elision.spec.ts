@@ -4,7 +4,14 @@ import { elidedResult, messagesElision, toolUseNames } from '../../../lib/wire/m
 const long = 'x'.repeat(800);
 const messages: MessageParam[] = [
   { role: 'user', content: 'go' },
-  { role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_a', name: 'repo_read', input: {} }, { type: 'tool_use', id: 'toolu_b', name: 'clock_now', input: {} }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool_use', id: 'toolu_a', name: 'repo_read', input: {} },
+      { type: 'tool_use', id: 'toolu_b', name: 'clock_now', input: {} },
+    ],
+  },
   {
     role: 'user',
     content: [
@@ -17,7 +24,10 @@ const messages: MessageParam[] = [
 
 describe('Messages elision: tool_result blocks inside user messages', () => {
   it('names each tool_use id by its tool', () => {
-    expect([...toolUseNames(messages)]).toEqual([['toolu_a', 'repo_read'], ['toolu_b', 'clock_now']]);
+    expect([...toolUseNames(messages)]).toEqual([
+      ['toolu_a', 'repo_read'],
+      ['toolu_b', 'clock_now'],
+    ]);
   });
 
   it("replaces a tool_result's content (blocks measured as JSON) and keeps its other fields", () => {

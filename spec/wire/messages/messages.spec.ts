@@ -6,7 +6,11 @@ const user = { role: 'user', content: 'hi' };
 
 describe('the Anthropic Messages wire', () => {
   it('serves .../messages, with the headers its upstream needs', () => {
-    expect(['/v1/messages', '/v1/chat/completions', '/v1/messages/count_tokens'].map((path) => wireFor(path) === messagesWire)).toEqual([true, false, false]);
+    expect(
+      ['/v1/messages', '/v1/chat/completions', '/v1/messages/count_tokens'].map(
+        (path) => wireFor(path) === messagesWire,
+      ),
+    ).toEqual([true, false, false]);
     expect(messagesWire.upstreamHeaders).toEqual(['x-api-key', 'anthropic-version', 'anthropic-beta']);
   });
 
@@ -14,7 +18,14 @@ describe('the Anthropic Messages wire', () => {
     const theirs = { name: 'get_location', input_schema: { type: 'object' } };
     const server = { type: 'web_search_20250305', name: 'web_search' };
     const opened = messagesWire.open(
-      { model: 'claude', max_tokens: 1024, system: 'be brief', thinking: { type: 'enabled' }, messages: [user], tools: [theirs, server, { name: 'approve_tool_call' }] },
+      {
+        model: 'claude',
+        max_tokens: 1024,
+        system: 'be brief',
+        thinking: { type: 'enabled' },
+        messages: [user],
+        tools: [theirs, server, { name: 'approve_tool_call' }],
+      },
       loopSetup([chatTool('repo_read')]),
     );
     expect(JSON.parse(opened.conversation.request().json)).toEqual({
@@ -28,7 +39,9 @@ describe('the Anthropic Messages wire', () => {
     });
     expect([...opened.clientTools]).toEqual(['get_location', 'web_search']);
     expect(opened.approvalTool).toBe('approve_tool_call');
-    expect(JSON.parse(messagesWire.open({ messages: [user], stream: true }, loopSetup([])).conversation.request().json)).toEqual({ messages: [user], stream: true });
+    expect(
+      JSON.parse(messagesWire.open({ messages: [user], stream: true }, loopSetup([])).conversation.request().json),
+    ).toEqual({ messages: [user], stream: true });
   });
 
   it('reads a turn: its text, its tool_use blocks as calls by their place, the input tokens with the cached ones', () => {
@@ -38,7 +51,11 @@ describe('the Anthropic Messages wire', () => {
       type: 'message',
       role: 'assistant',
       model: 'claude',
-      content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_1', name: 'repo_read', input: { path: 'a' } }],
+      content: [
+        { type: 'thinking', thinking: 't', signature: 's' },
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'repo_read', input: { path: 'a' } },
+      ],
       stop_reason: 'tool_use',
       stop_sequence: null,
       usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 1 },

@@ -3,7 +3,15 @@ import { blocksOf, clientTools, isMessagesRequest, messagesTool } from '../../..
 describe('the Messages request the loop reads', () => {
   it.each([
     [{ messages: [{ role: 'user', content: 'hi' }] }, true],
-    [{ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [] }] }, true],
+    [
+      {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [] },
+        ],
+      },
+      true,
+    ],
     [{ messages: [] }, false],
     [{ messages: [{ role: 'system', content: 'x' }] }, false],
     [{ messages: ['hi'] }, false],
@@ -15,20 +23,36 @@ describe('the Messages request the loop reads', () => {
   });
 
   it('offers the binding’s tools in the Messages shape, an open schema where MCP gave none', () => {
-    expect(messagesTool({ type: 'function', function: { name: 'repo_read', description: 'Read', parameters: { type: 'object', properties: {} } } })).toEqual({
+    expect(
+      messagesTool({
+        type: 'function',
+        function: { name: 'repo_read', description: 'Read', parameters: { type: 'object', properties: {} } },
+      }),
+    ).toEqual({
       name: 'repo_read',
       description: 'Read',
       input_schema: { type: 'object', properties: {} },
     });
-    expect(messagesTool({ type: 'function', function: { name: 'clock' } })).toEqual({ name: 'clock', input_schema: { type: 'object' } });
+    expect(messagesTool({ type: 'function', function: { name: 'clock' } })).toEqual({
+      name: 'clock',
+      input_schema: { type: 'object' },
+    });
   });
 
   it('keeps every named tool of the client, of any kind, and reads a content as blocks', () => {
-    const tools = [{ name: 'mine', input_schema: {} }, { type: 'web_search_20250305', name: 'web_search' }, { type: 'bash' }, 'junk'];
+    const tools = [
+      { name: 'mine', input_schema: {} },
+      { type: 'web_search_20250305', name: 'web_search' },
+      { type: 'bash' },
+      'junk',
+    ];
     expect(clientTools(tools)).toEqual([tools[0], tools[1]]);
     expect(clientTools('nope')).toEqual([]);
     expect(blocksOf('hi')).toEqual([{ type: 'text', text: 'hi' }]);
-    expect(blocksOf([{ type: 'text', text: 'a' }, null, { text: 'untyped' }, { type: 'image' }])).toEqual([{ type: 'text', text: 'a' }, { type: 'image' }]);
+    expect(blocksOf([{ type: 'text', text: 'a' }, null, { text: 'untyped' }, { type: 'image' }])).toEqual([
+      { type: 'text', text: 'a' },
+      { type: 'image' },
+    ]);
     expect(blocksOf(undefined)).toEqual([]);
   });
 });

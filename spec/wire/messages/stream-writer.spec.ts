@@ -9,7 +9,8 @@ import { MessagesStreamWriter } from '../../../lib/wire/messages/stream-writer';
 import { addMessagesUsage } from '../../../lib/wire/messages/usage';
 
 const signer = new Signer();
-const sse = (events: Record<string, unknown>[]) => events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+const sse = (events: Record<string, unknown>[]) =>
+  events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
 
 async function* once(text: string): AsyncGenerator<string> {
   yield text;
@@ -19,7 +20,11 @@ async function* once(text: string): AsyncGenerator<string> {
 async function serving(write: (writer: MessagesStreamWriter, res: Response) => Promise<void>) {
   const controller = new AbortController();
   const app = express().post('/v1/messages', async (_req, res) => {
-    const writer = new MessagesStreamWriter(res, { id: 'msg_loop1', model: 'claude-test' }, { keepAliveSec: 30, signal: controller.signal });
+    const writer = new MessagesStreamWriter(
+      res,
+      { id: 'msg_loop1', model: 'claude-test' },
+      { keepAliveSec: 30, signal: controller.signal },
+    );
     try {
       await write(writer, res);
     } finally {
@@ -37,8 +42,25 @@ async function serving(write: (writer: MessagesStreamWriter, res: Response) => P
   return { url, raw, close, client: new Anthropic({ baseURL: url, apiKey: 'k', maxRetries: 0 }) };
 }
 
-const turn1 = messageOf({ thinking: 'Look it up first.', text: 'Let me look.', toolUses: [{ id: 'toolu_01L', name: 'lookup', input: { q: 'x' } }], usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 50 } }, 'claude-test', signer);
-const turn2 = messageOf({ thinking: 'Now answer.', text: 'The answer is 42.', usage: { input_tokens: 140, output_tokens: 9, cache_read_input_tokens: 90, cache_creation_input_tokens: 4 } }, 'claude-test', signer);
+const turn1 = messageOf(
+  {
+    thinking: 'Look it up first.',
+    text: 'Let me look.',
+    toolUses: [{ id: 'toolu_01L', name: 'lookup', input: { q: 'x' } }],
+    usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 50 },
+  },
+  'claude-test',
+  signer,
+);
+const turn2 = messageOf(
+  {
+    thinking: 'Now answer.',
+    text: 'The answer is 42.',
+    usage: { input_tokens: 140, output_tokens: 9, cache_read_input_tokens: 90, cache_creation_input_tokens: 4 },
+  },
+  'claude-test',
+  signer,
+);
 
 /** Two turns read from upstream streams into one client stream, then a handed-back call, as a loop does. */
 async function twoTurnsAndHandBack(writer: MessagesStreamWriter): Promise<void> {
@@ -57,7 +79,11 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
   it("reads, in the official SDK, as ONE Message: every turn's blocks, indexes running on, the hand-back last, usage summed", async () => {
     const { client, close } = await serving(twoTurnsAndHandBack);
     try {
-      const stream = client.messages.stream({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+      const stream = client.messages.stream({
+        model: 'claude-test',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       const texts: string[] = [];
       stream.on('text', (delta) => texts.push(delta));
       const message = await stream.finalMessage();
@@ -71,7 +97,12 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
       ]);
       expect(texts.join('')).toBe('Let me look.The answer is 42.');
       expect(message.stop_reason).toBe('tool_use');
-      expect(message.usage).toMatchObject({ input_tokens: 240, output_tokens: 29, cache_read_input_tokens: 140, cache_creation_input_tokens: 4 });
+      expect(message.usage).toMatchObject({
+        input_tokens: 240,
+        output_tokens: 29,
+        cache_read_input_tokens: 140,
+        cache_creation_input_tokens: 4,
+      });
     } finally {
       close();
     }
@@ -80,13 +111,22 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
   it('writes one message_start, one message_delta and one message_stop, and a ping while tools run', async () => {
     const { raw, close } = await serving(twoTurnsAndHandBack);
     try {
-      const events = (await raw()).split('\n\n').filter(Boolean).map((frame) => frame.split('\n')[0].replace('event: ', ''));
+      const events = (await raw())
+        .split('\n\n')
+        .filter(Boolean)
+        .map((frame) => frame.split('\n')[0].replace('event: ', ''));
       expect(events.filter((type) => type === 'message_start')).toHaveLength(1);
       expect(events.filter((type) => type === 'message_delta')).toHaveLength(1);
       expect(events.at(-1)).toBe('message_stop');
       const starts = events.flatMap((type, i) => (type === 'content_block_start' ? [i] : []));
       // the tools of turn 1 ran between its blocks and turn 2's
-      expect(events.slice(starts[1], starts[2])).toEqual(['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'ping']);
+      expect(events.slice(starts[1], starts[2])).toEqual([
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'ping',
+      ]);
       expect(events.filter((type) => type === 'content_block_start')).toHaveLength(5);
     } finally {
       close();
@@ -100,7 +140,9 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
       writer.block({ type: 'text', text: '[agent-loop] Stopped before a final answer.' });
     });
     try {
-      const message = await client.messages.stream({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+      const message = await client.messages
+        .stream({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
+        .finalMessage();
       expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text']);
       expect(message.content[1]).toEqual({ type: 'text', text: '[agent-loop] Stopped before a final answer.' });
       expect(message.stop_reason).toBe('end_turn');

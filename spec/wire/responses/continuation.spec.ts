@@ -4,7 +4,12 @@ import { Continuations, TAG } from '../../../lib/loop/continuation';
 import { tokenSecret } from '../../../lib/signed-token';
 import { carryOnCalls, restoreItems } from '../../../lib/wire/responses/continuation';
 
-const handBacks = { continuations: new Continuations(tokenSecret('a gateway secret that is long enough for responses')), req: { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage, binding: 'notes', succeeded: new Set(['notes_read']) };
+const handBacks = {
+  continuations: new Continuations(tokenSecret('a gateway secret that is long enough for responses')),
+  req: { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage,
+  binding: 'notes',
+  succeeded: new Set(['notes_read']),
+};
 const user = { type: 'message', role: 'user', content: 'where am I, and what do my notes say?' };
 const location = { id: 'call_loc', name: 'get_location', arguments: '{}', index: 1 };
 const own = (output: string) => [
@@ -16,9 +21,22 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
   it('puts the carried items back before the call in the follow-up, every call_id the model’s own again', () => {
     const [carried] = carryOnCalls(handBacks, [location], own('groceries: milk'));
     expect(carried.id.startsWith(`call_loc${TAG}`)).toBe(true);
-    const restored = restoreItems(handBacks, [user, { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }, { type: 'function_call_output', call_id: carried.id, output: 'Paris' }], false);
+    const restored = restoreItems(
+      handBacks,
+      [
+        user,
+        { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' },
+        { type: 'function_call_output', call_id: carried.id, output: 'Paris' },
+      ],
+      false,
+    );
     expect(restored).toEqual({
-      input: [user, ...own('groceries: milk'), { type: 'function_call', call_id: 'call_loc', name: 'get_location', arguments: '{}' }, { type: 'function_call_output', call_id: 'call_loc', output: 'Paris' }],
+      input: [
+        user,
+        ...own('groceries: milk'),
+        { type: 'function_call', call_id: 'call_loc', name: 'get_location', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_loc', output: 'Paris' },
+      ],
       succeeded: ['notes_read'],
       forged: 0,
       ignored: 0,
@@ -29,14 +47,23 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
   it('elides the oldest outputs, with the exact placeholder, until the token fits its bound', () => {
     const big = randomBytes(12_000).toString('hex');
     const [carried] = carryOnCalls(handBacks, [location], own(big));
-    const restored = restoreItems(handBacks, [user, { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }], false);
+    const restored = restoreItems(
+      handBacks,
+      [user, { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }],
+      false,
+    );
     expect(restored?.input.slice(1, 3)).toEqual(own("[earlier result of 'notes_read' elided: 24000 bytes]"));
   });
 
   it('counts a token of another binding as forged and leaves chained input where it is', () => {
     const [carried] = carryOnCalls(handBacks, [location], own('groceries: milk'));
     const input = [{ type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }];
-    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({ input: [{ ...input[0], call_id: 'call_loc' }], succeeded: [], forged: 1, ignored: 0 });
+    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({
+      input: [{ ...input[0], call_id: 'call_loc' }],
+      succeeded: [],
+      forged: 1,
+      ignored: 0,
+    });
     expect(restoreItems(handBacks, input, true)?.input).toEqual([{ ...input[0], call_id: 'call_loc' }]);
   });
 

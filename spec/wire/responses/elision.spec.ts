@@ -37,8 +37,18 @@ describe('maxContextBytes on the Responses wire', () => {
     expect(data.output_text).toBe('Big.');
     expect(response.headers.get('x-agent-loop-elided')).toBe('1');
     const third = model.requests[2].body.input as Item[];
-    expect(third.map((item) => item.type)).toEqual(['message', 'function_call', 'function_call_output', 'function_call', 'function_call_output']);
-    expect(third[2]).toEqual({ type: 'function_call_output', call_id: 'call_big1', output: "[earlier result of 'big' elided: 6000 bytes]" });
+    expect(third.map((item) => item.type)).toEqual([
+      'message',
+      'function_call',
+      'function_call_output',
+      'function_call',
+      'function_call_output',
+    ]);
+    expect(third[2]).toEqual({
+      type: 'function_call_output',
+      call_id: 'call_big1',
+      output: "[earlier result of 'big' elided: 6000 bytes]",
+    });
     expect(third[4]).toEqual({ type: 'function_call_output', call_id: 'call_big2', output: 'x'.repeat(6000) });
     expect(Buffer.byteLength(JSON.stringify(model.requests[2].body))).toBeLessThanOrEqual(10_000);
   });
@@ -56,15 +66,31 @@ describe('maxContextBytes on the Responses wire', () => {
       { type: 'function_call_output', call_id: 'call_2', output: 'z'.repeat(3000) },
     ];
     const counted = stats();
-    const budget = new ContextBudget(new TurnBody({ model: 'agent' }, 'input'), responsesElision, 2048, client.length, counted, { logger, loopId: 'loop-1' });
+    const budget = new ContextBudget(
+      new TurnBody({ model: 'agent' }, 'input'),
+      responsesElision,
+      2048,
+      client.length,
+      counted,
+      { logger, loopId: 'loop-1' },
+    );
     const items = [...client, ...own];
     const sent = JSON.parse(budget.request(items).json) as { input: Item[] };
 
-    expect(sent.input.map((item) => item.output)).toEqual([undefined, 'c'.repeat(3000), undefined, "[earlier result of 'big' elided: 3000 bytes]", undefined, 'z'.repeat(3000)]);
+    expect(sent.input.map((item) => item.output)).toEqual([
+      undefined,
+      'c'.repeat(3000),
+      undefined,
+      "[earlier result of 'big' elided: 3000 bytes]",
+      undefined,
+      'z'.repeat(3000),
+    ]);
     expect(counted.elided).toBe(1);
     budget.request(items);
-    expect(lines.filter((line) => line.message === 'agent-loop context passes maxContextBytes with every earlier result elided')).toEqual([
-      expect.objectContaining({ level: 'warn', loopId: 'loop-1', wire: 'responses', maxContextBytes: 2048 }),
-    ]);
+    expect(
+      lines.filter(
+        (line) => line.message === 'agent-loop context passes maxContextBytes with every earlier result elided',
+      ),
+    ).toEqual([expect.objectContaining({ level: 'warn', loopId: 'loop-1', wire: 'responses', maxContextBytes: 2048 })]);
   });
 });

@@ -3,7 +3,15 @@ import { callsOf, CLIENT_ACTION_NAMES, keptOutput, messageText, outputText } fro
 const output = [
   { type: 'reasoning', id: 'rs_1', summary: [] },
   { type: 'function_call', call_id: 'call_a', name: 'repo_read', arguments: '{"path":"a"}' },
-  { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hel' }, { type: 'refusal', refusal: 'no' }, { type: 'output_text', text: 'lo' }] },
+  {
+    type: 'message',
+    role: 'assistant',
+    content: [
+      { type: 'output_text', text: 'Hel' },
+      { type: 'refusal', refusal: 'no' },
+      { type: 'output_text', text: 'lo' },
+    ],
+  },
   { type: 'computer_call', call_id: 'call_c', action: { type: 'click' } },
   { type: 'function_call', call_id: 'call_b', name: 'repo_grep', arguments: '{}' },
 ];

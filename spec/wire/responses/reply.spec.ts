@@ -24,7 +24,15 @@ describe('the Responses answer to the client', () => {
       model: 'agent',
       status: 'completed',
       error: null,
-      output: [{ id: 'msg_resp_loop', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }],
+      output: [
+        {
+          id: 'msg_resp_loop',
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Done.', annotations: [] }],
+        },
+      ],
       usage: null,
     });
     expect([res.headers['x-agent-loop-turns'], res.headers['x-agent-loop-stop']]).toEqual(['2', 'final']);
@@ -58,22 +66,61 @@ describe('the Responses answer to the client', () => {
       'response.completed',
     ]);
     expect(got.map((event) => event.sequence_number)).toEqual(got.map((_event, i) => i));
-    expect(got.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta)).toEqual(['Hel', 'lo']);
-    expect((got[9].response as { output: unknown[] }).output).toEqual([{ id: 'msg_resp_loop', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [] }] }]);
+    expect(got.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta)).toEqual([
+      'Hel',
+      'lo',
+    ]);
+    expect((got[9].response as { output: unknown[] }).output).toEqual([
+      {
+        id: 'msg_resp_loop',
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Hello', annotations: [] }],
+      },
+    ]);
   });
 
   it("streams a hand-back's call as its own item, its arguments, then completed, every Response the loop's id; the upstream's id told apart", async () => {
     const call = { type: 'function_call', id: 'fc_1', call_id: 'call_loc', name: 'get_location', arguments: '{}' };
-    const answer: Answer = { stop: 'final', text: '', last: { text: '', calls: [], output: [call], stop: 'completed', id: 'resp_up', model: 'up', reply: { id: 'resp_up', status: 'completed' } }, handBack: [{ id: 'call_loc.al1.t', name: 'get_location', arguments: '{}', index: 0 }] };
+    const answer: Answer = {
+      stop: 'final',
+      text: '',
+      last: {
+        text: '',
+        calls: [],
+        output: [call],
+        stop: 'completed',
+        id: 'resp_up',
+        model: 'up',
+        reply: { id: 'resp_up', status: 'completed' },
+      },
+      handBack: [{ id: 'call_loc.al1.t', name: 'get_location', arguments: '{}', index: 0 }],
+    };
     const answered: string[] = [];
     const res = await servedReply(
-      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) => answered.push(id)),
+      (r) =>
+        new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) =>
+          answered.push(id),
+        ),
       (reply) => reply.send(answer, stats),
     );
     const got = events(res.body as string);
-    expect(got.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
+    expect(got.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     expect(got[5].item).toEqual({ ...call, call_id: 'call_loc.al1.t' });
-    expect(got.flatMap((event) => (event.response ? [(event.response as { id: string }).id] : []))).toEqual(['resp_loop', 'resp_loop', 'resp_loop']);
+    expect(got.flatMap((event) => (event.response ? [(event.response as { id: string }).id] : []))).toEqual([
+      'resp_loop',
+      'resp_loop',
+      'resp_loop',
+    ]);
     expect(answered).toEqual(['resp_up']);
   });
 
@@ -86,6 +133,12 @@ describe('the Responses answer to the client', () => {
       },
     );
     const got = events(res.body as string);
-    expect(got.at(-1)).toMatchObject({ type: 'response.completed', response: { status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'Partial', annotations: [] }] }] } });
+    expect(got.at(-1)).toMatchObject({
+      type: 'response.completed',
+      response: {
+        status: 'completed',
+        output: [{ type: 'message', content: [{ type: 'output_text', text: 'Partial', annotations: [] }] }],
+      },
+    });
   });
 });

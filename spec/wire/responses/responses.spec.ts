@@ -12,21 +12,55 @@ import { listen, type Listening } from '../../helpers/listen';
 
 const notes = localTrellis([
   { name: 'notes_open', description: 'Open the notebook', handler: () => 'notes: a, b' },
-  { name: 'notes_read', description: 'Read one note', inputSchema: { type: 'object', properties: { id: { type: 'string' } } }, handler: (args) => `note ${String(args.id)}: buy milk` },
+  {
+    name: 'notes_read',
+    description: 'Read one note',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+    handler: (args) => `note ${String(args.id)}: buy milk`,
+  },
   { name: 'broken', handler: () => Promise.reject(new Error('Trellis unreachable (ECONNREFUSED)')) },
-  { name: 'stuck', handler: (_args, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))) },
+  {
+    name: 'stuck',
+    handler: (_args, { signal }) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+  },
 ]);
-const binding = { name: 'notes', match: { model: 'agent-*' }, hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'broken', 'stuck'], toolTimeoutSec: 1 };
+const binding = {
+  name: 'notes',
+  match: { model: 'agent-*' },
+  hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'broken', 'stuck'],
+  toolTimeoutSec: 1,
+};
 
 type Item = Record<string, unknown>;
-const weatherTool = { type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false };
+const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  strict: false,
+};
 const inputOf = (model: ResponsesServer, i: number) => model.requests[i].body.input as Item[];
-const outputsOf = (model: ResponsesServer, i: number) => inputOf(model, i).filter((item) => item.type === 'function_call_output').map((item) => item.output);
+const outputsOf = (model: ResponsesServer, i: number) =>
+  inputOf(model, i)
+    .filter((item) => item.type === 'function_call_output')
+    .map((item) => item.output);
 
 const WALK = [
-  { calls: [{ callId: 'c1', name: 'notes_read', arguments: { id: 'a' } }], usage: { input_tokens: 10, output_tokens: 1 } },
-  { text: 'Opening first.', reasoning: true, calls: [{ callId: 'c2', name: 'notes_open' }], usage: { input_tokens: 20, output_tokens: 2 } },
-  { reasoning: true, calls: [{ callId: 'c3', name: 'notes_read', arguments: { id: 'a' } }], usage: { input_tokens: 30, output_tokens: 3 } },
+  {
+    calls: [{ callId: 'c1', name: 'notes_read', arguments: { id: 'a' } }],
+    usage: { input_tokens: 10, output_tokens: 1 },
+  },
+  {
+    text: 'Opening first.',
+    reasoning: true,
+    calls: [{ callId: 'c2', name: 'notes_open' }],
+    usage: { input_tokens: 20, output_tokens: 2 },
+  },
+  {
+    reasoning: true,
+    calls: [{ callId: 'c3', name: 'notes_read', arguments: { id: 'a' } }],
+    usage: { input_tokens: 30, output_tokens: 3 },
+  },
   { text: 'Note a says: buy milk.', usage: { input_tokens: 40, output_tokens: 4 } },
 ];
 
@@ -37,7 +71,13 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
   const start = async (options: Record<string, unknown> = {}) => {
     await gateway?.close();
     gateway = await listen(buildGateway(model.url, { trellis: notes, bindings: [binding], ...options }).app);
-    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'client-key', organization: 'org-1', project: 'proj-1', maxRetries: 0 });
+    client = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: 'client-key',
+      organization: 'org-1',
+      project: 'proj-1',
+      maxRetries: 0,
+    });
   };
   beforeEach(async () => {
     model = await startResponsesServer();
@@ -50,7 +90,9 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
 
   it('responses.create: the gate refuses the child, the model self-corrects; one Response, usage summed, the loop headers', async () => {
     model.setScript(WALK);
-    const { data, response } = await client.responses.create({ model: 'agent-1', input: 'what is in my notes?', instructions: 'Be brief.' }).withResponse();
+    const { data, response } = await client.responses
+      .create({ model: 'agent-1', input: 'what is in my notes?', instructions: 'Be brief.' })
+      .withResponse();
 
     expect(data.output_text).toBe('Opening first.\n\nNote a says: buy milk.');
     expect(data.output.map((item) => item.type)).toEqual(['message']);
@@ -65,17 +107,46 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(model.requests).toHaveLength(4);
     const first = model.requests[0];
     expect(first.body.tools).toEqual([
-      { type: 'function', name: 'notes_open', description: 'Open the notebook', parameters: { type: 'object' }, strict: false },
-      { type: 'function', name: 'notes_read', description: 'Read one note', parameters: { type: 'object', properties: { id: { type: 'string' } } }, strict: false },
+      {
+        type: 'function',
+        name: 'notes_open',
+        description: 'Open the notebook',
+        parameters: { type: 'object' },
+        strict: false,
+      },
+      {
+        type: 'function',
+        name: 'notes_read',
+        description: 'Read one note',
+        parameters: { type: 'object', properties: { id: { type: 'string' } } },
+        strict: false,
+      },
       { type: 'function', name: 'broken', parameters: { type: 'object' }, strict: false },
       { type: 'function', name: 'stuck', parameters: { type: 'object' }, strict: false },
     ]);
     expect(first.body.instructions).toBe('Be brief.');
-    expect(model.requests.every((request) => request.body.instructions === 'Be brief.' && request.body.stream === false)).toBe(true);
+    expect(
+      model.requests.every((request) => request.body.instructions === 'Be brief.' && request.body.stream === false),
+    ).toBe(true);
     expect(outputsOf(model, 1)).toEqual(["⛔ 'notes_read' is locked: call 'notes_open' first."]);
-    expect(outputsOf(model, 3)).toEqual(["⛔ 'notes_read' is locked: call 'notes_open' first.", 'notes: a, b', 'note a: buy milk']);
+    expect(outputsOf(model, 3)).toEqual([
+      "⛔ 'notes_read' is locked: call 'notes_open' first.",
+      'notes: a, b',
+      'note a: buy milk',
+    ]);
     // each turn carries the whole input: the client's, then every output item whole (reasoning included) and its answers
-    expect(inputOf(model, 3).map((item) => item.type)).toEqual(['message', 'function_call', 'function_call_output', 'reasoning', 'message', 'function_call', 'function_call_output', 'reasoning', 'function_call', 'function_call_output']);
+    expect(inputOf(model, 3).map((item) => item.type)).toEqual([
+      'message',
+      'function_call',
+      'function_call_output',
+      'reasoning',
+      'message',
+      'function_call',
+      'function_call_output',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
     for (const request of model.requests) {
       expect(request.headers['x-mcp-internal']).toBeUndefined();
       expect(request.headers['openai-organization']).toBe('org-1');
@@ -86,7 +157,13 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
 
   it('responses.stream: ONE lifecycle over every turn, sequence numbers running on, text as it arrives, parallel calls answered in order', async () => {
     model.setScript([
-      { text: 'Looking.', calls: [{ callId: 'p1', name: 'notes_open' }, { callId: 'p2', name: 'broken' }] },
+      {
+        text: 'Looking.',
+        calls: [
+          { callId: 'p1', name: 'notes_open' },
+          { callId: 'p2', name: 'broken' },
+        ],
+      },
       { text: 'Your notes are a and b.' },
     ]);
     const stream = client.responses.stream({ model: 'agent-1', input: [{ role: 'user', content: 'list my notes' }] });
@@ -106,30 +183,48 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(final.usage).toEqual({ input_tokens: 20, output_tokens: 10, total_tokens: 30 });
     expect(model.requests.map((request) => request.body.stream)).toEqual([true, true]);
     expect(outputsOf(model, 1)).toEqual(['notes: a, b', 'tool error: Trellis unreachable (ECONNREFUSED)']);
-    expect(inputOf(model, 1).filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual(['p1', 'p2']);
+    expect(
+      inputOf(model, 1)
+        .filter((item) => item.type === 'function_call_output')
+        .map((item) => item.call_id),
+    ).toEqual(['p1', 'p2']);
   });
 
   it('answers a transport error and a timeout with the exact texts, and goes on', async () => {
-    model.setScript([{ calls: [{ callId: 't1', name: 'broken' }, { callId: 't2', name: 'stuck' }] }, { text: 'Both failed.' }]);
+    model.setScript([
+      {
+        calls: [
+          { callId: 't1', name: 'broken' },
+          { callId: 't2', name: 'stuck' },
+        ],
+      },
+      { text: 'Both failed.' },
+    ]);
     const data = await client.responses.create({ model: 'agent-1', input: 'try both' });
 
     expect(data.output_text).toBe('Both failed.');
-    expect(outputsOf(model, 1)).toEqual(['tool error: Trellis unreachable (ECONNREFUSED)', "tool error: 'stuck' timed out after 1s"]);
+    expect(outputsOf(model, 1)).toEqual([
+      'tool error: Trellis unreachable (ECONNREFUSED)',
+      "tool error: 'stuck' timed out after 1s",
+    ]);
   });
 
-  it.each([false, true])('ends with the last answer and the budget note when maxTurns runs out (stream: %s)', async (stream) => {
-    await start({ bindings: [{ ...binding, maxTurns: 2 }] });
-    model.setScript([{ text: 'Opening.', calls: [{ name: 'notes_open' }] }]);
-    const note = '[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 2).';
-    const text = stream
-      ? (await client.responses.stream({ model: 'agent-1', input: 'loop forever' }).finalResponse()).output_text
-      : (await client.responses.create({ model: 'agent-1', input: 'loop forever' })).output_text;
+  it.each([false, true])(
+    'ends with the last answer and the budget note when maxTurns runs out (stream: %s)',
+    async (stream) => {
+      await start({ bindings: [{ ...binding, maxTurns: 2 }] });
+      model.setScript([{ text: 'Opening.', calls: [{ name: 'notes_open' }] }]);
+      const note = '[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 2).';
+      const text = stream
+        ? (await client.responses.stream({ model: 'agent-1', input: 'loop forever' }).finalResponse()).output_text
+        : (await client.responses.create({ model: 'agent-1', input: 'loop forever' })).output_text;
 
-    expect(text).toBe(`Opening.\n\nOpening.\n\n${note}`);
-    expect(model.requests).toHaveLength(2);
-  });
+      expect(text).toBe(`Opening.\n\nOpening.\n\n${note}`);
+      expect(model.requests).toHaveLength(2);
+    },
+  );
 
-  it('falls through untouched when the first turn fails: the normal handler answers the client\'s own request', async () => {
+  it("falls through untouched when the first turn fails: the normal handler answers the client's own request", async () => {
     model.setScript(() => (model.requests.length === 1 ? { status: 500 } : { text: 'plain answer' }));
     const body = { model: 'agent-1', input: 'hello', tools: [{ type: 'web_search' as const }] };
     const { data, response } = await client.responses.create(body).withResponse();
@@ -141,7 +236,13 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(model.requests[1].headers['x-mcp-internal']).toBeUndefined();
   });
 
-  const weather = { type: 'function' as const, name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false };
+  const weather = {
+    type: 'function' as const,
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    strict: false,
+  };
 
   it("hands a call to the client's own tool back with the loop's work carried; the follow-up brings it back, reasoning paired", async () => {
     model.setScript([
@@ -158,18 +259,35 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     const call = data.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
     expect(call.name).toBe('get_weather');
     expect(call.call_id.startsWith('wx.al1.')).toBe(true);
-    expect(model.requests[0].body.tools).toEqual([...(model.requests[0].body.tools as Item[]).slice(0, 4), weather, { type: 'web_search' }]);
+    expect(model.requests[0].body.tools).toEqual([
+      ...(model.requests[0].body.tools as Item[]).slice(0, 4),
+      weather,
+      { type: 'web_search' },
+    ]);
 
     const followUp = await client.responses.create({
       model: 'agent-1',
-      input: [...input, ...(data.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+      input: [
+        ...input,
+        ...(data.output as OpenAI.Responses.ResponseInputItem[]),
+        { type: 'function_call_output', call_id: call.call_id, output: 'sunny' },
+      ],
       tools,
     });
 
     expect(followUp.output_text).toBe('It is sunny in Paris.');
     const restored = inputOf(model, 2);
-    expect(restored.map((item) => item.type)).toEqual([undefined, 'function_call', 'function_call_output', 'reasoning', 'function_call', 'function_call_output']);
-    expect(restored.filter((item) => item.type === 'function_call_output').map((item) => [item.call_id, item.output])).toEqual([
+    expect(restored.map((item) => item.type)).toEqual([
+      undefined,
+      'function_call',
+      'function_call_output',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
+    expect(
+      restored.filter((item) => item.type === 'function_call_output').map((item) => [item.call_id, item.output]),
+    ).toEqual([
       ['n1', 'notes: a, b'],
       ['wx', 'sunny'],
     ]);
@@ -178,30 +296,67 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
 
   it('unlocks the child on the follow-up when the parent ran well before the hand-back, though its result reads like a failure', async () => {
     const opened = 'tool error: none, the notebook is open: a, b';
-    await start({ trellis: localTrellis([{ name: 'notes_open', handler: () => opened }, { name: 'notes_read', handler: (args) => `note ${String(args.id)}: buy milk` }]) });
-    model.setScript([{ calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Paris' } }] }, { calls: [{ callId: 'r1', name: 'notes_read', arguments: { id: 'a' } }] }, { text: 'Buy milk.' }]);
+    await start({
+      trellis: localTrellis([
+        { name: 'notes_open', handler: () => opened },
+        { name: 'notes_read', handler: (args) => `note ${String(args.id)}: buy milk` },
+      ]),
+    });
+    model.setScript([
+      { calls: [{ callId: 'n1', name: 'notes_open' }] },
+      { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Paris' } }] },
+      { calls: [{ callId: 'r1', name: 'notes_read', arguments: { id: 'a' } }] },
+      { text: 'Buy milk.' },
+    ]);
     const input = [{ role: 'user' as const, content: 'what do my notes say?' }];
     const first = await client.responses.create({ model: 'agent-1', input, tools: [weather] });
-    const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
-    const followUp = await client.responses.create({ model: 'agent-1', input: [...input, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }], tools: [weather] });
+    const call = first.output.find(
+      (item) => item.type === 'function_call',
+    ) as OpenAI.Responses.ResponseFunctionToolCall;
+    const followUp = await client.responses.create({
+      model: 'agent-1',
+      input: [
+        ...input,
+        ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+        { type: 'function_call_output', call_id: call.call_id, output: 'sunny' },
+      ],
+      tools: [weather],
+    });
 
     expect(followUp.output_text).toBe('Buy milk.');
     expect(outputsOf(model, 3)).toEqual([opened, 'sunny', 'note a: buy milk']);
   });
 
   it('chains its turns on previous_response_id when the client does: each turn sends only the new items', async () => {
-    model.setScript([{ text: 'plain' }, { calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Snow in Oslo.' }]);
+    model.setScript([
+      { text: 'plain' },
+      { calls: [{ callId: 'n1', name: 'notes_open' }] },
+      { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Snow in Oslo.' },
+    ]);
     const earlier = await client.responses.create({ model: 'plain-1', input: 'hi' });
-    const data = await client.responses.create({ model: 'agent-1', previous_response_id: earlier.id, input: 'weather?', tools: [weather] });
+    const data = await client.responses.create({
+      model: 'agent-1',
+      previous_response_id: earlier.id,
+      input: 'weather?',
+      tools: [weather],
+    });
 
     expect(model.requests[1].body.previous_response_id).toBe(earlier.id);
     expect(model.requests[2].body.previous_response_id).toBe(model.replies[1].id);
-    expect(model.requests[2].body.input).toEqual([{ type: 'function_call_output', call_id: 'n1', output: 'notes: a, b' }]);
+    expect(model.requests[2].body.input).toEqual([
+      { type: 'function_call_output', call_id: 'n1', output: 'notes: a, b' },
+    ]);
     expect(data.id).not.toBe(model.replies[2].id);
     const call = data.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
     expect(call.call_id.startsWith('wx.al1.')).toBe(true);
 
-    const followUp = await client.responses.create({ model: 'agent-1', previous_response_id: data.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'snow' }], tools: [weather] });
+    const followUp = await client.responses.create({
+      model: 'agent-1',
+      previous_response_id: data.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'snow' }],
+      tools: [weather],
+    });
 
     expect(followUp.output_text).toBe('Snow in Oslo.');
     expect(model.requests[3].body.previous_response_id).toBe(model.replies[2].id);
@@ -209,7 +364,10 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
   });
 
   it('streams a hand-back: the call as its own output item, its arguments, then response.completed', async () => {
-    model.setScript([{ text: 'Checking.', calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Rome' } }] }]);
+    model.setScript([
+      { text: 'Checking.', calls: [{ callId: 'n1', name: 'notes_open' }] },
+      { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Rome' } }] },
+    ]);
     const stream = client.responses.stream({ model: 'agent-1', input: 'weather?', tools: [weather] });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
@@ -220,7 +378,13 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     const call = final.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
     expect([call.name, call.arguments]).toEqual(['get_weather', '{"city":"Rome"}']);
     expect(call.call_id.startsWith('wx.al1.')).toBe(true);
-    expect(types.slice(-5)).toEqual(['response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
+    expect(types.slice(-5)).toEqual([
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
   });
 
   it("serves the AI SDK's responses model too (generateText and streamText)", async () => {
@@ -241,7 +405,12 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
 
   it('tells the judge the wire and shows it the Responses items; a block reads as on chat completions', async () => {
     const inputs: JudgeInput[] = [];
-    const judge = { evaluate: async (input: JudgeInput) => (inputs.push(structuredClone(input)), { action: 'block' as const, reason: 'no notes today' }) };
+    const judge = {
+      evaluate: async (input: JudgeInput) => (
+        inputs.push(structuredClone(input)),
+        { action: 'block' as const, reason: 'no notes today' }
+      ),
+    };
     await start({ judge: { judge } });
     model.setScript([{ calls: [{ callId: 'j1', name: 'notes_open' }] }, { text: 'Blocked.' }]);
     const data = await client.responses.create({ model: 'agent-1', input: 'open my notes' });
@@ -253,15 +422,67 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect((inputs[0].messages as Item[]).map((item) => item.type)).toEqual(['message', 'function_call']);
   });
 
-  const judge = { evaluate: async (input: JudgeInput) => ({ action: input.tool === 'broken' ? ('block' as const) : ('allow' as const), reason: 'no' }) };
-  const loops: [string, ResponsesStep[], Record<string, unknown>, Partial<OpenAI.Responses.ResponseCreateParamsNonStreaming>][] = [
+  const judge = {
+    evaluate: async (input: JudgeInput) => ({
+      action: input.tool === 'broken' ? ('block' as const) : ('allow' as const),
+      reason: 'no',
+    }),
+  };
+  const loops: [
+    string,
+    ResponsesStep[],
+    Record<string, unknown>,
+    Partial<OpenAI.Responses.ResponseCreateParamsNonStreaming>,
+  ][] = [
     ['the gate refusing, the model self-correcting', WALK, {}, {}],
-    ['parallel calls, one failing', [{ text: 'Looking.', calls: [{ callId: 'p1', name: 'notes_open' }, { callId: 'p2', name: 'broken' }] }, { text: 'a and b.' }], {}, {}],
-    ['a later turn breaking off', [{ text: 'First.', calls: [{ callId: 'r1', name: 'notes_open' }] }, { status: 500 }], {}, {}],
-    ['maxTurns running out', [{ text: 'Opening.', calls: [{ name: 'notes_open' }] }], { bindings: [{ ...binding, maxTurns: 2 }] }, {}],
-    ["a hand-back to the client's tool", [{ text: 'Checking.', calls: [{ callId: 'n1', name: 'notes_open' }] }, { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Rome' } }] }], {}, { tools: [weatherTool] }],
-    ['the judge blocking a call', [{ calls: [{ callId: 'j1', name: 'broken' }] }, { text: 'Blocked.' }], { judge: { judge } }, {}],
-    ['text only in the first turn, none after', [{ text: 'Hi.', calls: [{ callId: 'q1', name: 'notes_open' }] }, {}], {}, {}],
+    [
+      'parallel calls, one failing',
+      [
+        {
+          text: 'Looking.',
+          calls: [
+            { callId: 'p1', name: 'notes_open' },
+            { callId: 'p2', name: 'broken' },
+          ],
+        },
+        { text: 'a and b.' },
+      ],
+      {},
+      {},
+    ],
+    [
+      'a later turn breaking off',
+      [{ text: 'First.', calls: [{ callId: 'r1', name: 'notes_open' }] }, { status: 500 }],
+      {},
+      {},
+    ],
+    [
+      'maxTurns running out',
+      [{ text: 'Opening.', calls: [{ name: 'notes_open' }] }],
+      { bindings: [{ ...binding, maxTurns: 2 }] },
+      {},
+    ],
+    [
+      "a hand-back to the client's tool",
+      [
+        { text: 'Checking.', calls: [{ callId: 'n1', name: 'notes_open' }] },
+        { calls: [{ callId: 'wx', name: 'get_weather', arguments: { city: 'Rome' } }] },
+      ],
+      {},
+      { tools: [weatherTool] },
+    ],
+    [
+      'the judge blocking a call',
+      [{ calls: [{ callId: 'j1', name: 'broken' }] }, { text: 'Blocked.' }],
+      { judge: { judge } },
+      {},
+    ],
+    [
+      'text only in the first turn, none after',
+      [{ text: 'Hi.', calls: [{ callId: 'q1', name: 'notes_open' }] }, {}],
+      {},
+      {},
+    ],
   ];
 
   /** The loop's id (`x-agent-loop-id`) and the Response ids its stream names, event by event, with an injector in front of the gateway. */
@@ -276,42 +497,66 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     return { loopId: response.headers.get('x-agent-loop-id'), ids, items };
   }
 
-  it.each(loops)('a streamed loop names ONE Response id on every event, the JSON answer\'s: %s', async (_name, script, options, request) => {
-    // a return-path injector in front, as a gateway has one: it skips the loop's own turns
-    const outer = express();
-    outer.use(express.json(), skipWhenInternal((req, _res, next) => ((req.body.instructions = 'Be brief.'), next())), buildGateway(model.url, { trellis: notes, bindings: [binding], ...options }).app);
-    await gateway.close();
-    gateway = await listen(outer);
-    client = gateway.client;
-    model.setScript(script);
-    const body = { model: 'agent-1', input: 'go', ...request };
-    const streamed = await streamedIds({ ...body, stream: true });
-    const upstreamIds = model.replies.map((reply) => reply.id);
-    const { data, response } = await client.responses.create(body).withResponse();
+  it.each(loops)(
+    "a streamed loop names ONE Response id on every event, the JSON answer's: %s",
+    async (_name, script, options, request) => {
+      // a return-path injector in front, as a gateway has one: it skips the loop's own turns
+      const outer = express();
+      outer.use(
+        express.json(),
+        skipWhenInternal((req, _res, next) => ((req.body.instructions = 'Be brief.'), next())),
+        buildGateway(model.url, { trellis: notes, bindings: [binding], ...options }).app,
+      );
+      await gateway.close();
+      gateway = await listen(outer);
+      client = gateway.client;
+      model.setScript(script);
+      const body = { model: 'agent-1', input: 'go', ...request };
+      const streamed = await streamedIds({ ...body, stream: true });
+      const upstreamIds = model.replies.map((reply) => reply.id);
+      const { data, response } = await client.responses.create(body).withResponse();
 
-    const id = `resp_${streamed.loopId}`;
-    expect(streamed.ids).toEqual([`response.created ${id}`, `response.in_progress ${id}`, `response.completed ${id}`]);
-    expect(new Set(streamed.items)).toEqual(new Set(streamed.items.length > 0 ? [`msg_${id}`] : []));
-    expect(data.id).toBe(`resp_${response.headers.get('x-agent-loop-id')}`);
-    expect(upstreamIds).not.toContain(id);
-    expect(model.requests.every((sent) => sent.body.instructions === 'Be brief.')).toBe(true);
-  });
+      const id = `resp_${streamed.loopId}`;
+      expect(streamed.ids).toEqual([
+        `response.created ${id}`,
+        `response.in_progress ${id}`,
+        `response.completed ${id}`,
+      ]);
+      expect(new Set(streamed.items)).toEqual(new Set(streamed.items.length > 0 ? [`msg_${id}`] : []));
+      expect(data.id).toBe(`resp_${response.headers.get('x-agent-loop-id')}`);
+      expect(upstreamIds).not.toContain(id);
+      expect(model.requests.every((sent) => sent.body.instructions === 'Be brief.')).toBe(true);
+    },
+  );
 
   it("a follow-up chaining on the streamed loop's id chains on the upstream's last reply", async () => {
-    model.setScript([{ text: 'Opening.', calls: [{ callId: 'o1', name: 'notes_open' }] }, { text: 'Notes a and b.' }, { text: 'You asked about notes.' }]);
+    model.setScript([
+      { text: 'Opening.', calls: [{ callId: 'o1', name: 'notes_open' }] },
+      { text: 'Notes a and b.' },
+      { text: 'You asked about notes.' },
+    ]);
     const stream = client.responses.stream({ model: 'agent-1', input: 'my notes?' });
     let first = '';
     for await (const event of stream) if (event.type === 'response.created') first = event.response.id;
-    const followUp = await client.responses.create({ model: 'agent-1', previous_response_id: first, input: 'what did I ask?' });
+    const followUp = await client.responses.create({
+      model: 'agent-1',
+      previous_response_id: first,
+      input: 'what did I ask?',
+    });
 
     expect(followUp.output_text).toBe('You asked about notes.');
     expect(model.requests[2].body.previous_response_id).toBe(model.replies[1].id);
   });
 
   it('ends a stream whose later turn breaks with the note, in the same lifecycle', async () => {
-    model.setScript([{ text: 'First.', calls: [{ callId: 'r1', name: 'notes_open' }] }, { text: 'never whole', stream: 'no-completed' }]);
+    model.setScript([
+      { text: 'First.', calls: [{ callId: 'r1', name: 'notes_open' }] },
+      { text: 'never whole', stream: 'no-completed' },
+    ]);
     const final = await client.responses.stream({ model: 'agent-1', input: 'go' }).finalResponse();
 
-    expect(final.output_text).toBe('First.\n\nnever whole\n\n[agent-loop] Stopped before a final answer: the model call of turn 2 failed (the model stream ended without response.completed).');
+    expect(final.output_text).toBe(
+      'First.\n\nnever whole\n\n[agent-loop] Stopped before a final answer: the model call of turn 2 failed (the model stream ended without response.completed).',
+    );
   });
 });
