@@ -10,8 +10,8 @@ import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../marker';
 import { agentLoop, type AgentLoopMiddleware } from '../middleware';
-import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from '../option';
-import { optionsSchema, type AgentLoopOptions } from '../options';
+import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from '../option-declaration';
+import { optionsSchema, type AgentLoopOptions } from '../loop-options';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 

@@ -1,4 +1,4 @@
-import { required, schemaOf, validator } from '../option';
+import { required, schemaOf, validator } from '../option-declaration';
 import { redacted } from '../redact';
 import type { Judge, JudgeInput, JudgeSurface, Verdict } from '../types';
 import { llmOption, type LlmJudgeOptions } from './options';

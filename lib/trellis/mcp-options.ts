@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, required, schemasOf, wholeNumber, type OptionsIn } from '../option';
+import { option, required, schemasOf, wholeNumber, type OptionsIn } from '../option-declaration';
 import { loggerOption } from '../logger';
 import { oauthOption } from './oauth/options';
 

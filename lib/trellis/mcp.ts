@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { validator } from '../option';
+import { validator } from '../option-declaration';
 import { redactedArgs } from '../redact';
 import { defaultLogger } from '../logger';
 import type { CallToolOptions, CallToolResult, McpServerAddress, Tool, Trellis } from '../types';

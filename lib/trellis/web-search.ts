@@ -1,6 +1,14 @@
 import axios from 'axios';
 import Joi from 'joi';
-import { option, required, schemaOf, validator, wholeNumber, type OptionsIn, type OptionsOut } from '../option';
+import {
+  option,
+  required,
+  schemaOf,
+  validator,
+  wholeNumber,
+  type OptionsIn,
+  type OptionsOut,
+} from '../option-declaration';
 import type { Tool, Trellis } from '../types';
 
 const maxResults = wholeNumber(1, 20, 5, { does: 'how many results the `web_search` tool returns' });
