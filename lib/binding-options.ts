@@ -7,13 +7,14 @@ import { toolSearchOption, type ToolSearchOptions } from './tool-search/options'
 import type { HierarchySource } from './trellis/catalog';
 import { listTtlSec, mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 import type { BindingMatch, HierarchyNode, RequireApproval, TrellisOption } from './types';
+import type { ValidTrellisOption } from './trellis/mcp-options';
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
 
 const ttl = listTtlSec.doc!;
 
-export const trellisOption = option<TrellisOption>({
+export const trellisOption = option<TrellisOption, ValidTrellisOption>({
   schema: Joi.alternatives().try(
     Joi.object({ mcp: schemaOf(mcpUrlOptions).required() }),
     Joi.object({ mcp: schemaOf(mcpCommandOptions).required() }),
@@ -111,7 +112,7 @@ export const bindingOptions = {
       does: "a tool's MCP progress notification starts its `toolTimeoutSec` afresh, so a tool that keeps reporting may run up to `totalBudgetSec`; the timeout text stays `timed out after <toolTimeoutSec>s`",
     },
   }),
-  trellis: option<TrellisOption>({ schema: trellisOption.schema }),
+  trellis: option<TrellisOption, ValidTrellisOption>({ schema: trellisOption.schema }),
   toolSearch: option<ToolSearchOptions | false>({ schema: toolSearchOption.schema }),
   /** which calls a person approves before they run, in OpenAI's words (default 'never') */
   requireApproval: defaulted<RequireApproval>({

@@ -11,7 +11,7 @@ import { toolSearchOf } from './tool-search/options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import type { SignIns } from './trellis/oauth/sign-ins';
-import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
+import { WEB_SEARCH_TOOL, openWebSearch } from './trellis/web-search';
 import type { BindingMatch, Logger, Trellis } from './types';
 import type { WireRequest } from './loop/wire';
 
@@ -149,7 +149,7 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
     binding: activeBinding(
       WEB_SEARCH_TOOL.name,
       new Hierarchy([WEB_SEARCH_TOOL.name]),
-      webSearchTrellis(valid.webSearch),
+      openWebSearch(valid.webSearch),
       logger,
       { toolTimeoutSec: defaultOf(bindingOptions.toolTimeoutSec), requireApproval: 'never', toolSearch: false },
     ),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseConfig } from './config-file';
-import { validateGatewayConfig } from './gateway';
+import { gatewayOptions, validateGatewayConfig } from './gateway';
 import { defaultLogger } from '../logger';
 import type { AgentLoopMiddleware } from '../middleware';
 import { optionsSchema, validate, type ValidOptions } from '../loop-options';
@@ -10,7 +10,7 @@ import type { Logger } from '../types';
 type Config = Record<string, unknown>;
 
 /** the gateway's own keys, which agentLoop does not take */
-const GATEWAY_ONLY = ['host', 'port', 'upstream', 'bodyLimit', 'admin', 'clientKeys', 'clientKeysEnv'];
+const GATEWAY_ONLY = Object.keys(gatewayOptions);
 
 const without = (value: unknown, keys: string[]) =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
