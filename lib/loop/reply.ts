@@ -8,7 +8,10 @@ export interface Answer {
   stop: StopReason;
   /** every turn's text */
   text: string;
-  /** the budget's note when a budget ended the loop: its own paragraph after `text`, which each wire's writer appends */
+  /**
+   * the loop's own note when it stopped before a final answer (a budget's, or the sign-in a tool needs): its own
+   * paragraph after `text`, which each wire's writer appends
+   */
   note?: string;
   /** the last model reply, if any: the answer takes its shape; on a budget stop its calls did not run */
   last?: TurnResult;

@@ -88,11 +88,7 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     if (turn === maxTurns) break;
     loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);
-    if (loop.consent) {
-      text.newParagraph();
-      await text.append(consentHeaders(loop.res, loop.consent));
-      return answer('authorization');
-    }
+    if (loop.consent) return answer('authorization', { note: consentHeaders(loop.res, loop.consent) });
     if (pending.length > 0)
       return answer('final', { approvals: loop.conversation.handBack(reply, loop.askApproval(pending)) });
   }
