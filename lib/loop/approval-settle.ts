@@ -14,6 +14,8 @@ import { isObject } from './deltas';
 
 /** What a refusal names, and a put-back call is called, when the approval showed no tool. */
 const UNNAMED = 'the call';
+/** An older approval that came back without its answer reads as denied. */
+const UNANSWERED = deniedFor(undefined);
 
 /** The call an approval is about, as the client was shown it (or, once granted, as the person approved it). */
 export interface ShownCall {
@@ -104,7 +106,7 @@ export function settleExchanges<Item>(
       }
       const texted = at < 0 ? undefined : history.withText?.(out[at], i);
       if (texted !== undefined) out[at] = texted;
-      if (!live) history.answerEarlier(out, at, callId, earlierDecision(call.tool, answer ?? deniedFor(undefined)), i);
+      if (!live) history.answerEarlier(out, at, callId, earlierDecision(call.tool, answer ?? UNANSWERED), i);
     }
   }
   return out;
