@@ -17,6 +17,9 @@ const SECRET = 'fleet-internal-secret-0123456789abcdef';
 const REPLAYED = "tool error: the approval of 'notes_delete' was already answered; the call does not run again";
 /** Polls for what the fleet promises within a second or five: generous bounds, this machine is loaded. */
 const FLEET_WAIT_MS = 30_000;
+/** A case's bound: three processes and hundreds of loops on a machine shared with other work. */
+const CASE_MS = 180_000;
+jest.setTimeout(CASE_MS);
 
 interface Replica {
   name: string;
@@ -120,13 +123,13 @@ beforeAll(async () => {
     handler: ({ id }) => ({ content: [{ type: 'text', text: `deleted ${String(id)}` }] }),
   });
   replicas.push(...(await Promise.all([startReplica('replica-a'), startReplica('replica-b')])));
-}, 60_000);
+}, CASE_MS);
 
 afterAll(async () => {
   release();
   await Promise.all([...replicas.map((replica) => stopCli(replica.run)), ...others.map(stopCli)]);
   await Promise.all([redis?.stop(), mcp?.close(), model?.close()]);
-}, 60_000);
+}, CASE_MS);
 
 describe('a fleet of three gateway processes on one Redis behaves as one', () => {
   it('refuses an approval answer replayed on another replica: the call ran once', async () => {

@@ -14,6 +14,8 @@ const options = (url: string) => ({
   store: { url },
 });
 
+jest.setTimeout(60_000);
+
 describe('a follow-up chained on an answer of another replica (Responses, two agentLoops on one Redis)', () => {
   let redis: RedisServer;
   let model: ResponsesServer;
