@@ -22,7 +22,8 @@ import { AnswerIds } from './loop/answer-ids';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
-import { NOTHING_EARLIER, startLoop, type EarlierWork, type LoopServices } from './loop/start';
+import { startLoop, type EarlierWork, type LoopServices } from './loop/start';
+import { restoreEarlierWork } from './restored-work';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
@@ -143,36 +144,6 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     );
   }
 
-  /**
-   * A follow-up to a hand-back gets the loop's earlier work back, for the loop and for the normal handler alike;
-   * only once a binding took the request, since a token opens only for the binding that wrote it.
-   */
-  function withRestoredWork(
-    req: Request,
-    wire: Wire,
-    body: WireRequest,
-    binding: ActiveBinding,
-  ): { request: WireRequest; earlier: EarlierWork } {
-    const restored = wire.restore(body, { continuations, answerIds, req, binding: binding.name });
-    if (!restored) return { request: body, earlier: NOTHING_EARLIER };
-    if (restored.forged > 0)
-      logger.warn('agent-loop ignored a continuation that does not verify', {
-        ip: req.ip,
-        binding: binding.name,
-        wire: wire.name,
-        forged: restored.forged,
-      });
-    if (restored.ignored > 0)
-      logger.warn('agent-loop ignored continuations past the bound of one per hand-back', {
-        ip: req.ip,
-        binding: binding.name,
-        wire: wire.name,
-        ignored: restored.ignored,
-      });
-    req.body = restored.body;
-    return { request: restored.body, earlier: { succeeded: restored.succeeded, loaded: restored.loaded } };
-  }
-
   async function loopOrPass(
     req: Request,
     res: Response,
@@ -234,7 +205,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     body: WireRequest,
     binding: ActiveBinding,
   ) {
-    const { request, earlier } = withRestoredWork(req, wire, body, binding);
+    const { request, earlier } = restoreEarlierWork(req, wire, body, binding, { continuations, answerIds }, logger);
     if (inFlight.closing)
       return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', {
         binding: binding.name,
