@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { openAiError } from '../openai-error';
 import { isAmbiguousPath } from '../routed-path';
 
 /** What the ready gateway forwards by default, under `/v1`: inference, and the model list its clients read. */
@@ -28,7 +29,7 @@ function compiled(route: string): Route {
 }
 
 function refused(status: number, message: string, code: string): { status: number; body: unknown } {
-  return { status, body: { error: { message, type: 'invalid_request_error', code } } };
+  return { status, body: openAiError(message, 'invalid_request_error', { code }) };
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { Request, Response } from 'express';
+import { openAiError } from '../openai-error';
 import type { KeyBudget, KeyBudgetOption } from './key-budget';
 
 /** The 429 body in the shape of the client's wire: Anthropic's error object on Messages, OpenAI's elsewhere. */
 function refusalBody(wire: string, message: string): unknown {
   if (wire === 'messages') return { type: 'error', error: { type: 'rate_limit_error', message } };
-  return { error: { message, type: 'tokens', param: null, code: 'rate_limit_exceeded' } };
+  return openAiError(message, 'tokens', { param: null, code: 'rate_limit_exceeded' });
 }
 
 /**
