@@ -3,8 +3,15 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Response } from 'express';
 import { openAiError, type OpenAiErrorFields } from './openai-error';
 
-/** The header a client sends its key in where it sends no `Authorization: Bearer` (Anthropic's clients). */
-const API_KEY_HEADER = 'x-api-key';
+/**
+ * The headers a client may send its key in instead of `Authorization: Bearer` (Anthropic's clients: `x-api-key`).
+ * A wire's `apiKey` can name only one of these, so each is read wherever the client's key is.
+ */
+const API_KEY_HEADERS = ['x-api-key'] as const;
+export type ApiKeyHeader = (typeof API_KEY_HEADERS)[number];
+
+/** Every header a client's key may come in. */
+export const CLIENT_KEY_HEADERS = ['authorization', ...API_KEY_HEADERS] as const;
 
 /** A key's SHA-256: compared, counted and bound by this, never by the key itself. */
 export const keyDigest = (key: string): Buffer => createHash('sha256').update(key).digest();
@@ -18,9 +25,11 @@ const headerOf = (headers: IncomingHttpHeaders, name: string): string | undefine
 export const bearerOf = (headers: IncomingHttpHeaders): string | undefined =>
   /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
 
-/** What the client presented as its key: a bearer token, else `x-api-key` (both, when it sent both). */
+/** What the client presented as its key: a bearer token, then the API key headers (all of them, when it sent several). */
 export function presentedKeys(headers: IncomingHttpHeaders): string[] {
-  return [bearerOf(headers), headerOf(headers, API_KEY_HEADER)].filter((key): key is string => key !== undefined);
+  return [bearerOf(headers), ...API_KEY_HEADERS.map((name) => headerOf(headers, name))].filter(
+    (key): key is string => key !== undefined,
+  );
 }
 
 /**
@@ -34,9 +43,9 @@ export function isKnownKey(given: readonly string[], known: readonly Buffer[]): 
   return match;
 }
 
-/** The client's credential as the request carries it: `Authorization`, else `x-api-key`; undefined without one. */
+/** The client's credential as the request carries it: `Authorization`, else an API key header; undefined without one. */
 export function credentialOf(req: IncomingMessage): string | undefined {
-  const value = headerOf(req.headers, 'authorization') ?? headerOf(req.headers, API_KEY_HEADER);
+  const value = CLIENT_KEY_HEADERS.map((name) => headerOf(req.headers, name)).find((header) => header !== undefined);
   return value !== '' ? value : undefined;
 }
 

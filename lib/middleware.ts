@@ -191,7 +191,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     binding: ActiveBinding,
     succeeded: string[],
   ): Promise<void> {
-    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire.name)) return;
+    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire)) return;
     const result = await startLoop(services, req, res, wire, body, binding, succeeded);
     if (result.kind === 'fallthrough') next();
   }
@@ -227,7 +227,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!wire.accepts(body)) return next();
-    const binding = bindings.resolve(req, body);
+    const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
     const { request, succeeded } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing)
