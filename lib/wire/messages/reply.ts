@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../../loop/json-reply';
-import type { Answer, Reply } from '../../loop/reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
@@ -10,15 +10,6 @@ import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage
 export interface Shown {
   blocks: ContentBlock[];
   usage?: MessagesUsage;
-}
-
-const NOTE = '[agent-loop] ';
-
-/** The budget note of an answer a budget ended: the last paragraph of its text, which the loop appended. */
-function noteOf(answer: Answer): string | undefined {
-  if (answer.stop === 'final') return undefined;
-  const at = answer.text.lastIndexOf(NOTE);
-  return at < 0 ? undefined : answer.text.slice(at);
 }
 
 /** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls waiting for approval. */
@@ -49,7 +40,7 @@ export class MessagesJsonReply extends JsonAnswerReply {
   }
 
   protected answerOf(answer: Answer): unknown {
-    const note = noteOf(answer);
+    const { note } = answer;
     const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
     return finalMessage(
       content,
@@ -63,7 +54,7 @@ export class MessagesJsonReply extends JsonAnswerReply {
 
 /**
  * A `stream: true` client: the turns' blocks go to the writer as the reader reads them; the loop's own text (the
- * budget note) arrives here as its own text block, the handed-back calls and the summed usage at the end.
+ * budget note) goes as its own text block, the handed-back calls and the summed usage at the end.
  */
 export class MessagesStreamReply implements Reply {
   readonly streams = true;
@@ -95,6 +86,8 @@ export class MessagesStreamReply implements Reply {
   }
 
   send(answer: Answer): void {
+    const note = noteParagraph(answer);
+    if (note !== '') this.text(note);
     for (const block of handedBack(answer)) this.writer.block(block);
     this.writer.finish(stopReason(answer), this.shown.usage);
   }

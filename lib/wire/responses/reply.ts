@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { EventStream, EventStreamWriter } from '../../loop/event-stream';
 import { JsonAnswerReply } from '../../loop/json-reply';
 import type { LoopStats } from '../../loop/context';
-import type { Answer, Reply } from '../../loop/reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
@@ -77,6 +77,8 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
 
   send(answer: Answer): void {
     if (this.stream.ended) return;
+    const note = noteParagraph(answer);
+    if (note !== '') this.text(note);
     const output = answerOutput(answer, this.identity, true);
     if (!this.messageOpen && output[0]?.type === 'message') this.text(answer.text);
     this.closeMessage();
