@@ -6,7 +6,6 @@ export type { AdminOptions } from './admin/options';
 export type { JudgeView } from './judge/options';
 export type { LoopRecordView, TurnRecord, ToolCallRecord, VerdictRecord } from './telemetry/loop-records';
 export type * from './types';
-export type { WireName } from './wire/wires';
 export { localTrellis, type LocalTool } from './trellis/local';
 export { createGateway, type GatewayConfig } from './gateway/gateway';
 export { mcpTrellis, type McpTrellisOptions } from './trellis/mcp';

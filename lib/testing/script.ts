@@ -1,6 +1,5 @@
 import Joi from 'joi';
 import { option, required, schemaOf, validator } from '../option';
-import type { WireName } from '../wire/wires';
 import type { ScriptedTurn } from './wire';
 
 /** What a scripted function entry is asked with: the request, and the model turns already in its conversation. */
@@ -10,7 +9,7 @@ export interface ScriptedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** the request's JSON body, parsed */
   body: Record<string, unknown>;
-  wire: WireName;
+  wire: 'chat' | 'responses' | 'messages';
   /** the entry's index: the number of model turns already in the request's conversation */
   turn: number;
 }

@@ -1,4 +1,3 @@
-import type { WireName } from '../wire/wires';
 export type Body = Record<string, unknown>;
 
 /** A tool call the model makes: the tool's name and its arguments (an object, or its JSON as the model wrote it). */
@@ -24,7 +23,7 @@ export interface SseFrame {
 
 /** What the scripted model knows of one wire: its path, how to read a request and how to answer it. */
 export interface ScriptedWire {
-  name: WireName;
+  name: 'chat' | 'responses' | 'messages';
   /** the path of this wire under `/v1` */
   path: string;
   /** why the API would not read this body (its own words), if it would not */
