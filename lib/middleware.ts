@@ -22,7 +22,7 @@ import { AnswerIds } from './loop/answer-ids';
 import { Continuations } from './loop/continuation';
 import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
-import { startLoop, type LoopServices } from './loop/start';
+import { NOTHING_EARLIER, startLoop, type EarlierWork, type LoopServices } from './loop/start';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
@@ -161,9 +161,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     wire: Wire,
     body: WireRequest,
     binding: ActiveBinding,
-  ): { request: WireRequest; succeeded: string[] } {
+  ): { request: WireRequest; earlier: EarlierWork } {
     const restored = wire.restore(body, { continuations, answerIds, req, binding: binding.name });
-    if (!restored) return { request: body, succeeded: [] };
+    if (!restored) return { request: body, earlier: NOTHING_EARLIER };
     if (restored.forged > 0)
       logger.warn('agent-loop ignored a continuation that does not verify', {
         ip: req.ip,
@@ -179,7 +179,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
         ignored: restored.ignored,
       });
     req.body = restored.body;
-    return { request: restored.body, succeeded: restored.succeeded };
+    return { request: restored.body, earlier: { succeeded: restored.succeeded, loaded: restored.loaded } };
   }
 
   async function loopOrPass(
@@ -189,10 +189,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     wire: Wire,
     body: WireRequest,
     binding: ActiveBinding,
-    succeeded: string[],
+    earlier: EarlierWork,
   ): Promise<void> {
     if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire)) return;
-    const result = await startLoop(services, req, res, wire, body, binding, succeeded);
+    const result = await startLoop(services, req, res, wire, body, binding, earlier);
     if (result.kind === 'fallthrough') next();
   }
 
@@ -229,7 +229,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
-    const { request, succeeded } = withRestoredWork(req, wire, body, binding);
+    const { request, earlier } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing)
       return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', {
         binding: binding.name,
@@ -243,7 +243,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
         maxConcurrentLoops,
       });
     }
-    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, succeeded).catch(
+    const run = loopOrPass(req, res, next, wire, bindings.bodyFor(binding, request), binding, earlier).catch(
       function neverDrop(error: Error) {
         logger.error('agent-loop failed unexpectedly; passing the request on', {
           reason: error.message,

@@ -9,6 +9,7 @@ import { clientKeysOf, requireClientKey } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../marker';
+import { IDLE_SOCKET_MS } from '../loop/pooled-connection';
 import { agentLoop, type AgentLoopMiddleware } from '../middleware';
 import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from '../option';
 import { optionsSchema, type AgentLoopOptions } from '../options';
@@ -183,9 +184,9 @@ export function createGateway(config: GatewayConfig): Express {
       target: upstream.url,
       changeOrigin: true,
       // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
-      agent: upstream.url.startsWith('https:')
-        ? new https.Agent({ keepAlive: true })
-        : new http.Agent({ keepAlive: true }),
+      // Without a `timeout`, Node's agent ignores the upstream's `Keep-Alive: timeout=N` and keeps an idle connection
+      // until the upstream closes it: a turn sent on it as it closes gets a 504, and a first turn then falls through.
+      agent: new (upstream.url.startsWith('https:') ? https : http).Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
       on: {
         proxyReq(proxyReq, req, res) {
           // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead

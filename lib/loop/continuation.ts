@@ -20,6 +20,14 @@ export const CONTINUATION_TTL_SEC = 3600;
 export interface SealedWork<T = unknown> {
   work: T[];
   succeeded: string[];
+  /** the tools a tool search loaded, in the order it did: the follow-up offers them from its first turn (absent: none) */
+  loaded?: string[];
+}
+
+/** What a hand-back's token carries beside the work. */
+export interface Carried {
+  succeeded: Iterable<string>;
+  loaded: readonly string[];
 }
 
 /** What a follow-up's tokens gave back, beside the work itself. */
@@ -30,15 +38,19 @@ export interface Reopened {
   forged: number;
   /** tokens left unopened: repeats, tokens where none belongs, or past the follow-up's bound of work */
   ignored: number;
+  /** the tools the verified tokens say a tool search loaded, in order: offered again from the follow-up's first turn */
+  loaded: string[];
 }
+
+const isNames = (list: unknown): list is string[] =>
+  Array.isArray(list) && list.every((name) => typeof name === 'string');
 
 /** An authentic token is ours; one of another shape was sealed by an older version of the loop: not restored. */
 function sealedWorkOf(opened: Opened<unknown>): Opened<SealedWork> {
   if (!('payload' in opened)) return opened;
-  const { work, succeeded } = (opened.payload ?? {}) as Partial<SealedWork>;
-  if (!Array.isArray(work) || !Array.isArray(succeeded) || !succeeded.every((tool) => typeof tool === 'string'))
-    return { failed: 'invalid' };
-  return { payload: { work, succeeded }, bytes: opened.bytes };
+  const { work, succeeded, loaded = [] } = (opened.payload ?? {}) as Partial<SealedWork>;
+  if (!Array.isArray(work) || !isNames(succeeded) || !isNames(loaded)) return { failed: 'invalid' };
+  return { payload: { work, succeeded, loaded }, bytes: opened.bytes };
 }
 
 /** A token is bound to the binding that wrote it, to the model's call id that carries it and to the client. */
@@ -67,9 +79,13 @@ export class Continuations {
     binding: string,
     callId: string,
     work: readonly unknown[],
-    succeeded: Iterable<string>,
+    { succeeded, loaded }: Carried,
   ): string | undefined {
-    const sealed: SealedWork = { work: [...work], succeeded: [...succeeded] };
+    const sealed: SealedWork = {
+      work: [...work],
+      succeeded: [...succeeded],
+      ...(loaded.length > 0 ? { loaded: [...loaded] } : {}),
+    };
     if (Buffer.byteLength(JSON.stringify(sealed)) > MAX_WORK_BYTES) return undefined;
     const token = seal(this.key, purpose(binding, callId, credentialOf(req)), sealed, Date.now() + this.ttlSec * 1000);
     return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
@@ -87,7 +103,7 @@ export class Continuations {
  * elided, oldest first, until the token fits its bound. Nothing to carry, or nothing that fits: the calls as they are.
  */
 export function carryWork<Call extends { id: string }, Item>(
-  { continuations, req, binding, succeeded }: LoopHandBacks,
+  { continuations, req, binding, succeeded, loaded }: LoopHandBacks,
   calls: Call[],
   work: Item[],
   elide: (item: Item) => Item | undefined,
@@ -96,13 +112,13 @@ export function carryWork<Call extends { id: string }, Item>(
   const [first, ...rest] = calls;
   if (work.length === 0 || first === undefined || first.id === '') return calls;
   const record = last === undefined ? work : [...work, last];
-  const ran = [...succeeded];
-  let token = continuations.sealWork(req, binding, first.id, record, ran);
+  const carried = { succeeded: [...succeeded], loaded: [...loaded] };
+  let token = continuations.sealWork(req, binding, first.id, record, carried);
   for (let i = 0; token === undefined && i < work.length; i++) {
     const elided = elide(work[i]);
     if (elided === undefined) continue;
     record[i] = elided;
-    token = continuations.sealWork(req, binding, first.id, record, ran);
+    token = continuations.sealWork(req, binding, first.id, record, carried);
   }
   return token === undefined ? calls : [{ ...first, id: `${first.id}${TAG}${token}` }, ...rest];
 }
@@ -118,6 +134,7 @@ export function reopenWork(
 ): { works: (unknown[] | undefined)[]; reopened: Reopened } {
   const works: (unknown[] | undefined)[] = ids.map(() => undefined);
   const succeeded = new Set<string>();
+  const loaded = new Set<string>();
   const seen = new Set<string>();
   let budget = MAX_WORK_BYTES;
   let forged = 0;
@@ -133,11 +150,12 @@ export function reopenWork(
     if ('payload' in opened) {
       works[n] = opened.payload.work;
       for (const tool of opened.payload.succeeded) succeeded.add(tool);
+      for (const tool of opened.payload.loaded ?? []) loaded.add(tool);
       budget -= opened.bytes;
     } else if ('failed' in opened && opened.failed === 'too large') {
       budget = 0;
       ignored++;
     } else forged++;
   });
-  return { works, reopened: { succeeded: [...succeeded], forged, ignored } };
+  return { works, reopened: { succeeded: [...succeeded], forged, ignored, loaded: [...loaded] } };
 }

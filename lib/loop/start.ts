@@ -14,7 +14,7 @@ import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
 import type { AnswerIds } from './answer-ids';
 import type { ActiveBinding, Loop, LoopStats } from './context';
-import type { Continuations } from './continuation';
+import type { Continuations, Reopened } from './continuation';
 import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
@@ -43,6 +43,11 @@ export interface LoopServices {
   /** aborted when a shutdown's drain runs out */
   shutdown: AbortSignal;
 }
+
+/** What a follow-up's verified continuations say the loops before it did: the tools that ran well, those a search loaded. */
+export type EarlierWork = Pick<Reopened, 'succeeded' | 'loaded'>;
+
+export const NOTHING_EARLIER: EarlierWork = { succeeded: [], loaded: [] };
 
 // A marker must outlive the deadline a little: a self-call sent just before it must not be taken for an outsider's.
 const MARKER_GRACE_MS = 5_000;
@@ -93,8 +98,9 @@ function judgeUrlOf(url: string, wire: Wire, judgeWire: JudgeWire): string {
 
 /**
  * Sets up one loop for one client request (deadline, disconnect watch, tools, the wire's conversation and reply),
- * runs it, and sends its answer. `restored`: the tools the request's continuation tokens say ran well, which alone
- * (with this loop's own turns) unlock the hierarchy gate, unless the client's history is trusted. Only a fall-through is left to the caller. A client that went away never falls through: with
+ * runs it, and sends its answer. `earlier`: what the request's continuation tokens say: the tools that ran well, which
+ * alone (with this loop's own turns) unlock the hierarchy gate unless the client's history is trusted, and the tools a
+ * search loaded, offered again from turn 1 in the same order. Only a fall-through is left to the caller. A client that went away never falls through: with
  * `onClientDisconnect: 'abort'` its loop is cancelled, with 'finish' it runs to its end and its outcome is logged.
  */
 export async function startLoop(
@@ -104,7 +110,7 @@ export async function startLoop(
   wire: Wire,
   request: WireRequest,
   configured: ActiveBinding,
-  restored: readonly string[] = [],
+  earlier: EarlierWork = NOTHING_EARLIER,
 ): Promise<LoopResult> {
   const { approvals } = wire;
   const settled = approvals?.settle(services.approvals, req, configured.name, request);
@@ -140,7 +146,8 @@ export async function startLoop(
   const telemetry = services.telemetry?.loop(req, configured.name, model, id, wire.name);
   let result: LoopResult = { kind: 'fallthrough', reason: 'error' };
   let reply: Reply | undefined;
-  const succeeded = new Set(restored);
+  const succeeded = new Set(earlier.succeeded);
+  const loaded: string[] = [];
   let binding = configured;
   try {
     const access = await signedIn(configured, req, signal);
@@ -154,7 +161,7 @@ export async function startLoop(
       maxContextBytes: config.maxContextBytes,
       stats,
       logger,
-      handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded },
+      handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded, loaded },
       answerIds: services.answerIds,
       approvalTool: services.approvals.tool,
     });
@@ -180,10 +187,7 @@ export async function startLoop(
       conversation,
       clientTools,
       toolSearch: DeferredTools.open(
-        split.held,
-        session.clientSearch,
-        binding.toolSearch,
-        [],
+        { held: split.held, client: session.clientSearch, config: binding.toolSearch, earlier: earlier.loaded, loaded },
         conversation,
         clientTools,
       ),

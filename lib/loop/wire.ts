@@ -80,9 +80,11 @@ export interface FollowUp extends HandBacks {
   answerIds: AnswerIds;
 }
 
-/** One loop's hand-backs: its token carries the tools that ran well so far, with the work. */
+/** One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the work. */
 export interface LoopHandBacks extends HandBacks {
   succeeded: ReadonlySet<string>;
+  /** a live list, in the order they were loaded: it grows as the loop searches */
+  loaded: readonly string[];
 }
 
 /** A follow-up with the loop's earlier work put back: the verified tools alone (with this loop's own turns) unlock their children. */

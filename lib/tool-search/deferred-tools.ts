@@ -6,6 +6,19 @@ import { BadPattern, regexSearch } from './regex-search';
 import { ToolIndex, type FoundTool } from './tool-index';
 import { toolSearchTool, TOOL_SEARCH, type SearchKind } from './tool-search-tool';
 
+/** What a loop's tool search starts from. */
+export interface SearchSetup {
+  /** the binding's tools held back */
+  held: readonly ChatTool[];
+  /** the client's own tool search, when the loop serves it */
+  client?: ClientSearch;
+  config: ToolSearchConfig | false;
+  /** what the follow-up's continuations say the loops before loaded, in order */
+  earlier: readonly string[];
+  /** the live list the names of the tools loaded go to, in order: what a hand-back carries */
+  loaded: string[];
+}
+
 /** A binding's listing split: the tools turn 1 offers, and those held back for `tool_search` to find. */
 export interface Split {
   offered: readonly ChatTool[];
@@ -56,7 +69,6 @@ export class DeferredTools {
   readonly tool: ChatTool;
   private readonly byName: Map<string, ChatTool>;
   private readonly fromClient: Set<string>;
-  private readonly loadedNames: string[] = [];
   private readonly loaded = new Set<string>();
   private fresh: ChatTool[] = [];
 
@@ -65,6 +77,7 @@ export class DeferredTools {
     private readonly client: readonly ChatTool[],
     private readonly kind: SearchKind,
     private readonly maxResults: number,
+    private readonly loadedNames: string[],
   ) {
     this.tool = toolSearchTool(kind, maxResults);
     this.byName = new Map([...held, ...client].map((tool) => [tool.function.name, tool]));
@@ -76,10 +89,7 @@ export class DeferredTools {
    * and what a continuation loaded join the conversation before turn 1; a client's tools among those are handed back.
    */
   static open(
-    held: readonly ChatTool[],
-    client: ClientSearch | undefined,
-    config: ToolSearchConfig | false,
-    loaded: readonly string[],
+    { held, client, config, earlier, loaded }: SearchSetup,
     conversation: Conversation,
     clientTools: Set<string>,
   ): DeferredTools | undefined {
@@ -89,8 +99,9 @@ export class DeferredTools {
       client?.held ?? [],
       client?.kind ?? 'bm25',
       config ? config.maxResults : MAX_RESULTS,
+      loaded,
     );
-    deferred.load(loaded);
+    deferred.load(earlier);
     deferred.offerFound(conversation, clientTools, [deferred.tool]);
     return deferred;
   }
@@ -109,12 +120,7 @@ export class DeferredTools {
     return this.byName.has(name) && !this.loaded.has(name);
   }
 
-  /** the tools loaded so far, in the order they were, for a hand-back to carry */
-  get names(): readonly string[] {
-    return this.loadedNames;
-  }
-
-  /** Loads these (a continuation's), as a search would have; names this loop holds no tool of are passed over. */
+  /** Loads these (a continuation's), as a search would have; a name this loop holds no tool of is passed over. */
   load(names: readonly string[]): void {
     for (const name of names) this.add(name);
   }

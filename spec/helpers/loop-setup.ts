@@ -19,6 +19,7 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
       req: { headers: {} } as IncomingMessage,
       binding: 'notes',
       succeeded: new Set(),
+      loaded: [],
     },
     answerIds: new AnswerIds(),
     approvalTool: 'approve_tool_call',

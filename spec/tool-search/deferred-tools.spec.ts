@@ -55,7 +55,8 @@ describe('DeferredTools', () => {
   };
 
   it('answers a search with { name, description } as JSON and loads what it found, once', () => {
-    const deferred = new DeferredTools(held, [], 'bm25', 5);
+    const loaded: string[] = [];
+    const deferred = new DeferredTools(held, [], 'bm25', 5, loaded);
     expect(deferred.holds('merge_pull_request')).toBe(true);
     const outcome = deferred.search({ query: 'merge a pull request' });
     expect(outcome).toEqual({
@@ -69,11 +70,11 @@ describe('DeferredTools', () => {
     expect(deferred.holds('merge_pull_request')).toBe(false);
     deferred.search({ query: 'pull request' });
     expect(offered(deferred)).toEqual([]);
-    expect(deferred.names).toEqual(['merge_pull_request', 'create_pull_request']);
+    expect(loaded).toEqual(['merge_pull_request', 'create_pull_request']);
   });
 
   it("searches the client's tools held back beside the binding's; the client's found are handed back", () => {
-    const deferred = new DeferredTools(held, [tool('get_weather', 'Weather forecast for a city')], 'bm25', 1);
+    const deferred = new DeferredTools(held, [tool('get_weather', 'Weather forecast for a city')], 'bm25', 1, []);
     expect(JSON.parse((deferred.search({ query: 'weather in Berlin' }) as { text: string }).text)).toEqual([
       { name: 'get_weather', description: 'Weather forecast for a city' },
     ]);
@@ -82,28 +83,36 @@ describe('DeferredTools', () => {
     expect([...clientTools]).toEqual(['get_weather']);
   });
 
-  it('opens only when it holds tools back, offering tool_search and what a continuation loaded', () => {
+  it('opens only when it holds tools back, offering tool_search and what a continuation loaded, which it carries on', () => {
     const names: string[] = [];
     const conversation = {
       offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
     } as unknown as Conversation;
-    expect(DeferredTools.open([], undefined, on, [], conversation, new Set())).toBeUndefined();
+    expect(
+      DeferredTools.open({ held: [], config: on, earlier: [], loaded: [] }, conversation, new Set()),
+    ).toBeUndefined();
+    const loaded: string[] = [];
     const deferred = DeferredTools.open(
-      held,
-      { held: [tool('get_weather', 'Weather')], kind: 'regex' },
-      on,
-      ['get_weather', 'slack_post_message'],
+      {
+        held,
+        client: { held: [tool('get_weather', 'Weather')], kind: 'regex' },
+        config: on,
+        earlier: ['get_weather', 'gone_tool', 'slack_post_message'],
+        loaded,
+      },
       conversation,
       new Set(),
     );
     expect(names).toEqual(['tool_search', 'get_weather', 'slack_post_message']);
+    deferred!.search({ query: '^merge' });
+    expect(loaded).toEqual(['get_weather', 'slack_post_message', 'merge_pull_request']);
     expect(deferred?.tool.function.parameters).toMatchObject({
       properties: { query: { description: expect.stringContaining('RE2') } },
     });
   });
 
   it('reads the query as an RE2 pattern in the regex variant', () => {
-    const deferred = new DeferredTools(held, [], 'regex', 5);
+    const deferred = new DeferredTools(held, [], 'regex', 5, []);
     expect(
       JSON.parse((deferred.search({ query: '^merge|slack' }) as { text: string }).text).map(
         (t: { name: string }) => t.name,
@@ -115,13 +124,13 @@ describe('DeferredTools', () => {
   });
 
   it.each([[{}], [{ query: '' }], [{ query: 7 }]])('refuses %j', (args) => {
-    expect(toolOutcomeText(new DeferredTools(held, [], 'bm25', 5).search(args))).toBe(
+    expect(toolOutcomeText(new DeferredTools(held, [], 'bm25', 5, []).search(args))).toBe(
       `tool error: 'tool_search' cannot search: it needs a query, e.g. {"query":"create a pull request"}`,
     );
   });
 
   it("loads a continuation's tools in their order, passing over names it holds none of", () => {
-    const deferred = new DeferredTools(held, [], 'bm25', 5);
+    const deferred = new DeferredTools(held, [], 'bm25', 5, []);
     deferred.load(['slack_post_message', 'gone_tool', 'create_pull_request']);
     expect(offered(deferred)).toEqual(['slack_post_message', 'create_pull_request']);
     expect(deferred.holds('slack_post_message')).toBe(false);
@@ -129,6 +138,6 @@ describe('DeferredTools', () => {
   });
 
   it('says the tool_search definition in the kind and count it searches with', () => {
-    expect(new DeferredTools(held, [], 'regex', 3).tool.function.description).toContain('up to 3 tools');
+    expect(new DeferredTools(held, [], 'regex', 3, []).tool.function.description).toContain('up to 3 tools');
   });
 });

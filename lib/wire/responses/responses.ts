@@ -122,7 +122,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
       const { input, ...reopened } = restored;
       return { body: { ...request, input }, ...reopened };
     }
-    return request === body ? undefined : { body: request, succeeded: [], forged: 0, ignored: 0 };
+    return request === body ? undefined : { body: request, succeeded: [], forged: 0, ignored: 0, loaded: [] };
   },
   succeededIn: (items) => succeededIn(responsesHistory(items)),
   approvals: {

@@ -7,7 +7,7 @@ import { carryOnChat, restoreChat } from '../../../lib/wire/chat/continuation';
 const sealer = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'));
 const continuations = {
   carry: (r: IncomingMessage, binding: string, calls: ToolCall[], own: ChatMessage[], succeeded: string[]) =>
-    carryOnChat({ continuations: sealer, req: r, binding, succeeded: new Set(succeeded) }, calls, own),
+    carryOnChat({ continuations: sealer, req: r, binding, succeeded: new Set(succeeded), loaded: [] }, calls, own),
   restore: (r: IncomingMessage, binding: string, messages: ChatMessage[]) =>
     restoreChat({ continuations: sealer, req: r, binding }, messages),
 };

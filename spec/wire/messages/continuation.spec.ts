@@ -9,7 +9,12 @@ const sealer = new Continuations(randomBytes(32), 60);
 const req = (apiKey = 'sk-ant-1') => ({ headers: { 'x-api-key': apiKey } }) as unknown as IncomingMessage;
 const continuations = {
   carry: (r: IncomingMessage, binding: string, own: MessageParam[], last: MessageParam, calls: WireCall[]) =>
-    carryOnMessages({ continuations: sealer, req: r, binding, succeeded: new Set(['notes_open']) }, own, last, calls),
+    carryOnMessages(
+      { continuations: sealer, req: r, binding, succeeded: new Set(['notes_open']), loaded: [] },
+      own,
+      last,
+      calls,
+    ),
   restore: (r: IncomingMessage, binding: string, messages: MessageParam[]) =>
     restoreMessages({ continuations: sealer, req: r, binding }, messages),
 };
@@ -66,6 +71,7 @@ describe('Messages continuation: the loop’s work carried through a hand-back',
       succeeded: ['notes_open'],
       forged: 0,
       ignored: 0,
+      loaded: [],
     });
   });
 

@@ -9,6 +9,7 @@ const handBacks = {
   req: { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage,
   binding: 'notes',
   succeeded: new Set(['notes_read']),
+  loaded: ['create_pull_request'],
 };
 const user = { type: 'message', role: 'user', content: 'where am I, and what do my notes say?' };
 const location = { id: 'call_loc', name: 'get_location', arguments: '{}', index: 1 };
@@ -40,6 +41,7 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
       succeeded: ['notes_read'],
       forged: 0,
       ignored: 0,
+      loaded: ['create_pull_request'],
     });
     expect(restoreItems(handBacks, [user], false)).toBeUndefined();
   });
@@ -63,6 +65,7 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
       succeeded: [],
       forged: 1,
       ignored: 0,
+      loaded: [],
     });
     expect(restoreItems(handBacks, input, true)?.input).toEqual([{ ...input[0], call_id: 'call_loc' }]);
   });
