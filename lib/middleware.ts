@@ -105,7 +105,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   );
   if (config.store) new SharedSettings(store, replica, settings, judge, logger);
   const continuations = new Continuations(key, config.continuationTtlSec);
-  const answerIds = new AnswerIds();
+  const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });
   const services: LoopServices = {
     config,
     caller,
@@ -229,6 +229,20 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
+    // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
+    const chained = answerIds.load(wire.chainedOn?.(body));
+    if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);
+    else serve(req, res, next, wire, body, binding);
+  } as AgentLoopMiddleware;
+
+  function serve(
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    wire: Wire,
+    body: WireRequest,
+    binding: ActiveBinding,
+  ) {
     const { request, earlier } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing)
       return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', {
@@ -254,7 +268,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       },
     );
     inFlight.track(run);
-  } as AgentLoopMiddleware;
+  }
 
   middleware.settings = { get: () => settings.get(), update: (partial, source) => settings.update(partial, source) };
   middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };

@@ -59,13 +59,13 @@ function stopOf(result: LoopResult, clientGone: boolean): string {
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
-function deliver(
+async function deliver(
   result: LoopResult,
   reply: Reply,
   clientGone: boolean,
   logger: Logger,
   outcome: { loopId: string; binding: string; wire: string } & LoopStats,
-): LoopResult {
+): Promise<LoopResult> {
   if (clientGone || result.kind === 'abandoned') {
     const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
     logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, {
@@ -75,6 +75,8 @@ function deliver(
     return { kind: 'abandoned' };
   }
   if (result.kind === 'answer') {
+    const held = reply.beforeSend?.(result.answer);
+    if (held) await held;
     reply.send(result.answer, outcome);
     logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
   } else {
@@ -230,7 +232,7 @@ export async function startLoop(
         kind: 'answer',
         answer: { stop: 'authorization', text: '', note: consentHeaders(res, access.consent) },
       };
-      return deliver(result, answer, clientGone, logger, {
+      return await deliver(result, answer, clientGone, logger, {
         loopId: id,
         binding: binding.name,
         wire: wire.name,
@@ -243,7 +245,7 @@ export async function startLoop(
       req.body = approvals.withItems(req.body as WireRequest, conversation.items);
     }
     result = await runLoop(loop);
-    return deliver(result, answer, clientGone, logger, {
+    return await deliver(result, answer, clientGone, logger, {
       loopId: id,
       binding: binding.name,
       wire: wire.name,

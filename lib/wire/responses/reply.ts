@@ -1,14 +1,13 @@
 import type { Response } from 'express';
 import { EventStream, EventStreamWriter } from '../../loop/event-stream';
 import { JsonAnswerReply } from '../../loop/json-reply';
-import type { LoopStats } from '../../loop/context';
 import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
 
-/** The answer went out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
-export type Answered = (upstreamId: string) => void;
+/** The answer is going out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
+export type Answered = (upstreamId: string) => Promise<void> | undefined;
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
 export class ResponsesJsonReply extends JsonAnswerReply {
@@ -25,9 +24,8 @@ export class ResponsesJsonReply extends JsonAnswerReply {
     return finalResponse(answer, this.identity, answerOutput(answer, this.identity, false));
   }
 
-  override send(answer: Answer, stats: LoopStats): void {
-    super.send(answer, stats);
-    this.answered(answer.last?.id ?? '');
+  beforeSend(answer: Answer): Promise<void> | undefined {
+    return this.answered(answer.last?.id ?? '');
   }
 }
 
@@ -84,7 +82,10 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
     this.closeMessage();
     output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));
     this.finish(finalResponse(answer, this.identity, output));
-    this.answered(answer.last?.id ?? '');
+  }
+
+  beforeSend(answer: Answer): Promise<void> | undefined {
+    return this.answered(answer.last?.id ?? '');
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */

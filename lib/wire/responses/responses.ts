@@ -113,6 +113,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
   path: '/responses',
   accepts: isResponsesRequest,
   ...openAiApi,
+  chainedOn: ({ previous_response_id: id }) => (typeof id === 'string' ? id : undefined),
   restore(body, followUp) {
     const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
     const restored = Array.isArray(request.input)
