@@ -26,7 +26,8 @@ import { NOTHING_EARLIER, startLoop, type EarlierWork, type LoopServices } from 
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
-import { configOf, type AgentLoopOptions, type RunTimeSettings, type SettingsPatch } from './options';
+import { configOf, type AgentLoopOptions } from './loop-options';
+import { settingsOf, type RunTimeSettings, type SettingsPatch } from './tunables';
 import { LiveSettings } from './settings';
 import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
@@ -73,22 +74,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const caller = new SelfCaller(
     key,
     config.forwardHeaders.map((name) => name.toLowerCase()),
+    config.maxReplyBytes,
     config.selfUrl,
     config.selfCall,
-    config.maxReplyBytes,
   );
   const inFlight = new InFlightLoops();
-  const settings = new LiveSettings(
-    {
-      totalBudgetSec: config.totalBudgetSec,
-      defaultMaxTurns: config.defaultMaxTurns,
-      maxToolCallsPerTurn: config.maxToolCallsPerTurn,
-      maxTokensPerLoop: config.maxTokensPerLoop,
-      keyBudget: config.keyBudget,
-    },
-    bindings,
-    logger,
-  );
+  const settings = new LiveSettings(settingsOf(config), bindings, logger);
   const replica = replicaOf(config.replicaName);
   const keyBudget = new KeyBudget(
     store,
