@@ -1,6 +1,6 @@
 import type Joi from 'joi';
 import { AgentLoopError } from './errors';
-import { redacted, redactedArgs } from './redact';
+import { NOT_SHOWN, redacted, redactedArgs } from './redact';
 
 export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -64,10 +64,10 @@ function pathOf(path: (string | number)[]): string {
 }
 
 /** Options whose values are secrets: an error message (which lands in logs and CI output) never shows them. */
-const SECRET = new Set(['internalSecret', 'headers', 'env', 'clientKeys']);
+const SECRET = new Set(['internalSecret', 'headers', 'env', 'clientKeys', 'clientSecret']);
 
 function hidingSecrets(key: string, value: unknown): unknown {
-  if (SECRET.has(key) && value !== undefined) return '[not shown]';
+  if (SECRET.has(key) && value !== undefined) return NOT_SHOWN;
   return key === 'args' && Array.isArray(value) ? redactedArgs(value) : value;
 }
 
@@ -89,7 +89,7 @@ function valueAt(root: unknown, path: (string | number)[]): unknown {
 }
 
 /** joi types whose message was written for this package: worth keeping beside the option's hint. */
-const CUSTOM_WORDS = /^(rule\.|regex\.|object\.(xor|missing)|string\.pattern|array\.unique)/;
+const CUSTOM_WORDS = /^(rule\.|regex\.|object\.(xor|oxor|with|missing)|string\.pattern|array\.unique)/;
 
 /**
  * The fix: a custom check's own words, else the hint of the innermost option on the path that has one (keyed by
@@ -141,24 +141,37 @@ export function validated<T>(
   throw optionError(error, schema, hints, component, misspelt);
 }
 
+/** Of complaints, the one deeper than every other, if one is. */
+function deepestAlone(items: Joi.ValidationErrorItem[]): Joi.ValidationErrorItem | undefined {
+  const depth = Math.max(...items.map((item) => item.path.length));
+  const deepest = items.filter((item) => item.path.length === depth);
+  return deepest.length === 1 ? deepest[0] : undefined;
+}
+
 /**
- * A union none of whose alternatives matched, where one complaint about a value (not a missing or unknown key) lies
- * inside it deeper than any other: the value had that alternative's shape, so that complaint is the fix
- * (`trellis.mcp.url` without a scheme), not the union's list of shapes.
+ * A union none of whose alternatives matched, where one complaint lies inside it deeper than any other: the value
+ * had that alternative's shape, so that complaint is the fix, not the union's list of shapes. A complaint about a
+ * value first (`trellis.mcp.url` without a scheme); else a key missing deeper than any other key is missing or
+ * unknown (an `oauth` without its `redirectUrl`, where the other alternative misses `command` and knows no `oauth`).
  */
 function deepestOf(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem {
   if (!detail.type.startsWith('alternatives.')) return detail;
-  const inner = flattened(detail).filter(
-    (item) => item.path.length > detail.path.length && !['any.required', 'object.unknown'].includes(item.type),
-  );
-  const depth = Math.max(...inner.map((item) => item.path.length));
-  const deepest = inner.filter((item) => item.path.length === depth);
-  return deepest.length === 1 ? deepest[0] : detail;
+  const inner = flattened(detail).filter((item) => item.path.length > detail.path.length);
+  const values = inner.filter((item) => !['any.required', 'object.unknown'].includes(item.type));
+  if (values.length > 0) return deepestAlone(values) ?? detail;
+  const missing = deepestAlone(inner);
+  return missing?.type === 'any.required' ? missing : detail;
 }
 
-/** A list unique by a key (bindings by `name`) with a repeat: the bad value is that key's, at the repeat. */
+/**
+ * Where the bad value is: a list unique by a key (bindings by `name`) with a repeat, that key's at the repeat; a key
+ * that lacks the peer it goes with (`clientSecret` without `clientId`) or has one it excludes, that key's.
+ */
 function pathOfValue(detail: Joi.ValidationErrorItem): (string | number)[] {
   if (detail.type === 'object.unknown') return detail.path.slice(0, -1);
+  if (detail.type === 'object.with') return [...detail.path, String(detail.context?.main)];
+  if (detail.type === 'object.oxor')
+    return [...detail.path, ...((detail.context?.present as string[]) ?? []).slice(-1)];
   return detail.type === 'array.unique' && typeof detail.context?.path === 'string'
     ? [...detail.path, detail.context.path]
     : detail.path;

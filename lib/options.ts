@@ -38,7 +38,7 @@ export const trellisOption = option<TrellisOption>({
     Joi.object({ mcp: schemaOf(mcpCommandOptions).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   ),
-  hint: `it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
+  hint: `it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] or oauth?: { redirectUrl } } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
   doc: {
     range:
       'a `Trellis` (`{ listTools, callTool }`), `{ mcp: { url, headers?, forwardHeaders? } }` or `{ mcp: { command, args?, env? } }`',

@@ -1,5 +1,7 @@
 /** What stands in for a credential in a log line, an answer or an error message. */
 export const REDACTED = '[redacted]';
+/** What stands in for a secret option's value in an option error: a placeholder, not a credential to redact again. */
+export const NOT_SHOWN = '[not shown]';
 
 /** `scheme://user:password@host`: the user info goes, the host stays. */
 const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
@@ -12,7 +14,7 @@ const KEY_SHAPES =
   /\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}/g;
 /** `x-api-key: v`, `api_key=v`, `"password": "v"`, `--token=v`: the value of a field named like a credential */
 const NAMED_VALUE =
-  /((?:x-)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)(?!\[redacted\]|(?:bearer|basic)\s)[^\s"',;&]+/gi;
+  /((?:x-)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)(?!\[redacted\]|\[not shown\]|(?:bearer|basic)\s)[^\s"',;&]+/gi;
 /** a command-line flag that takes a credential as its next argument: `--api-key sk-...`, `--token x` */
 const SECRET_FLAG = /^--?[\w-]*(?:key|token|secret|password|passwd|auth)[\w-]*$/i;
 

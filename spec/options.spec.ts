@@ -338,6 +338,10 @@ describe('agentLoop options', () => {
     for (const message of messages) expect(message).not.toContain(secret);
     expect(messages[1]).toContain(`option 'trellis' is {"mcp":{"headers":"[not shown]"}}`);
     expect(messages[2]).toContain(`option 'trellis' is {"mcp":{"env":"[not shown]"}}`);
+    const oauth = failure({ trellis: { mcp: { command: 'x', oauth: { clientSecret: secret } } }, bindings: [binding] });
+    expect(oauth.message).toContain(
+      `option 'trellis' is {"mcp":{"command":"x","oauth":{"clientSecret":"[not shown]"}}}`,
+    );
   });
 
   it("never shows a URL's user info or query string, nor a credential in stdio args", () => {

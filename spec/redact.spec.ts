@@ -48,6 +48,7 @@ describe('redacted', () => {
     'basic arithmetic and bearer bonds are fine; a task-scheduler-service-name too',
     "'notes_read' is locked: call 'notes_open' first",
     'Trellis at http://127.0.0.1:4000/mcp answered HTTP 404 (Session not found)',
+    'option \'trellis\' is {"mcp":{"oauth":{"clientSecret":"[not shown]"}},"token":"[not shown]"}',
   ])('leaves %j alone', (text) => {
     expect(redacted(text)).toBe(text);
   });

@@ -1,7 +1,7 @@
 import { redacted } from '../redact';
 import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
-import { evaluateWithin } from './deadline';
+import { evaluateWithin } from './timeout';
 import { llmJudge } from './llm';
 import { maskedArguments } from './masked-arguments';
 import type { JudgeOption } from './options';

@@ -1,13 +1,18 @@
 import type { Response } from 'express';
 import type { TokenUsage, TurnResult, WireCall } from './wire';
-import type { StopReason } from './budget';
+import type { StopReason } from './budget-note';
 import type { LoopStats } from './context';
 
 /** How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns. */
 export interface Answer {
   stop: StopReason;
-  /** every turn's text, and the budget note when a budget ended the loop */
+  /** every turn's text */
   text: string;
+  /**
+   * the loop's own note when it stopped before a final answer (a budget's, or the sign-in a tool needs): its own
+   * paragraph after `text`, which each wire's writer appends
+   */
+  note?: string;
   /** the last model reply, if any: the answer takes its shape; on a budget stop its calls did not run */
   last?: TurnResult;
   /** the client's own calls, handed back (the first one carrying the loop's earlier work) */
@@ -16,6 +21,15 @@ export interface Answer {
   approvals?: WireCall[];
   usage?: TokenUsage;
 }
+
+/** The note's paragraph as it follows the answer's text (after a blank line, unless the note is all it says); '' without one. */
+export function noteParagraph(answer: Answer): string {
+  if (answer.note === undefined) return '';
+  return answer.text === '' ? answer.note : `\n\n${answer.note}`;
+}
+
+/** The answer's text and its note: what the client reads. */
+export const textWithNote = (answer: Answer): string => answer.text + noteParagraph(answer);
 
 /** Takes the answer's text as it grows; a promise says to wait before reading more (the client is not keeping up). */
 export type TextSink = (delta: string) => Promise<void> | void;
@@ -37,8 +51,8 @@ export interface Reply {
 }
 
 /**
- * The answer's text over all turns, passed on as it grows. Each turn's text, and the budget note, starts a new
- * paragraph (a blank line after the earlier text), so the streamed deltas and the JSON answer are the same text.
+ * The answer's text over all turns, passed on as it grows. Each turn's text starts a new paragraph (a blank line
+ * after the earlier text), so the streamed deltas and the JSON answer are the same text.
  */
 export class AnswerText {
   private text = '';

@@ -1,6 +1,6 @@
 import { redacted } from '../redact';
-import type { TokenUsage, TurnResult, WireCall } from './wire';
-import { budgetNote, type StopReason } from './budget';
+import type { TokenUsage, TurnResult } from './wire';
+import { budgetNote, type StopReason } from './budget-note';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
 import { consentHeaders } from './sign-in';
@@ -23,14 +23,13 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
   // Once a byte went to the client, even a first turn that broke off ends in an answer, never a fall-through.
   const produced = () => last !== undefined || loop.reply.committed;
 
-  const answer = (stop: StopReason, handBack?: WireCall[]): LoopResult => ({
+  const answer = (stop: StopReason, fields: Pick<Answer, 'handBack' | 'approvals' | 'note'> = {}): LoopResult => ({
     kind: 'answer',
-    answer: { stop, text: text.value, last, usage, ...(handBack ? { handBack } : {}) },
+    answer: { stop, text: text.value, last, usage, ...fields },
   });
-  const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization'>, reason?: string): LoopResult => {
-    text.newParagraph();
-    text.append(
-      budgetNote(stop, {
+  const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization'>, reason?: string): LoopResult =>
+    answer(stop, {
+      note: budgetNote(stop, {
         maxTurns,
         totalBudgetSec: deadline.seconds,
         reason,
@@ -39,9 +38,7 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
         tokens: usage?.total,
         keyBudget: loop.keyBudget,
       }),
-    );
-    return answer(stop);
-  };
+    });
 
   for (let turn = 1; turn <= maxTurns; turn++) {
     if (deadline.expired) return produced() ? stopWith(deadline.stop) : { kind: 'fallthrough', reason: deadline.stop };
@@ -85,28 +82,15 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     }
     if (calls.length === 0) return answer('final');
     const forClient = calls.filter((call) => loop.clientTools.has(call.name));
-    if (forClient.length > 0) return answer('final', loop.conversation.handBack(reply, forClient));
+    if (forClient.length > 0) return answer('final', { handBack: loop.conversation.handBack(reply, forClient) });
     if (maxTokens !== undefined && (usage?.total ?? 0) >= maxTokens) return stopWith('tokens');
     if (keySpent) return stopWith('key-budget');
     if (turn === maxTurns) break;
     loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);
-    if (loop.consent) {
-      text.newParagraph();
-      await text.append(consentHeaders(loop.res, loop.consent));
-      return answer('authorization');
-    }
+    if (loop.consent) return answer('authorization', { note: consentHeaders(loop.res, loop.consent) });
     if (pending.length > 0)
-      return {
-        kind: 'answer',
-        answer: {
-          stop: 'final',
-          text: text.value,
-          last,
-          usage,
-          approvals: loop.conversation.handBack(reply, loop.askApproval(pending)),
-        },
-      };
+      return answer('final', { approvals: loop.conversation.handBack(reply, loop.askApproval(pending)) });
   }
   return stopWith('max_turns');
 }

@@ -21,7 +21,6 @@ import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { keyMeter, type KeyBudget } from '../store/key-budget';
 import { consentHeaders, signedIn } from './sign-in';
-import { consentNote } from '../trellis/oauth/consent';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
 export interface LoopServices {
@@ -226,8 +225,10 @@ export async function startLoop(
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
     };
     if ('consent' in access) {
-      await answer.text(consentHeaders(res, access.consent));
-      result = { kind: 'answer', answer: { stop: 'authorization', text: consentNote(access.consent) } };
+      result = {
+        kind: 'answer',
+        answer: { stop: 'authorization', text: '', note: consentHeaders(res, access.consent) },
+      };
       return deliver(result, answer, clientGone, logger, {
         loopId: id,
         binding: binding.name,

@@ -1,92 +1,21 @@
-import http from 'node:http';
-import express from 'express';
-import { agentLoop, type AgentLoopOptions } from '../../lib';
-import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
-import { byTurn, startModelServer, type ModelServer } from '../../fixtures/model-server';
-import { LOGIN_HEADER, startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
-import { memoryLogger } from '../helpers/memory-logger';
-import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import { startModelServer, byTurn, type ModelServer } from '../../fixtures/model-server';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-
-interface Gateway extends OnLoopback {
-  lines: Record<string, unknown>[];
-  loop: ReturnType<typeof agentLoop>;
-}
-
-async function startGateway(
-  model: ModelServer,
-  mcp: OAuthMcpServer,
-  oauth: Record<string, unknown> = {},
-  options: AgentLoopOptions = {},
-): Promise<Gateway> {
-  const server = http.createServer();
-  const listening = await onLoopback(server);
-  const { logger, lines } = memoryLogger('debug');
-  const app = express();
-  app.use(express.json());
-  const loop = agentLoop({
-    logger,
-    trellis: { mcp: { url: mcp.url, oauth: { redirectUrl: `${listening.origin}/oauth/callback`, ...oauth } } },
-    bindings: [{ name: 'notes', match: { model: 'agent-*' }, hierarchy: ['whoami', 'admin_note'] }],
-    ...options,
-  });
-  app.use(loop);
-  app.use('/admin', loop.admin({ auth: false }));
-  app.post(
-    ['/v1/chat/completions', '/v1/responses', '/v1/messages'],
-    createProxyMiddleware({ target: new URL(model.url).origin, changeOrigin: true, on: { proxyReq: fixRequestBody } }),
-  );
-  server.on('request', app);
-  return { ...listening, lines, loop, close: async () => (await loop.close(), await listening.close()) };
-}
-
-const ask = (content = 'who am I?') => ({ model: 'agent-1', messages: [{ role: 'user', content }] });
-
-async function chat(
-  gateway: Gateway,
-  key: string,
-  body: Record<string, unknown> = ask(),
-  headers: Record<string, string> = {},
-) {
-  const response = await fetch(`${gateway.origin}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (await response.json()) as { choices: { message: { content: string } }[] },
-  };
-}
-
-/** The person's browser: opens the link, logs in as `login` and consents at the authorization server, lands on the callback. */
-async function consent(url: string, login: string) {
-  const response = await fetch(url, { headers: { [LOGIN_HEADER]: login } });
-  return { status: response.status, url: response.url, text: await response.text() };
-}
-
-const ALICE = 'alice-key-0123456789';
-const BOB = 'bob-key-0123456789';
-
-/** Signs `key`'s user in as `login`: the first message gets the link, the browser follows it to the callback. */
-async function signIn(gateway: Gateway, key: string, login: string, headers: Record<string, string> = {}) {
-  const first = await chat(gateway, key, ask(), headers);
-  expect(first.headers.get('x-agent-loop-stop')).toBe('authorization');
-  const page = await consent(first.headers.get('x-agent-loop-authorize')!, login);
-  expect(page.status).toBe(200);
-  return page;
-}
-
-const whoamiThenAnswer = () => byTurn([{ toolCalls: [{ id: 'w', name: 'whoami' }] }, { content: 'done' }]);
-const lastToolText = (model: ModelServer) =>
-  model.requests
-    .at(-1)!
-    .body.messages.filter((m) => m.role === 'tool')
-    .at(-1)?.content;
+import {
+  ALICE,
+  BOB,
+  ask,
+  chat,
+  consent,
+  lastToolText,
+  signIn,
+  startGateway,
+  whoamiThenAnswer,
+  type Gateway,
+} from './oauth-gateway';
 
 describe('OAuth-protected MCP servers: each user signs in', () => {
   let model: ModelServer;

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { addUsage, AnswerText, setLoopHeaders } from '../../lib/loop/reply';
+import { addUsage, AnswerText, noteParagraph, setLoopHeaders, textWithNote } from '../../lib/loop/reply';
 
 describe('AnswerText: the answer over all turns, as it grows', () => {
   it('starts each new paragraph after a blank line, forwards exactly what it adds, and skips empty deltas', () => {
@@ -22,6 +22,18 @@ describe('AnswerText: the answer over all turns, as it grows', () => {
     expect(waiting).toBeInstanceOf(Promise);
     release();
     await expect(waiting).resolves.toBeUndefined();
+  });
+});
+
+describe("the budget's note: a field of the answer, its own paragraph after the text", () => {
+  const note = '[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = 1).';
+
+  it('follows the text after a blank line, is all the answer says without text, and is nothing without a note', () => {
+    expect(noteParagraph({ stop: 'max_turns', text: 'Partial.', note })).toBe(`\n\n${note}`);
+    expect(textWithNote({ stop: 'max_turns', text: 'Partial.', note })).toBe(`Partial.\n\n${note}`);
+    expect(textWithNote({ stop: 'deadline', text: '', note })).toBe(note);
+    expect(noteParagraph({ stop: 'final', text: 'Done.' })).toBe('');
+    expect(textWithNote({ stop: 'final', text: 'Done.' })).toBe('Done.');
   });
 });
 

@@ -11,7 +11,9 @@ export type OAuthUser = string | ((req: IncomingMessage) => string | undefined);
 
 export const oauthOptions = {
   redirectUrl: required<string>({
-    schema: Joi.string().uri({ scheme: ['http', 'https'] }),
+    schema: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .pattern(/^[^#]*$/, { name: 'no fragment' }),
     hint: "it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'",
     qualified: true,
   }),
@@ -70,7 +72,11 @@ export const oauthOption = option<OAuthOptions>({
   })
     .with('clientSecret', 'clientId')
     .with('clientSecretEnv', 'clientId')
-    .oxor('clientSecret', 'clientSecretEnv'),
+    .oxor('clientSecret', 'clientSecretEnv')
+    .messages({
+      'object.with': '{{#main}} goes with the clientId it was issued for: give clientId beside it',
+      'object.oxor': 'give clientSecret or clientSecretEnv, not both',
+    }),
   hint: "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }",
   qualified: true,
   inner: oauthOptions,

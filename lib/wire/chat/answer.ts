@@ -1,4 +1,4 @@
-import type { Answer } from '../../loop/reply';
+import { textWithNote, type Answer } from '../../loop/reply';
 import type { ChatCompletion, ChatMessage } from '../../types';
 import { chatUsage } from '../../loop/turn-result';
 import { toolCallOf } from '../../loop/wire';
@@ -32,7 +32,7 @@ export function chatAnswer(answer: Answer): { message: ChatMessage; finishReason
     };
   const last = answer.last?.output as ChatMessage | undefined;
   if (answer.stop !== 'final' || !last)
-    return { message: { role: 'assistant', content: answer.text }, finishReason: 'stop' };
+    return { message: { role: 'assistant', content: textWithNote(answer) }, finishReason: 'stop' };
   if (!answer.handBack) return { message: withText(last, answer.text), finishReason: answer.last?.stop ?? 'stop' };
   const calls = last.tool_calls ?? [];
   return {

@@ -3,7 +3,7 @@ import { EventStream } from '../../loop/event-stream';
 import type { ChatUsage } from '../../types';
 import { chatAnswer, type AnswerIdentity } from './answer';
 import { chatUsage } from '../../loop/turn-result';
-import type { Answer, Reply } from '../../loop/reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 
 export interface StreamOptions {
   keepAliveSec: number;
@@ -59,6 +59,8 @@ export class StreamReply implements Reply {
   }
 
   send(answer: Answer): void {
+    const note = noteParagraph(answer);
+    if (note !== '') this.text(note);
     const { message, finishReason } = chatAnswer(answer);
     (message.tool_calls ?? []).forEach(({ id, type, function: fn }, index) =>
       this.chunk({ tool_calls: [{ index, id, type, function: fn }] }),

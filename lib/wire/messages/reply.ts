@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { LoopStats } from '../../loop/context';
-import { setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
@@ -10,15 +10,6 @@ import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage
 export interface Shown {
   blocks: ContentBlock[];
   usage?: MessagesUsage;
-}
-
-const NOTE = '[agent-loop] ';
-
-/** The budget note of an answer a budget ended: the last paragraph of its text, which the loop appended. */
-function noteOf(answer: Answer): string | undefined {
-  if (answer.stop === 'final') return undefined;
-  const at = answer.text.lastIndexOf(NOTE);
-  return at < 0 ? undefined : answer.text.slice(at);
 }
 
 /** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls waiting for approval. */
@@ -54,7 +45,7 @@ export class MessagesJsonReply implements Reply {
   toolsRunning(): void {}
 
   send(answer: Answer, stats: LoopStats): void {
-    const note = noteOf(answer);
+    const { note } = answer;
     const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
     setLoopHeaders(this.res, answer.stop, stats, this.judged);
     this.res
@@ -75,7 +66,7 @@ export class MessagesJsonReply implements Reply {
 
 /**
  * A `stream: true` client: the turns' blocks go to the writer as the reader reads them; the loop's own text (the
- * budget note) arrives here as its own text block, the handed-back calls and the summed usage at the end.
+ * budget note) goes as its own text block, the handed-back calls and the summed usage at the end.
  */
 export class MessagesStreamReply implements Reply {
   readonly streams = true;
@@ -107,6 +98,8 @@ export class MessagesStreamReply implements Reply {
   }
 
   send(answer: Answer): void {
+    const note = noteParagraph(answer);
+    if (note !== '') this.text(note);
     for (const block of handedBack(answer)) this.writer.block(block);
     this.writer.finish(stopReason(answer), this.shown.usage);
   }

@@ -1,4 +1,4 @@
-import type { Answer } from '../../loop/reply';
+import { textWithNote, type Answer } from '../../loop/reply';
 import { approvalRequestItem, approvalRequestOf } from './approval';
 import { isCallItem, isObject, messageText, type ResponseItem } from './items';
 import type { TokenUsage } from '../../loop/wire';
@@ -37,7 +37,8 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
   const messages = last.filter((item) => item.type === 'message');
   const whole =
     !ownMessage && answer.stop === 'final' && messages.length === 1 && messageText(messages[0]) === answer.text;
-  const message = whole ? messages : answer.text === '' ? [] : [messageItem(messageId, answer.text)];
+  const text = textWithNote(answer);
+  const message = whole ? messages : text === '' ? [] : [messageItem(messageId, text)];
   if (answer.stop !== 'final') return message;
   // the turn's calls and reasoning travel in the first request's id, with the loop's work
   if (answer.approvals)

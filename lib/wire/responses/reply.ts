@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { EventStream } from '../../loop/event-stream';
 import type { LoopStats } from '../../loop/context';
-import { setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
@@ -91,6 +91,8 @@ export class ResponsesStreamReply implements Reply {
 
   send(answer: Answer): void {
     if (this.stream.ended) return;
+    const note = noteParagraph(answer);
+    if (note !== '') this.text(note);
     const output = answerOutput(answer, this.identity, true);
     if (!this.messageOpen && output[0]?.type === 'message') this.text(answer.text);
     this.closeMessage();

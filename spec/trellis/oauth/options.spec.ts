@@ -7,21 +7,91 @@ const withOAuth = (oauth: unknown) => () =>
   agentLoop({ trellis: { mcp: { url, oauth } } as never, logger: memoryLogger().logger });
 
 describe('trellis.mcp.oauth', () => {
+  const SECRET_HINT =
+    "it must be the client secret the authorization server issued with clientId (in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')";
   it.each([
+    [
+      {},
+      "agentLoop: option 'trellis.mcp.oauth.redirectUrl' is undefined; it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'.",
+    ],
     [
       { redirectUrl: 'nope' },
       "agentLoop: option 'trellis.mcp.oauth.redirectUrl' is \"nope\"; it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'.",
     ],
     [
-      { redirectUrl: 'https://g.example.com/cb', clientSecret: 'cs-1' },
-      `agentLoop: option 'trellis.mcp.oauth' is {"redirectUrl":"https://g.example.com/cb","clientSecret":"[redacted]"}; it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }.`,
+      { redirectUrl: 'ftp://g.example.com/cb' },
+      "agentLoop: option 'trellis.mcp.oauth.redirectUrl' is \"ftp://g.example.com/cb\"; it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'.",
+    ],
+    [
+      { redirectUrl: 'https://g.example.com/cb#done' },
+      'agentLoop: option \'trellis.mcp.oauth.redirectUrl\' is "https://g.example.com/cb#done"; with value "https://g.example.com/cb#done" fails to match the no fragment pattern; it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: \'https://gateway.example.com/oauth/callback\'.',
+    ],
+    [
+      { redirectUrl, clientId: 5 },
+      "agentLoop: option 'trellis.mcp.oauth.clientId' is 5; it must be the client id the authorization server issued, e.g. clientId: 'agent-loop'.",
+    ],
+    [
+      { redirectUrl, clientSecret: 'cs-1' },
+      `agentLoop: option 'trellis.mcp.oauth.clientSecret' is a string of 4 characters (not shown); clientSecret goes with the clientId it was issued for: give clientId beside it; ${SECRET_HINT}.`,
+    ],
+    [
+      { redirectUrl, clientId: 'c1', clientSecret: 12345 },
+      `agentLoop: option 'trellis.mcp.oauth.clientSecret' is a number (not shown); ${SECRET_HINT}.`,
+    ],
+    [
+      { redirectUrl, clientSecretEnv: 'MCP_CLIENT_SECRET' },
+      "agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' is \"MCP_CLIENT_SECRET\"; clientSecretEnv goes with the clientId it was issued for: give clientId beside it; it must name an environment variable holding the client secret, e.g. clientSecretEnv: 'MCP_CLIENT_SECRET'.",
+    ],
+    [
+      { redirectUrl, clientId: 'c1', clientSecret: 'cs-1', clientSecretEnv: 'MCP_CLIENT_SECRET' },
+      "agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' is \"MCP_CLIENT_SECRET\"; give clientSecret or clientSecretEnv, not both; it must name an environment variable holding the client secret, e.g. clientSecretEnv: 'MCP_CLIENT_SECRET'.",
+    ],
+    [
+      { redirectUrl, clientId: 'c1', clientSecretEnv: 5 },
+      "agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' is 5; it must name an environment variable holding the client secret, e.g. clientSecretEnv: 'MCP_CLIENT_SECRET'.",
     ],
     [
       { redirectUrl, scopes: [] },
       "agentLoop: option 'trellis.mcp.oauth.scopes' is []; it must be a list of scopes to ask for, e.g. scopes: ['repo:read'].",
     ],
-  ])('refuses %j at start-up, naming the option and the fix', (oauth, message) => {
+    [
+      { redirectUrl, scopes: 'notes:read' },
+      "agentLoop: option 'trellis.mcp.oauth.scopes' is \"notes:read\"; it must be a list of scopes to ask for, e.g. scopes: ['repo:read'].",
+    ],
+    [
+      { redirectUrl, user: 5 },
+      "agentLoop: option 'trellis.mcp.oauth.user' is 5; it must be the name of a header your authentication sets, e.g. user: 'x-user-id', or (req) => string | undefined.",
+    ],
+    [
+      'yes',
+      "agentLoop: option 'trellis.mcp.oauth' is \"yes\"; it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }.",
+    ],
+  ])('refuses %j at start-up, naming the option, the value and the fix', (oauth, message) => {
     expect(withOAuth(oauth)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message }));
+  });
+
+  it('names a misspelt one, and a redirectUrl missing from a binding’s own server', () => {
+    expect(withOAuth({ redirectURL: redirectUrl })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION',
+        message:
+          "agentLoop: unknown option 'trellis.mcp.oauth.redirectURL'. Did you mean `redirectUrl`? Known options here: redirectUrl, clientId, clientSecret, clientSecretEnv, scopes, user.",
+      }),
+    );
+    const binding = { name: 'notes', match: { model: 'agent-*' }, hierarchy: ['whoami'] };
+    expect(() => agentLoop({ bindings: [{ ...binding, trellis: { mcp: { url, oauth: {} } } as never }] })).toThrow(
+      /^agentLoop: option 'bindings\[0\]\.trellis\.mcp\.oauth\.redirectUrl' is undefined; it must be the public URL/,
+    );
+  });
+
+  it('never shows the client secret, whatever the complaint', () => {
+    for (const oauth of [
+      { redirectUrl, clientSecret: 'cs-never-shown-0123' },
+      { redirectUrl: 5, clientId: 'c1', clientSecret: 'cs-never-shown-0123' },
+      { redirectUrl, clientId: 'c1', clientSecret: 'cs-never-shown-0123', colour: 'red' },
+    ]) {
+      expect(withOAuth(oauth)).toThrow(expect.not.objectContaining({ message: expect.stringContaining('cs-never') }));
+    }
   });
 
   it('reads the client secret from clientSecretEnv at start-up, and refuses one that is not set', async () => {

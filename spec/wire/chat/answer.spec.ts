@@ -47,14 +47,15 @@ describe('the chat completion the client gets', () => {
   it('takes the loop’s identity when no reply lends its own, and the text and note alone when a budget ended it', () => {
     const answer: Answer = {
       stop: 'max_turns',
-      text: 'Partial.\n\n[agent-loop] note',
+      text: 'Partial.',
+      note: '[agent-loop] note',
       last: last({ role: 'assistant', content: null, tool_calls: [call('c1', 'f')] }, 'tool_calls'),
     };
     expect(chatAnswer(answer)).toEqual({
       message: { role: 'assistant', content: 'Partial.\n\n[agent-loop] note' },
       finishReason: 'stop',
     });
-    expect(finalCompletion({ stop: 'deadline', text: 'n' }, identity)).toEqual({
+    expect(finalCompletion({ stop: 'deadline', text: '', note: 'n' }, identity)).toEqual({
       ...identity,
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: 'n' }, finish_reason: 'stop' }],

@@ -57,7 +57,7 @@ describe('the Messages answer to the client', () => {
     const note = '[agent-loop] Stopped before a final answer: the turn budget ran out (maxTurns = 1).';
     const res = await servedReply(
       (r) => new MessagesJsonReply(r, identity, shown, true),
-      (reply) => reply.send({ stop: 'max_turns', text: `Partial.\n\n${note}`, last: last([toolUse]) }, stats),
+      (reply) => reply.send({ stop: 'max_turns', text: 'Partial.', note, last: last([toolUse]) }, stats),
     );
     const body = JSON.parse(res.body as string);
     expect([body.content, body.stop_reason]).toEqual([

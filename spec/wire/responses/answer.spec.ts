@@ -42,9 +42,9 @@ describe('the client’s Response', () => {
         content: [{ type: 'output_text', text: 'First.\n\nDone.', annotations: [] }],
       },
     ]);
-    expect(answerOutput({ stop: 'max_turns', text: 'note', last: last([ours, search]) }, identity, false)).toEqual([
-      messageItem('msg_resp_loop', 'note'),
-    ]);
+    expect(
+      answerOutput({ stop: 'max_turns', text: 'Partial.', note: 'note', last: last([ours, search]) }, identity, false),
+    ).toEqual([messageItem('msg_resp_loop', 'Partial.\n\nnote')]);
     expect(answerOutput({ stop: 'final', text: '', last: last([search]) }, identity, false)).toEqual([search]);
   });
 

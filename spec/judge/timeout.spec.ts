@@ -1,4 +1,4 @@
-import { evaluateWithin } from '../../lib/judge/deadline';
+import { evaluateWithin } from '../../lib/judge/timeout';
 import { TimedOut } from '../../lib/signals';
 import type { Judge, Verdict } from '../../lib/types';
 import { judgeContext, toolCall } from './inputs';
