@@ -55,8 +55,8 @@ const firstSentence = (text: string): string => text.split(/(?<=[.!?])\s|\n/, 1)
 
 /**
  * BM25 (MiniSearch's BM25+) over a tool listing: each tool's name split into words (weighted most), its description
- * (its first sentence counted twice), and its parameters' names and descriptions. Built once per listing: `ToolIndex.of` hands back the same index for
- * the same listing (the catalog keeps one array until Trellis lists anew).
+ * (its first sentence counted twice), and its parameters' names and descriptions. Built once per listing:
+ * `ToolIndex.of` hands back the same index for the same listing (the catalog keeps one array until Trellis lists anew).
  */
 export class ToolIndex {
   private static readonly built = new WeakMap<readonly ChatTool[], ToolIndex>();
