@@ -14,16 +14,19 @@ export interface Gateway extends OnLoopback {
   app: express.Express;
 }
 
+type WirePath = '/v1/chat/completions' | '/v1/responses' | '/v1/messages';
+
 /**
  * A gateway on loopback: express.json, agentLoop over the OAuth fixture's server (callback at
- * `<origin>/oauth/callback` unless `oauth.redirectUrl` says another), its admin API without auth, and a proxy to the
- * scripted model as the normal handler of the three wires.
+ * `<origin>/oauth/callback` unless `oauth.redirectUrl` says another), its admin API without auth, and a proxy as the
+ * normal handler of the three wires: to the scripted model, or to the upstream `upstreams` names for a wire.
  */
 export async function startGateway(
   model: ModelServer,
   mcp: OAuthMcpServer,
   oauth: Record<string, unknown> = {},
   options: AgentLoopOptions = {},
+  upstreams: Partial<Record<WirePath, string>> = {},
 ): Promise<Gateway> {
   const server = http.createServer();
   const listening = await onLoopback(server);
@@ -38,10 +41,10 @@ export async function startGateway(
   });
   app.use(loop);
   app.use('/admin', loop.admin({ auth: false }));
-  app.post(
-    ['/v1/chat/completions', '/v1/responses', '/v1/messages'],
-    createProxyMiddleware({ target: new URL(model.url).origin, changeOrigin: true, on: { proxyReq: fixRequestBody } }),
-  );
+  for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/messages'] as const) {
+    const target = new URL(upstreams[path] ?? model.url).origin;
+    app.post(path, createProxyMiddleware({ target, changeOrigin: true, on: { proxyReq: fixRequestBody } }));
+  }
   server.on('request', app);
   return { ...listening, lines, loop, app, close: async () => (await loop.close(), await listening.close()) };
 }
