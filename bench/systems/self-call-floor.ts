@@ -1,15 +1,14 @@
-import http from 'node:http';
 import axios from 'axios';
 import type { Request } from 'express';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Readable } from 'node:stream';
-import { serve, upstreamAgent, upstreamOrigin } from '../lib/gateway';
+import { keepAliveAgent, serve, upstreamAgent, upstreamOrigin } from '../lib/gateway';
 import type { ChatReply, Transport } from '../lib/handloop';
 import { handLoopHandler } from '../lib/handloop';
 
 /** The floor of this package's design: the hand loop, each turn re-entering the app through axios to a proxy route. */
-const client = axios.create({ httpAgent: new http.Agent({ keepAlive: true }) });
+const client = axios.create({ httpAgent: keepAliveAgent() });
 const selfUrl = (req: Request) => `http://127.0.0.1:${req.socket.localPort}/upstream/chat/completions`;
 
 const transport: Transport = {

@@ -9,9 +9,19 @@ import { clientKeysOf, requireClientKey } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../marker';
+import { IDLE_SOCKET_MS } from '../loop/pooled-connection';
 import { agentLoop, type AgentLoopMiddleware } from '../middleware';
-import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from '../option';
-import { optionsSchema, type AgentLoopOptions } from '../options';
+import {
+  defaulted,
+  option,
+  required,
+  schemaOf,
+  schemasOf,
+  validator,
+  type OptionsIn,
+  type OptionsOut,
+} from '../option-declaration';
+import { loopOptions, type AgentLoopOptions } from '../loop-options';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -54,8 +64,10 @@ export const gatewayOptions = {
     inner: upstreamOptions,
   }),
   /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
-  bodyLimit: option<string | number>({
-    schema: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
+  bodyLimit: defaulted<string | number>({
+    schema: Joi.any()
+      .custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid')))
+      .default('10mb'),
     hint: "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'",
   }),
   /** keys a client may send (`Authorization: Bearer <key>` or `x-api-key: <key>`) */
@@ -82,17 +94,17 @@ export const gatewayOptions = {
 
 export type GatewayConfig = AgentLoopOptions & OptionsIn<typeof gatewayOptions>;
 
+/** The config once validated: the gateway's own keys with their defaults, agentLoop's options as given (agentLoop checks them). */
+type ValidGatewayConfig = AgentLoopOptions & OptionsOut<typeof gatewayOptions>;
+
 const { admin, ...listened } = schemasOf(gatewayOptions);
 
 /** agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold. */
-const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys).map((key) => [
-  key,
-  Joi.any(),
-]);
+const loopKeys = Object.keys(loopOptions).map((key) => [key, Joi.any()]);
 
-const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopOptions), admin });
+const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopKeys), admin });
 
-const validGatewayConfig = validator('createGateway', gatewaySchema, gatewayOptions);
+const validGatewayConfig = validator<ValidGatewayConfig>('createGateway', gatewaySchema, gatewayOptions);
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
 const refusedBody: ErrorRequestHandler = function refusedBody(
@@ -134,24 +146,24 @@ export function validateGatewayConfig(config: unknown): void {
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
 export function createGateway(config: GatewayConfig): Express {
-  validateGatewayConfig(config);
+  const valid = validGatewayConfig(config);
   const {
     host: _host,
     port: _port,
     upstream,
-    bodyLimit = '10mb',
+    bodyLimit,
     metrics,
     admin,
     clientKeys: _keys,
     clientKeysEnv: _keysEnv,
-    ...loopOptions
-  } = config;
+    ...options
+  } = valid;
   const adminKey = adminKeyOf(admin);
-  const keys = clientKeysOf(config);
+  const keys = clientKeysOf(valid);
   const clientKey = keys && requireClientKey(keys);
   const apiKey = upstreamKeyOf(upstream.apiKeyEnv);
   const loop: AgentLoopMiddleware = agentLoop({
-    ...loopOptions,
+    ...options,
     metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}),
   });
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
@@ -182,9 +194,9 @@ export function createGateway(config: GatewayConfig): Express {
       target: upstream.url,
       changeOrigin: true,
       // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
-      agent: upstream.url.startsWith('https:')
-        ? new https.Agent({ keepAlive: true })
-        : new http.Agent({ keepAlive: true }),
+      // Without a `timeout`, Node's agent ignores the upstream's `Keep-Alive: timeout=N` and keeps an idle connection
+      // until the upstream closes it: a turn sent on it as it closes gets a 504, and a first turn then falls through.
+      agent: new (upstream.url.startsWith('https:') ? https : http).Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
       on: {
         proxyReq(proxyReq, req, res) {
           // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead

@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import type { FrontDoor } from './in-process';
 
 /**
- * How long a self-call's pooled connection may stay idle: below the 5 s of Node's default `keepAliveTimeout`, so the
- * agent drops it before the front door does, wherever the front door is (`selfUrl`).
+ * How long a self-call's pooled connection (and the ready gateway's to its upstream) may stay idle: below the 5 s of
+ * Node's default `keepAliveTimeout`, so the agent drops it before the server does, wherever the server is (`selfUrl`).
  */
 export const IDLE_SOCKET_MS = 4000;
 

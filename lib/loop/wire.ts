@@ -179,6 +179,8 @@ export interface Wire<Output = unknown> {
    * when the body carries no token and chains on no answer of the loop (the common case).
    */
   restore(body: WireRequest, followUp: FollowUp): Restored | undefined;
+  /** the answer id a follow-up chains on (Responses' `previous_response_id`), for `restore` to find its upstream reply */
+  chainedOn?(body: WireRequest): string | undefined;
   /** tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it has */
   succeededIn(items: readonly unknown[]): Set<string>;
   /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */

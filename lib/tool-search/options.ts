@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, schemaOf, type OptionsIn } from '../option';
+import { option, schemaOf, type OptionsIn } from '../option-declaration';
 
 export const ABOVE = 64;
 export const MAX_RESULTS = 5;

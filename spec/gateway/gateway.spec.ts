@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { AgentLoopError } from '../../lib';
@@ -91,6 +91,33 @@ describe('createGateway', () => {
       expect(model.requests[1].remotePort).toBe(model.requests[0].remotePort);
     },
   );
+
+  it('hangs up an idle upstream connection before the upstream closes it: no turn goes out on one it is closing', async () => {
+    // the upstream keeps idle connections for 8 s; a connection it closes as a turn goes out fails that turn (a 504)
+    model.server.keepAliveTimeout = 8_000;
+    const closedBy: Promise<string>[] = [];
+    model.server.on('connection', (socket: Socket) =>
+      closedBy.push(
+        new Promise((resolve) => {
+          socket.once('end', () => resolve('the gateway'));
+          socket.once('timeout', () => resolve('the upstream'));
+        }),
+      ),
+    );
+    const client = await listen({
+      upstream: { url: model.url },
+      trellis,
+      bindings: [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }],
+      logger: quiet,
+    });
+    const answer = await client.chat.completions.create({
+      model: 'agent',
+      messages: [{ role: 'user', content: 'time?' }],
+    });
+    expect(answer.choices[0].message.content).toBe('It is 08:00.');
+    expect(closedBy).toHaveLength(1);
+    expect(await Promise.all(closedBy)).toEqual(['the gateway']);
+  }, 30_000);
 
   it("lets the loop's own turns skip its body parser: their raw body streams to the upstream, past bodyLimit too", async () => {
     const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];

@@ -6,8 +6,8 @@ import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from 
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
 
-/** The answer went out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
-export type Answered = (upstreamId: string) => void;
+/** The answer is going out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
+export type Answered = (upstreamId: string) => Promise<void> | undefined;
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
 export class ResponsesJsonReply implements Reply {
@@ -28,7 +28,10 @@ export class ResponsesJsonReply implements Reply {
   send(answer: Answer, stats: LoopStats): void {
     setLoopHeaders(this.res, answer.stop, stats, this.judged);
     this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, this.identity, false)));
-    this.answered(answer.last?.id ?? '');
+  }
+
+  beforeSend(answer: Answer): Promise<void> | undefined {
+    return this.answered(answer.last?.id ?? '');
   }
 
   dispose(): void {}
@@ -98,7 +101,10 @@ export class ResponsesStreamReply implements Reply {
     this.closeMessage();
     output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));
     this.finish(finalResponse(answer, this.identity, output));
-    this.answered(answer.last?.id ?? '');
+  }
+
+  beforeSend(answer: Answer): Promise<void> | undefined {
+    return this.answered(answer.last?.id ?? '');
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */

@@ -112,6 +112,7 @@ export const responsesWire: Wire<ResponseItem[]> = {
   path: '/responses',
   accepts: isResponsesRequest,
   upstreamHeaders: ['openai-organization', 'openai-project'],
+  chainedOn: ({ previous_response_id: id }) => (typeof id === 'string' ? id : undefined),
   restore(body, followUp) {
     const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
     const restored = Array.isArray(request.input)
