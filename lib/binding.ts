@@ -89,8 +89,9 @@ export class Bindings {
     return this.webSearch ? [...bound, this.webSearch.binding] : bound;
   }
 
-  resolve(req: Request, body: WireRequest): ActiveBinding | undefined {
-    const bound = this.rules.find((rule) => rule.matches(req, body.model))?.binding;
+  /** the binding of a request asking for `model` (its wire says where the request names it) */
+  resolve(req: Request, body: WireRequest, model: unknown): ActiveBinding | undefined {
+    const bound = this.rules.find((rule) => rule.matches(req, model))?.binding;
     if (bound || !this.webSearch) return bound;
     return this.webSearch.always || body.web_search_options !== undefined ? this.webSearch.binding : undefined;
   }

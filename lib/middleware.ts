@@ -182,7 +182,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     binding: ActiveBinding,
     earlier: EarlierWork,
   ): Promise<void> {
-    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire.name)) return;
+    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire)) return;
     const result = await startLoop(services, req, res, wire, body, binding, earlier);
     if (result.kind === 'fallthrough') next();
   }
@@ -218,7 +218,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!wire.accepts(body)) return next();
-    const binding = bindings.resolve(req, body);
+    const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
     // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
     const chained = answerIds.load(wire.chainedOn?.(body));

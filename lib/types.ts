@@ -109,8 +109,8 @@ export type JudgeSurface = 'tool_call' | 'context';
 
 export interface JudgeInput {
   surface: JudgeSurface;
-  /** set by the loop: the front door the client used, `chat` (chat completions), `responses` (OpenAI Responses), `messages` (Anthropic) */
-  wire?: 'chat' | 'responses' | 'messages';
+  /** set by the loop: the front door the client used (a `WireName`): `chat` (chat completions), `responses` (OpenAI Responses), `messages` (Anthropic) */
+  wire?: string;
   binding: string;
   tool: string;
   arguments: Record<string, unknown>;

@@ -7,7 +7,7 @@ import type { LiveSettings } from '../settings';
 import { bindingSettingsOf } from '../tunables';
 import type { FleetLoops } from '../store/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
-import { apiError } from './auth';
+import { apiError } from '../openai-error';
 import type { TokenVault } from '../trellis/oauth/vault';
 
 /** What the admin API reads and changes: one agentLoop's run-time state. */

@@ -22,6 +22,7 @@ import {
   type OptionsOut,
 } from '../option-declaration';
 import { loopOptions, type AgentLoopOptions } from '../loop-options';
+import { openAiError } from '../openai-error';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -116,7 +117,7 @@ const refusedBody: ErrorRequestHandler = function refusedBody(
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
   const message =
     error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
-  res.status(error.status).json({ error: { message, type: 'invalid_request_error' } });
+  res.status(error.status).json(openAiError(message, 'invalid_request_error'));
 };
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {
@@ -126,14 +127,14 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
     error instanceof RangeError
       ? [
           400,
-          {
-            message: `the request body cannot be forwarded: ${error.message} (nested too deeply?)`,
-            type: 'invalid_request_error',
-          },
+          openAiError(
+            `the request body cannot be forwarded: ${error.message} (nested too deeply?)`,
+            'invalid_request_error',
+          ),
         ]
-      : [502, { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' }];
+      : [502, openAiError(`upstream unreachable: ${error.message}`, 'upstream_error')];
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: body }));
+  res.end(JSON.stringify(body));
 }
 
 /** Throws the coded error createGateway would for `config`'s own keys (the loop's options are agentLoop's to check). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal, type Opened, type Purpose } from '../signed-token';
+import { credentialOf } from '../credential';
+import { open, seal, type Opened, type Purpose } from '../signed-token';
 import type { HandBacks, LoopHandBacks } from './wire';
 
 /** Between the model's own call id and the token: `<call id>.al1.<sealed token>`. */
