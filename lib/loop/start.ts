@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import { DeferredTools, splitListing } from '../tool-search/deferred-tools';
-import type { Config, Settings } from '../options';
+import type { Config } from '../loop-options';
+import type { Settings } from '../tunables';
 import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
@@ -140,7 +141,8 @@ export async function startLoop(
   res.setHeader('x-agent-loop-id', id);
   const requestId = req.headers['x-request-id'];
   const logger = typeof requestId === 'string' ? withFields(services.logger, { requestId }) : services.logger;
-  const model = typeof body.model === 'string' ? body.model : '';
+  const asked = wire.modelOf(body, req);
+  const model = typeof asked === 'string' ? asked : '';
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   // Last before the `try`: whatever starts a loop's record is sure to reach the `finally` that ends it.

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
-import { EventStream } from '../../loop/event-stream';
-import type { LoopStats } from '../../loop/context';
-import { noteParagraph, setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { EventStream, EventStreamWriter } from '../../loop/event-stream';
+import { JsonAnswerReply } from '../../loop/json-reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
@@ -10,31 +10,23 @@ import type { ReplyOptions } from '../../loop/wire';
 export type Answered = (upstreamId: string) => Promise<void> | undefined;
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
-export class ResponsesJsonReply implements Reply {
-  readonly streams = false;
-  readonly committed = false;
-
+export class ResponsesJsonReply extends JsonAnswerReply {
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly identity: ResponseIdentity,
-    private readonly judged: boolean,
+    judged: boolean,
     private readonly answered: Answered,
-  ) {}
+  ) {
+    super(res, judged);
+  }
 
-  text(): void {}
-
-  toolsRunning(): void {}
-
-  send(answer: Answer, stats: LoopStats): void {
-    setLoopHeaders(this.res, answer.stop, stats, this.judged);
-    this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, this.identity, false)));
+  protected answerOf(answer: Answer): unknown {
+    return finalResponse(answer, this.identity, answerOutput(answer, this.identity, false));
   }
 
   beforeSend(answer: Answer): Promise<void> | undefined {
     return this.answered(answer.last?.id ?? '');
   }
-
-  dispose(): void {}
 }
 
 /**
@@ -44,12 +36,12 @@ export class ResponsesJsonReply implements Reply {
  * calls) and the Response whole. It opens with its first byte, so a loop that fails before producing anything can
  * still fall through.
  */
-export class ResponsesStreamReply implements Reply {
+export class ResponsesStreamReply extends EventStreamWriter implements Reply {
   readonly streams = true;
   private sequence = 0;
   private text_ = '';
   private messageOpen = false;
-  private readonly stream: EventStream;
+  protected readonly stream: EventStream;
   private readonly messageId: string;
 
   constructor(
@@ -58,16 +50,13 @@ export class ResponsesStreamReply implements Reply {
     private readonly options: Pick<ReplyOptions, 'keepAliveSec' | 'signal'>,
     private readonly answered: Answered,
   ) {
+    super();
     this.messageId = `msg_${identity.id}`;
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
       const response = this.skeleton();
       this.event('response.created', { response });
       this.event('response.in_progress', { response });
     });
-  }
-
-  get committed(): boolean {
-    return this.stream.opened;
   }
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
@@ -81,15 +70,7 @@ export class ResponsesStreamReply implements Reply {
       delta,
       logprobs: [],
     });
-    if (!room) return this.stream.drained(this.options.signal);
-  }
-
-  toolsRunning(): void {
-    this.stream.toolsRunning();
-  }
-
-  toolProgress(): void {
-    this.stream.toolProgress();
+    return this.keptUp(room, this.options.signal);
   }
 
   send(answer: Answer): void {
