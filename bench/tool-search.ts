@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { asChatTools, catalogOf, catalogTools, type CatalogQuery } from '../fixtures/tool-catalog/catalog';
+import heldOut from '../fixtures/tool-catalog/held-out-queries.json';
 import queries from '../fixtures/tool-catalog/queries.json';
 import { ToolIndex } from '../lib/tool-search/tool-index';
 import { toolSearchTool } from '../lib/tool-search/tool-search-tool';
@@ -43,7 +44,8 @@ function measure(count: number, rounds: number) {
 
 /**
  * `npx ts-node --transpile-only bench/tool-search.ts [--rounds N]`: the loop's tool search (lib/tool-search) in this process, no server:
- * the index's build and one search at the catalog's size, 300 and 1,000 tools, with the catalog's queries; recall at 5;
+ * the index's build and one search at the catalog's size, 300 and 1,000 tools, with the catalog's queries; recall at 5
+ * (the catalog's queries and the held-out ones);
  * and the bytes of turn 1's tool list for a 300-tool binding, all of them offered or only `tool_search`.
  */
 function benchToolSearch(argv: string[], log: (line: string) => void): void {
@@ -58,11 +60,15 @@ function benchToolSearch(argv: string[], log: (line: string) => void): void {
     );
   }
   const index = ToolIndex.of(asChatTools(catalogTools()));
-  const asked = queries as CatalogQuery[];
-  const found = asked.filter(({ query, expect }) =>
-    index.search(query, 5).some((tool) => expect.includes(tool.name)),
-  ).length;
-  log(`recall@5: ${(found / asked.length).toFixed(3)} (${found} of ${asked.length})`);
+  for (const [name, asked] of [
+    ["the catalog's queries", queries],
+    ['held-out queries', heldOut],
+  ] as [string, CatalogQuery[]][]) {
+    const found = asked.filter(({ query, expect }) =>
+      index.search(query, 5).some((tool) => expect.includes(tool.name)),
+    ).length;
+    log(`recall@5, ${name}: ${(found / asked.length).toFixed(3)} (${found} of ${asked.length})`);
+  }
   const all = Buffer.byteLength(JSON.stringify(toolsOf(300)));
   const offered = Buffer.byteLength(JSON.stringify([toolSearchTool('bm25', 5)]));
   log(

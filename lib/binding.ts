@@ -3,13 +3,15 @@ import { AgentLoopError } from './errors';
 import { globToRegExp } from './glob';
 import { Hierarchy } from './hierarchy';
 import type { ActiveBinding } from './loop/context';
-import { defaultOf } from './option';
-import { bindingOptions, type Config } from './options';
+import { defaultOf } from './option-declaration';
+import { bindingOptions } from './binding-options';
+import type { Config } from './loop-options';
+import { bindingSettingsOf, type BindingSettings } from './tunables';
 import { toolSearchOf } from './tool-search/options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import type { SignIns } from './trellis/oauth/sign-ins';
-import { WEB_SEARCH_TOOL, webSearchTrellis } from './trellis/web-search';
+import { WEB_SEARCH_TOOL, openWebSearch } from './trellis/web-search';
 import type { BindingMatch, Logger, Trellis } from './types';
 import type { WireRequest } from './loop/wire';
 
@@ -71,17 +73,12 @@ export class Bindings {
   }
 
   /** each configured binding's run-time settings, by name */
-  settings(): Record<string, { maxTurns: number; toolTimeoutSec: number }> {
-    return Object.fromEntries(
-      this.rules.map(({ binding }) => [
-        binding.name,
-        { maxTurns: binding.maxTurns!, toolTimeoutSec: binding.toolTimeoutSec },
-      ]),
-    );
+  settings(): Record<string, BindingSettings> {
+    return Object.fromEntries(this.rules.map(({ binding }) => [binding.name, bindingSettingsOf(binding)]));
   }
 
   /** Loops from now on get the new values; a loop in flight holds the binding it started with, and keeps its values. */
-  tune(name: string, values: { maxTurns: number; toolTimeoutSec: number }): void {
+  tune(name: string, values: BindingSettings): void {
     const rule = this.rules.find((candidate) => candidate.binding.name === name);
     if (rule) rule.binding = { ...rule.binding, ...values };
   }
@@ -92,8 +89,9 @@ export class Bindings {
     return this.webSearch ? [...bound, this.webSearch.binding] : bound;
   }
 
-  resolve(req: Request, body: WireRequest): ActiveBinding | undefined {
-    const bound = this.rules.find((rule) => rule.matches(req, body.model))?.binding;
+  /** the binding of a request asking for `model` (its wire says where the request names it) */
+  resolve(req: Request, body: WireRequest, model: unknown): ActiveBinding | undefined {
+    const bound = this.rules.find((rule) => rule.matches(req, model))?.binding;
     if (bound || !this.webSearch) return bound;
     return this.webSearch.always || body.web_search_options !== undefined ? this.webSearch.binding : undefined;
   }
@@ -152,7 +150,7 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
     binding: activeBinding(
       WEB_SEARCH_TOOL.name,
       new Hierarchy([WEB_SEARCH_TOOL.name]),
-      webSearchTrellis(valid.webSearch),
+      openWebSearch(valid.webSearch),
       logger,
       { toolTimeoutSec: defaultOf(bindingOptions.toolTimeoutSec), requireApproval: 'never', toolSearch: false },
     ),

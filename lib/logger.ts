@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import winston from 'winston';
-import { option } from './option';
+import { option } from './option-declaration';
 import type { Logger } from './types';
 
 /**

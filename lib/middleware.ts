@@ -26,7 +26,8 @@ import { NOTHING_EARLIER, startLoop, type EarlierWork, type LoopServices } from 
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
-import { configOf, type AgentLoopOptions, type RunTimeSettings, type SettingsPatch } from './options';
+import { configOf, type AgentLoopOptions } from './loop-options';
+import { settingsOf, type RunTimeSettings, type SettingsPatch } from './tunables';
 import { LiveSettings } from './settings';
 import type { JudgeView } from './judge/options';
 import type { Rule } from './judge/rule';
@@ -73,22 +74,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const caller = new SelfCaller(
     key,
     config.forwardHeaders.map((name) => name.toLowerCase()),
+    config.maxReplyBytes,
     config.selfUrl,
     config.selfCall,
-    config.maxReplyBytes,
   );
   const inFlight = new InFlightLoops();
-  const settings = new LiveSettings(
-    {
-      totalBudgetSec: config.totalBudgetSec,
-      defaultMaxTurns: config.defaultMaxTurns,
-      maxToolCallsPerTurn: config.maxToolCallsPerTurn,
-      maxTokensPerLoop: config.maxTokensPerLoop,
-      keyBudget: config.keyBudget,
-    },
-    bindings,
-    logger,
-  );
+  const settings = new LiveSettings(settingsOf(config), bindings, logger);
   const replica = replicaOf(config.replicaName);
   const keyBudget = new KeyBudget(
     store,
@@ -105,7 +96,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   );
   if (config.store) new SharedSettings(store, replica, settings, judge, logger);
   const continuations = new Continuations(key, config.continuationTtlSec);
-  const answerIds = new AnswerIds();
+  const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });
   const services: LoopServices = {
     config,
     caller,
@@ -191,7 +182,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     binding: ActiveBinding,
     earlier: EarlierWork,
   ): Promise<void> {
-    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire.name)) return;
+    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire)) return;
     const result = await startLoop(services, req, res, wire, body, binding, earlier);
     if (result.kind === 'fallthrough') next();
   }
@@ -227,8 +218,22 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const body: unknown = req.body;
     if (body === undefined) warnOnceNoBody();
     if (!wire.accepts(body)) return next();
-    const binding = bindings.resolve(req, body);
+    const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
+    // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
+    const chained = answerIds.load(wire.chainedOn?.(body));
+    if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);
+    else serve(req, res, next, wire, body, binding);
+  } as AgentLoopMiddleware;
+
+  function serve(
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    wire: Wire,
+    body: WireRequest,
+    binding: ActiveBinding,
+  ) {
     const { request, earlier } = withRestoredWork(req, wire, body, binding);
     if (inFlight.closing)
       return passOn(res, next, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler', {
@@ -254,7 +259,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       },
     );
     inFlight.track(run);
-  } as AgentLoopMiddleware;
+  }
 
   middleware.settings = { get: () => settings.get(), update: (partial, source) => settings.update(partial, source) };
   middleware.judgeRules = { get: () => judge.view(), replace: (rules, source) => judge.replaceRules(rules, source) };

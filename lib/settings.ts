@@ -1,13 +1,14 @@
 import Joi from 'joi';
 import type { Bindings } from './binding';
+import { validate } from './loop-options';
 import {
   bindingSettingsSchema,
+  LIFTABLE,
   settingsSchema,
-  validate,
   type RunTimeSettings,
   type Settings,
   type SettingsPatch,
-} from './options';
+} from './tunables';
 import type { Logger } from './types';
 
 const withoutUndefined = <T extends object>(values: T): T =>
@@ -20,8 +21,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 function merged(current: RunTimeSettings, patch: Record<string, unknown>): Record<string, unknown> {
   const { bindings, ...global } = patch;
   const next: Record<string, unknown> = { ...current, ...global };
-  for (const lifted of ['maxTokensPerLoop', 'keyBudget'])
-    if (next[lifted] === null || next[lifted] === undefined) delete next[lifted];
+  for (const lifted of LIFTABLE) if (next[lifted] === null || next[lifted] === undefined) delete next[lifted];
   if (bindings === undefined) return next;
   if (!isObject(bindings)) return { ...next, bindings };
   const tuned = Object.entries(bindings).map(([name, values]) => [

@@ -1,14 +1,6 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  hkdfSync,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { keyDigest } from './credential';
 
 /**
  * The loop's tokens, `<expiry ms, base 36>.<box, base64url>`: the marker is signed (HMAC-SHA256: its payload readable,
@@ -22,7 +14,7 @@ export interface Purpose {
   kind: TokenKind;
   /** what else the token is for, e.g. the binding and the model's call id */
   context?: string;
-  /** the client's credential (see `credentialOf`): only a request carrying the same one opens the token */
+  /** the client's credential (see `credentialOf` in credential.ts): only a request carrying the same one opens the token */
   credential?: string;
 }
 
@@ -66,14 +58,8 @@ function keyFor(secret: Buffer, kind: TokenKind): Buffer {
 
 /** What a token is bound to; the credential only as its hash, the expiry as sent in the clear. */
 function associated({ kind, context = '', credential }: Purpose, expiresAt: number): string {
-  const hash = credential === undefined ? '' : createHash('sha256').update(credential).digest('base64url');
+  const hash = credential === undefined ? '' : keyDigest(credential).toString('base64url');
   return `agent-loop v${VERSION}\n${kind}\n${context}\n${hash}\n${expiresAt}`;
-}
-
-/** The client's credential as the request carries it: `Authorization`, else `x-api-key`; undefined without one. */
-export function credentialOf(req: IncomingMessage): string | undefined {
-  const value = req.headers.authorization ?? req.headers['x-api-key'];
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 const tokenOf = (expiresAt: number, box: Buffer) => `${expiresAt.toString(36)}.${box.toString('base64url')}`;

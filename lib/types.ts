@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import type { AuthProvider } from '@modelcontextprotocol/client';
-import type { OptionsIn } from './option';
-import type { bindingOptions } from './options';
+import type { OptionsIn } from './option-declaration';
+import type { bindingOptions } from './binding-options';
 import type { mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 
 /** MCP's behaviour hints on a tool; the server's word, not a guarantee. */
@@ -109,8 +109,8 @@ export type JudgeSurface = 'tool_call' | 'context';
 
 export interface JudgeInput {
   surface: JudgeSurface;
-  /** set by the loop: the front door the client used, `chat` (chat completions), `responses` (OpenAI Responses), `messages` (Anthropic) */
-  wire?: 'chat' | 'responses' | 'messages';
+  /** set by the loop: the front door the client used (a `WireName`): `chat` (chat completions), `responses` (OpenAI Responses), `messages` (Anthropic) */
+  wire?: string;
   binding: string;
   tool: string;
   arguments: Record<string, unknown>;

@@ -15,6 +15,7 @@ const schema = Joi.object({
           .uri({ scheme: ['http', 'https'] })
           .required(),
         listTtlSec: Joi.number(),
+        auth: Joi.object({ redirectUrl: Joi.string().required() }),
       }).required(),
     }),
     Joi.object({
@@ -91,7 +92,7 @@ describe('validated', () => {
 
   it('knows the keys of every alternative of a union on the way to a misspelt key', () => {
     expect(refusal({ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', listTTLSec: 60 } } }).message).toBe(
-      "agentLoop: unknown option 'trellis.mcp.listTTLSec'. Did you mean `listTtlSec`? Known options here: url, listTtlSec, command, args.",
+      "agentLoop: unknown option 'trellis.mcp.listTTLSec'. Did you mean `listTtlSec`? Known options here: url, listTtlSec, auth, command, args.",
     );
   });
 
@@ -99,6 +100,14 @@ describe('validated', () => {
     expect(refusal({ trellis: { mcp: { url: '127.0.0.1:4000/mcp' } } }).message).toMatch(
       /^agentLoop: option 'trellis\.mcp\.url' is "127\.0\.0\.1:4000\/mcp"; .*it must be \{ mcp: \{ url \} \}/,
     );
+  });
+
+  it('names a key missing deeper in the union than any other alternative misses or does not know one', () => {
+    expect(refusal({ trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp', auth: {} } } }).message).toBe(
+      "agentLoop: option 'trellis.mcp.auth.redirectUrl' is undefined; it must be { mcp: { url } } or { mcp: { command } }, e.g. trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.",
+    );
+    for (const mcp of [{}, { command: 'node', auth: { redirectUrl: 'x' } }])
+      expect(refusal({ trellis: { mcp } }).message).toMatch(/^agentLoop: option 'trellis' is \{/);
   });
 
   it('never shows a secret, saying only what it is', () => {

@@ -4,9 +4,10 @@ import { AgentLoopError } from '../errors';
 import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
 import type { LiveSettings } from '../settings';
+import { bindingSettingsOf } from '../tunables';
 import type { FleetLoops } from '../store/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
-import { apiError } from './auth';
+import { apiError } from '../openai-error';
 import type { TokenVault } from '../trellis/oauth/vault';
 
 /** What the admin API reads and changes: one agentLoop's run-time state. */
@@ -38,8 +39,8 @@ async function bindingView(binding: ActiveBinding, match: unknown) {
   return {
     name: binding.name,
     match,
-    maxTurns: binding.maxTurns ?? null,
-    toolTimeoutSec: binding.toolTimeoutSec,
+    // the web_search-only loop has no maxTurns of its own (null): it runs defaultMaxTurns
+    ...Object.fromEntries(Object.entries(bindingSettingsOf(binding)).map(([name, value]) => [name, value ?? null])),
     tools: tools.map(({ function: { name, description } }) => ({
       name,
       ...(description === undefined ? {} : { description }),

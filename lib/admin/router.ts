@@ -1,7 +1,8 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Logger } from '../types';
 import { adminApi, type AdminSubject } from './api';
-import { apiError, bearerAuth } from './auth';
+import { apiError } from '../openai-error';
+import { bearerAuth } from './auth';
 import { checked } from './options';
 import { adminPage } from './page';
 

@@ -8,8 +8,8 @@ import { AgentLoopError } from '../errors';
 import { CONFIG_EXAMPLE, parseConfig } from './config-file';
 import { createGateway, gatewayOptions, type GatewayConfig } from './gateway';
 import type { AgentLoopMiddleware } from '../middleware';
-import { defaultOf } from '../option';
-import { loopOptions } from '../options';
+import { defaultOf } from '../option-declaration';
+import { loopOptions } from '../loop-options';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
 

@@ -1,6 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
+import { isKnownKey, keyDigest, presentedKeys, refuseKey } from '../credential';
 import { AgentLoopError } from '../errors';
 
 export interface ClientKeysConfig {
@@ -9,8 +8,6 @@ export interface ClientKeysConfig {
   /** an environment variable holding more, separated by commas or white space */
   clientKeysEnv?: string;
 }
-
-const digest = (key: string) => createHash('sha256').update(key).digest();
 
 /** The keys of `config`, those of its environment variable included; undefined when it names none (an open gateway). */
 export function clientKeysOf({ clientKeys = [], clientKeysEnv }: ClientKeysConfig): string[] | undefined {
@@ -25,34 +22,18 @@ export function clientKeysOf({ clientKeys = [], clientKeysEnv }: ClientKeysConfi
   return keys.length > 0 ? keys : undefined;
 }
 
-/** What the client presented as its key: a bearer token, else `x-api-key`. */
-function presented(headers: IncomingHttpHeaders): string[] {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
-  const apiKey = headers['x-api-key'];
-  return [bearer, typeof apiKey === 'string' ? apiKey : undefined].filter((key): key is string => key !== undefined);
-}
-
 /**
- * Answers 401 (OpenAI's error shape) unless the request carries one of `keys`. Keys are compared as SHA-256
- * digests with `timingSafeEqual`, every one of them each time: how long it takes tells nothing of how close a guess is.
+ * Answers 401 (OpenAI's error shape) unless the request carries one of `keys` (as a bearer token or `x-api-key`),
+ * compared as SHA-256 digests in constant time.
  */
 export function requireClientKey(keys: string[]): RequestHandler {
-  const known = keys.map(digest);
+  const known = keys.map(keyDigest);
   return function clientKey(req, res, next) {
-    const given = presented(req.headers).map(digest);
-    let match = false;
-    for (const candidate of given) for (const key of known) match = timingSafeEqual(candidate, key) || match;
-    if (match) return next();
-    res
-      .status(401)
-      .set('www-authenticate', 'Bearer')
-      .json({
-        error: {
-          message:
-            'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you',
-          type: 'invalid_request_error',
-          code: 'invalid_api_key',
-        },
-      });
+    if (isKnownKey(presentedKeys(req.headers), known)) return next();
+    refuseKey(
+      res,
+      'Bearer',
+      'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you',
+    );
   };
 }

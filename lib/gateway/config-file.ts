@@ -13,8 +13,9 @@ function lineAndColumn(text: string, position: number): { line: number; column: 
  * (line and column) and what a hand-written JSON file most often gets wrong.
  */
 export function parseConfig(text: string, file: string): unknown {
+  let config: unknown;
   try {
-    return JSON.parse(text);
+    config = JSON.parse(text);
   } catch (error) {
     const reason = (error as Error).message;
     const at = /at position (\d+)/.exec(reason);
@@ -25,4 +26,18 @@ export function parseConfig(text: string, file: string): unknown {
         `fix it there: JSON has its keys and strings in double quotes, no comments and no comma after the last entry, e.g. ${CONFIG_EXAMPLE}`,
     );
   }
+  refuseClientSecret(config, file, []);
+  return config;
+}
+
+/** An MCP server's OAuth client secret stays out of the file, which is read by more people than the environment. */
+function refuseClientSecret(value: unknown, file: string, path: string[]): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (path.at(-1) === 'oauth' && 'clientSecret' in value) {
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      `the config file ${file} holds option '${[...path, 'clientSecret'].join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]')}' (not shown); a config file holds no client secret: set it in an environment variable and name that, e.g. "clientSecretEnv": "MCP_CLIENT_SECRET".`,
+    );
+  }
+  for (const [key, inner] of Object.entries(value)) refuseClientSecret(inner, file, [...path, key]);
 }

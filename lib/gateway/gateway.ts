@@ -11,8 +11,18 @@ import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../marker';
 import { IDLE_SOCKET_MS } from '../loop/pooled-connection';
 import { agentLoop, type AgentLoopMiddleware } from '../middleware';
-import { defaulted, option, required, schemaOf, schemasOf, validator, type OptionsIn } from '../option';
-import { optionsSchema, type AgentLoopOptions } from '../options';
+import {
+  defaulted,
+  option,
+  required,
+  schemaOf,
+  schemasOf,
+  validator,
+  type OptionsIn,
+  type OptionsOut,
+} from '../option-declaration';
+import { loopOptions, type AgentLoopOptions } from '../loop-options';
+import { openAiError } from '../openai-error';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -55,8 +65,10 @@ export const gatewayOptions = {
     inner: upstreamOptions,
   }),
   /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
-  bodyLimit: option<string | number>({
-    schema: Joi.any().custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid'))),
+  bodyLimit: defaulted<string | number>({
+    schema: Joi.any()
+      .custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid')))
+      .default('10mb'),
     hint: "it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'",
   }),
   /** keys a client may send (`Authorization: Bearer <key>` or `x-api-key: <key>`) */
@@ -83,17 +95,17 @@ export const gatewayOptions = {
 
 export type GatewayConfig = AgentLoopOptions & OptionsIn<typeof gatewayOptions>;
 
+/** The config once validated: the gateway's own keys with their defaults, agentLoop's options as given (agentLoop checks them). */
+type ValidGatewayConfig = AgentLoopOptions & OptionsOut<typeof gatewayOptions>;
+
 const { admin, ...listened } = schemasOf(gatewayOptions);
 
 /** agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold. */
-const loopOptions = Object.keys((optionsSchema.describe() as { keys: Record<string, unknown> }).keys).map((key) => [
-  key,
-  Joi.any(),
-]);
+const loopKeys = Object.keys(loopOptions).map((key) => [key, Joi.any()]);
 
-const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopOptions), admin });
+const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopKeys), admin });
 
-const validGatewayConfig = validator('createGateway', gatewaySchema, gatewayOptions);
+const validGatewayConfig = validator<ValidGatewayConfig>('createGateway', gatewaySchema, gatewayOptions);
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
 const refusedBody: ErrorRequestHandler = function refusedBody(
@@ -105,7 +117,7 @@ const refusedBody: ErrorRequestHandler = function refusedBody(
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
   const message =
     error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
-  res.status(error.status).json({ error: { message, type: 'invalid_request_error' } });
+  res.status(error.status).json(openAiError(message, 'invalid_request_error'));
 };
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {
@@ -115,14 +127,14 @@ function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerRespons
     error instanceof RangeError
       ? [
           400,
-          {
-            message: `the request body cannot be forwarded: ${error.message} (nested too deeply?)`,
-            type: 'invalid_request_error',
-          },
+          openAiError(
+            `the request body cannot be forwarded: ${error.message} (nested too deeply?)`,
+            'invalid_request_error',
+          ),
         ]
-      : [502, { message: `upstream unreachable: ${error.message}`, type: 'upstream_error' }];
+      : [502, openAiError(`upstream unreachable: ${error.message}`, 'upstream_error')];
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: body }));
+  res.end(JSON.stringify(body));
 }
 
 /** Throws the coded error createGateway would for `config`'s own keys (the loop's options are agentLoop's to check). */
@@ -135,24 +147,24 @@ export function validateGatewayConfig(config: unknown): void {
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
  */
 export function createGateway(config: GatewayConfig): Express {
-  validateGatewayConfig(config);
+  const valid = validGatewayConfig(config);
   const {
     host: _host,
     port: _port,
     upstream,
-    bodyLimit = '10mb',
+    bodyLimit,
     metrics,
     admin,
     clientKeys: _keys,
     clientKeysEnv: _keysEnv,
-    ...loopOptions
-  } = config;
+    ...options
+  } = valid;
   const adminKey = adminKeyOf(admin);
-  const keys = clientKeysOf(config);
+  const keys = clientKeysOf(valid);
   const clientKey = keys && requireClientKey(keys);
   const apiKey = upstreamKeyOf(upstream.apiKeyEnv);
   const loop: AgentLoopMiddleware = agentLoop({
-    ...loopOptions,
+    ...options,
     metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}),
   });
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});

@@ -1,18 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { parseConfig } from './config-file';
-import { validateGatewayConfig } from './gateway';
+import { gatewayOptions, validateGatewayConfig } from './gateway';
 import { defaultLogger } from '../logger';
 import type { AgentLoopMiddleware } from '../middleware';
-import { optionsSchema, validate, type SettingsPatch, type ValidOptions } from '../options';
+import { optionsSchema, validate, type ValidOptions } from '../loop-options';
+import { asPatch, BINDING_TUNABLE, bindingSettingsOf, settingsOf, TUNABLE, type SettingsPatch } from '../tunables';
 import type { Logger } from '../types';
 
 type Config = Record<string, unknown>;
 
-/** What SIGHUP changes in a running gateway; anything else in the file takes a restart. */
-const TUNABLE = ['totalBudgetSec', 'defaultMaxTurns', 'maxToolCallsPerTurn', 'maxTokensPerLoop'];
-const BINDING_TUNABLE = ['maxTurns', 'toolTimeoutSec'];
 /** the gateway's own keys, which agentLoop does not take */
-const GATEWAY_ONLY = ['host', 'port', 'upstream', 'bodyLimit', 'admin', 'clientKeys', 'clientKeysEnv'];
+const GATEWAY_ONLY = Object.keys(gatewayOptions);
 
 const without = (value: unknown, keys: string[]) =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -51,20 +49,14 @@ function needingRestart(started: Config, next: Config): string[] {
   return changed;
 }
 
-/** The file's tunables as a settings patch: for the bindings running now, its absent token budget lifted. */
+/** The file's tunables as a settings patch: for the bindings running now, its absent budgets lifted. */
 function settingsFrom(valid: ValidOptions, running: string[]): SettingsPatch {
   const bindings = Object.fromEntries(
     valid.bindings
       .filter((binding) => running.includes(binding.name))
-      .map(({ name, maxTurns, toolTimeoutSec }) => [name, { maxTurns, toolTimeoutSec }]),
+      .map((binding) => [binding.name, bindingSettingsOf(binding)]),
   );
-  return {
-    totalBudgetSec: valid.totalBudgetSec,
-    defaultMaxTurns: valid.defaultMaxTurns,
-    maxToolCallsPerTurn: valid.maxToolCallsPerTurn,
-    maxTokensPerLoop: valid.maxTokensPerLoop ?? null,
-    bindings,
-  };
+  return { ...asPatch(settingsOf(valid)), bindings };
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express';
+import { openAiError } from '../openai-error';
 import { isAmbiguousPath } from '../routed-path';
+import { WIRES } from '../wire/wires';
 
-/** What the ready gateway forwards by default, under `/v1`: inference, and the model list its clients read. */
+/** What the ready gateway forwards by default, under `/v1`: inference (every wire's), and the model list its clients read. */
 export const INFERENCE_ROUTES = [
-  'POST chat/completions',
-  'POST responses',
-  'POST messages',
+  ...WIRES.map((wire) => `POST ${wire.path.slice(1)}`),
   'POST completions',
   'POST embeddings',
   'GET models',
@@ -28,7 +28,7 @@ function compiled(route: string): Route {
 }
 
 function refused(status: number, message: string, code: string): { status: number; body: unknown } {
-  return { status, body: { error: { message, type: 'invalid_request_error', code } } };
+  return { status, body: openAiError(message, 'invalid_request_error', { code }) };
 }
 
 /**

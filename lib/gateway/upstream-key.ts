@@ -1,10 +1,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { AgentLoopError } from '../errors';
-
-/** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
-export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
-
-const isMessagesPath = (url: string | undefined) => (url ?? '').split('?')[0].endsWith('/messages');
+import { CLIENT_KEY_HEADERS } from '../credential';
+import { wireFor } from '../wire/wires';
 
 /**
  * The operator's key for the upstream, with `upstream.apiKeyEnv`. A named variable that is unset or empty is a
@@ -21,17 +18,17 @@ export function upstreamKeyOf(apiKeyEnv: string | undefined): string | undefined
 }
 
 /**
- * Takes the client's own credentials off a forwarded request (in either header, they were for the gateway: its
- * `clientKeys`) and puts the operator's key, when there is one, the way its upstream reads it: Anthropic's Messages
- * API takes `x-api-key` (with an `anthropic-version`), every other route `Authorization: Bearer`. The client's
- * `anthropic-version` and `anthropic-beta` go as sent.
+ * Takes the client's own credentials off a forwarded request (in any header a client's key goes in, they were for
+ * the gateway: its `clientKeys`) and puts the operator's key, when there is one, the way the wire of the path reads
+ * it (its `apiKey`: Anthropic's Messages API takes `x-api-key` with an `anthropic-version`); any other route takes
+ * `Authorization: Bearer`. The client's own `anthropic-version` and `anthropic-beta` go as sent.
  */
 export function setUpstreamKey(proxyReq: ClientRequest, req: IncomingMessage, apiKey: string | undefined): void {
-  proxyReq.removeHeader('x-api-key');
-  proxyReq.removeHeader('authorization');
+  for (const header of CLIENT_KEY_HEADERS) proxyReq.removeHeader(header);
   if (apiKey === undefined) return;
-  if (!isMessagesPath(req.url)) return void proxyReq.setHeader('authorization', `Bearer ${apiKey}`);
-  proxyReq.setHeader('x-api-key', apiKey);
-  if (req.headers['anthropic-version'] === undefined)
-    proxyReq.setHeader('anthropic-version', DEFAULT_ANTHROPIC_VERSION);
+  const wanted = wireFor((req.url ?? '').split('?')[0])?.apiKey ?? { header: 'authorization' };
+  if (wanted.header === 'authorization') return void proxyReq.setHeader('authorization', `Bearer ${apiKey}`);
+  proxyReq.setHeader(wanted.header, apiKey);
+  for (const [header, value] of Object.entries(wanted.defaults ?? {}))
+    if (req.headers[header] === undefined) proxyReq.setHeader(header, value);
 }

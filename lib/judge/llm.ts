@@ -1,4 +1,4 @@
-import { required, schemaOf, validator } from '../option';
+import { required, schemaOf, validator } from '../option-declaration';
 import { redacted } from '../redact';
 import type { Judge, JudgeInput, JudgeSurface, Verdict } from '../types';
 import { llmOption, type LlmJudgeOptions } from './options';
@@ -67,7 +67,11 @@ export function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {
 
 /** Its options are checked like the `judge: { llm }` option, under that name. */
 export function llmJudge(options: LlmJudgeOptions): Judge {
-  const { model, policy } = validLlm({ llm: options }).llm;
+  return judgeOfLlm(validLlm({ llm: options }).llm);
+}
+
+/** `llmJudge` of options already validated (the `judge: { llm }` option). */
+export function judgeOfLlm({ model, policy }: LlmJudgeOptions): Judge {
   return {
     async evaluate(input, context) {
       const body = {

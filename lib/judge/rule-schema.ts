@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
-import { option, required, schemaOf, schemasOf, validator } from '../option';
+import { option, required, schemaOf, schemasOf, validator } from '../option-declaration';
 import { CONTROL_CHARACTER } from './paths-within';
 import type { Rule } from './rule';
 
@@ -14,10 +14,19 @@ function javaScriptAccepts(source: string): boolean {
   }
 }
 
+/** Each validated condition's pattern, as validation compiled it: the judge matches with it, compiling it no more. */
+const compiledPatterns = new WeakMap<object, RE2JS>();
+
+/** The pattern validation compiled for this condition (`when`) of a rule, if it did. */
+export const compiledPattern = (condition: object): RE2JS | undefined => compiledPatterns.get(condition);
+
 /** Rules match with RE2 (linear time); a pattern only JavaScript's backtracking engine takes is refused, saying why. */
 function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.ErrorReport {
   try {
-    RE2JS.compile(source);
+    const pattern = RE2JS.compile(source);
+    // the condition object holding the pattern, as validation gives it back: what the judge is built from
+    const condition: unknown = helpers.state.ancestors[0];
+    if (typeof condition === 'object' && condition !== null) compiledPatterns.set(condition, pattern);
     return source;
   } catch (error) {
     const problem = (error as Error).message.replace(/^error parsing regexp: /, '');

@@ -3,6 +3,7 @@ import { globToRegExp } from '../glob';
 import { effectiveAnnotations } from '../trellis/annotations';
 import type { JudgeInput, JudgeSurface } from '../types';
 import { folderOf, placementsOf } from './paths-within';
+import { compiledPattern } from './rule-schema';
 
 export type RuleCondition =
   | { argument: string; matches: string }
@@ -33,6 +34,9 @@ export interface CompiledRule {
   within?: string[];
 }
 
+/** A validated rule's pattern was compiled as it was validated; a rule given as is is compiled here. */
+const patternOf = (condition: object, source: string): RE2JS => compiledPattern(condition) ?? RE2JS.compile(source);
+
 export function compileRule(rule: Rule): CompiledRule {
   const compiled: CompiledRule = { rule, tool: globToRegExp(rule.tool ?? '*') };
   if (rule.when && 'annotation' in rule.when) {
@@ -41,10 +45,10 @@ export function compileRule(rule: Rule): CompiledRule {
     compiled.within = rule.when.within.map(folderOf);
     compiled.argumentPath = rule.when.argument.split('.');
   } else if (rule.when && 'argument' in rule.when) {
-    compiled.pattern = RE2JS.compile(rule.when.matches);
+    compiled.pattern = patternOf(rule.when, rule.when.matches);
     compiled.argumentPath = rule.when.argument.split('.');
   } else if (rule.when) {
-    compiled.pattern = RE2JS.compile(rule.when.content);
+    compiled.pattern = patternOf(rule.when, rule.when.content);
   }
   return compiled;
 }

@@ -41,7 +41,12 @@ function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
 }
 
 export function rulesJudge(rules: Rule[]): Judge {
-  const compiled = validateRules(rules).map(compileRule);
+  return judgeOfRules(validateRules(rules));
+}
+
+/** `rulesJudge` of rules already validated (the `judge: { rules }` option, a replacement of them). */
+export function judgeOfRules(rules: Rule[]): Judge {
+  const compiled = rules.map(compileRule);
   return {
     async evaluate(input) {
       return verdictFor(compiled, input);

@@ -2,10 +2,10 @@ import { redacted } from '../redact';
 import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
 import { evaluateWithin } from './timeout';
-import { llmJudge } from './llm';
+import { judgeOfLlm } from './llm';
 import { maskedArguments } from './masked-arguments';
 import type { JudgeOption } from './options';
-import { rulesJudge } from './rules';
+import { judgeOfRules } from './rules';
 import { verdictProblem } from './verdict';
 
 /** `ask`: why a person must approve the call (with `arguments`, when given) before it runs */
@@ -19,8 +19,8 @@ export interface JudgeRunner {
 }
 
 function judgeFrom(option: JudgeOption): Judge {
-  if ('rules' in option) return rulesJudge(option.rules);
-  if ('llm' in option) return llmJudge(option.llm);
+  if ('rules' in option) return judgeOfRules(option.rules);
+  if ('llm' in option) return judgeOfLlm(option.llm);
   return option.judge;
 }
 

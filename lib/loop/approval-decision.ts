@@ -30,6 +30,20 @@ export interface ApprovalReader {
 /** A person's answer as the wire gave it; undefined: no answer came for that approval. */
 export type ApprovalAnswer = { approved: true } | { approved: false; reason: string };
 
+/** A client's reply to one of this gateway's approvals, read. */
+export interface ApprovalReply {
+  approvalId: string;
+  /** the tool the approval showed, to name in a refusal; the name in the approval's id is what runs */
+  shownTool: string;
+  answer: ApprovalAnswer | undefined;
+}
+
+/** A denial, with the client's reason trimmed, or none given. */
+export const deniedFor = (reason: unknown): ApprovalAnswer => ({
+  approved: false,
+  reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : 'no reason given',
+});
+
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
@@ -42,12 +56,7 @@ export function answerOf(content: unknown): ApprovalAnswer {
   try {
     const answer = JSON.parse(text) as { approved?: unknown; reason?: unknown } | null;
     if (answer?.approved === true) return { approved: true };
-    if (typeof answer === 'object' && answer !== null)
-      return {
-        approved: false,
-        reason:
-          typeof answer.reason === 'string' && answer.reason.trim() !== '' ? answer.reason.trim() : 'no reason given',
-      };
+    if (typeof answer === 'object' && answer !== null) return deniedFor(answer.reason);
   } catch {
     // a plain-text answer is its own reason
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal, type Purpose } from '../signed-token';
+import { credentialOf } from '../credential';
+import { open, seal, type Purpose } from '../signed-token';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, type PendingApproval } from './approval';
 
 /** Between the model's own call id and the approval's token: `<call id>.ap1.<sealed token>`. */

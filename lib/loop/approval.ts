@@ -1,10 +1,5 @@
 import type { RequireApproval } from '../types';
 
-/** The tool a client declares (in `tools`) to approve the loop's calls; the loop hands each call needing approval to it. */
-export const APPROVAL_TOOL = 'approve_tool_call';
-/** How long a call handed back for approval can still be approved. */
-export const APPROVAL_TTL_SEC = 600;
-
 /** A call that did not run: a person must approve it first. */
 export interface PendingApproval {
   /** the model's id of the call */

@@ -6,8 +6,9 @@ import type { ToolSearchConfig } from '../tool-search/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
-import type { Config, Settings } from '../options';
-import type { Conversation, TurnResult, WireCall, WireName } from './wire';
+import type { Config } from '../loop-options';
+import type { Settings } from '../tunables';
+import type { Conversation, TurnResult, WireCall } from './wire';
 import type { PendingApproval } from './approval';
 import type { Deadline } from './deadline';
 import type { Reply, TextSink } from './reply';
@@ -58,7 +59,7 @@ export interface Loop {
   maxTurns: number;
   deadline: Deadline;
   /** the front door the client used: its turns go to the same one */
-  wire: WireName;
+  wire: string;
   /** the client's history and the loop's turns, in the wire's shape */
   conversation: Conversation;
   /** the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to it */

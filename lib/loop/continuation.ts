@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, open, seal, type Opened, type Purpose } from '../signed-token';
+import { credentialOf } from '../credential';
+import { open, seal, type Opened, type Purpose } from '../signed-token';
 import type { HandBacks, LoopHandBacks } from './wire';
 
 /** Between the model's own call id and the token: `<call id>.al1.<sealed token>`. */
@@ -8,8 +9,6 @@ export const TAG = '.al1.';
 export const MAX_CONTINUATION_CHARS = 16 * 1024;
 /** What one loop's record may unpack to; a follow-up gets back at most this much work, all its tokens together. */
 export const MAX_WORK_BYTES = 1024 * 1024;
-/** How long a hand-back's token opens, by default: the client's own tool (or its user) may take a while. */
-export const CONTINUATION_TTL_SEC = 3600;
 
 /**
  * What a hand-back's token holds: the loop's work (in its wire's shape), and the tools that ran well so far (an `ok`
@@ -69,7 +68,8 @@ export const tokenAt = (id: unknown): number => (typeof id === 'string' ? id.ind
 export class Continuations {
   constructor(
     private readonly key: Buffer,
-    private readonly ttlSec = CONTINUATION_TTL_SEC,
+    /** how long a token opens (`continuationTtlSec`) */
+    private readonly ttlSec: number,
   ) {}
 
   /** The token, or `undefined` while it (or the record it unpacks to) is over its bound. */

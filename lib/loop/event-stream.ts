@@ -94,3 +94,27 @@ export class EventStream {
     this.res.end();
   }
 }
+
+/** What every wire's stream writer does with its event stream, whatever it writes on it. */
+export abstract class EventStreamWriter {
+  protected abstract readonly stream: EventStream;
+
+  get committed(): boolean {
+    return this.stream.opened;
+  }
+
+  /** Tools run and the stream may go quiet: from now on a quiet stream gets the wire's beat so proxies keep it open. */
+  toolsRunning(): void {
+    this.stream.toolsRunning();
+  }
+
+  /** A tool's progress tells the client the loop is alive: a beat, at most one a second. */
+  toolProgress(): void {
+    this.stream.toolProgress();
+  }
+
+  /** Waits, when a write found the client's socket full (no `room`), until it drained or `signal` ended the loop. */
+  protected keptUp(room: boolean, signal: AbortSignal): Promise<void> | void {
+    if (!room) return this.stream.drained(signal);
+  }
+}

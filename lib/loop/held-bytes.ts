@@ -1,6 +1,3 @@
-/** the default of `maxReplyBytes`: 32 MiB, far more than any model's reply */
-export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
-
 /** The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end. */
 export const replyTooLong = (maxReplyBytes: number) =>
   new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);

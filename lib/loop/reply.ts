@@ -45,6 +45,8 @@ export interface Reply {
   toolsRunning(): void;
   /** a running tool reported progress */
   toolProgress?(): void;
+  /** what must hold before the answer goes out (a fleet's record of its id): awaited, then `send` */
+  beforeSend?(answer: Answer): Promise<void> | undefined;
   send(answer: Answer, stats: LoopStats): void;
   /** ends what is still open and stops timers; the last call on a reply, whatever happened */
   dispose(): void;

@@ -10,7 +10,6 @@ import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection
 import type { SelfCallTransport } from '../types';
 import type { TurnReader, TurnResult } from './wire';
 import type { TextSink } from './reply';
-import { MAX_REPLY_BYTES } from './held-bytes';
 import { errorBody, errorMessage, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
 import type { TurnRequest } from './turn-body';
 
@@ -59,9 +58,10 @@ export class SelfCaller {
   constructor(
     private readonly key: Buffer,
     private readonly forwardHeaders: string[],
+    /** what one turn may read of the model's reply (`maxReplyBytes`) */
+    private readonly maxReplyBytes: number,
     private readonly selfUrl?: string,
     private readonly transport: SelfCallTransport = 'in-process',
-    private readonly maxReplyBytes = MAX_REPLY_BYTES,
   ) {
     // No transforms: the body is already the JSON string (axios would parse it again to check it) and the reply is
     // parsed once, here. Every status resolves: a failed turn's status and error body make the loop's reason.

@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import { logs, withFields } from '../logger';
 import { linkedController } from '../signals';
 import { DeferredTools, splitListing } from '../tool-search/deferred-tools';
-import type { Config, Settings } from '../options';
+import type { Config } from '../loop-options';
+import type { Settings } from '../tunables';
 import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
@@ -59,13 +60,13 @@ function stopOf(result: LoopResult, clientGone: boolean): string {
 }
 
 /** Sends the answer to a client that is still there; for one that went away, only logs how its loop ended. */
-function deliver(
+async function deliver(
   result: LoopResult,
   reply: Reply,
   clientGone: boolean,
   logger: Logger,
   outcome: { loopId: string; binding: string; wire: string } & LoopStats,
-): LoopResult {
+): Promise<LoopResult> {
   if (clientGone || result.kind === 'abandoned') {
     const stop = result.kind === 'answer' ? result.answer.stop : result.kind;
     logger.info(`agent-loop ${result.kind === 'answer' ? 'finished' : 'abandoned'}: the client went away`, {
@@ -75,6 +76,8 @@ function deliver(
     return { kind: 'abandoned' };
   }
   if (result.kind === 'answer') {
+    const held = reply.beforeSend?.(result.answer);
+    if (held) await held;
     reply.send(result.answer, outcome);
     logger.info('agent-loop answered', { ...outcome, stop: result.answer.stop, stream: reply.streams });
   } else {
@@ -138,7 +141,8 @@ export async function startLoop(
   res.setHeader('x-agent-loop-id', id);
   const requestId = req.headers['x-request-id'];
   const logger = typeof requestId === 'string' ? withFields(services.logger, { requestId }) : services.logger;
-  const model = typeof body.model === 'string' ? body.model : '';
+  const asked = wire.modelOf(body, req);
+  const model = typeof asked === 'string' ? asked : '';
   const stats: LoopStats = { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 };
   const marker = services.caller.marker(id, deadline.expiresAt + MARKER_GRACE_MS);
   // Last before the `try`: whatever starts a loop's record is sure to reach the `finally` that ends it.
@@ -229,7 +233,7 @@ export async function startLoop(
         kind: 'answer',
         answer: { stop: 'authorization', text: '', note: consentHeaders(res, access.consent) },
       };
-      return deliver(result, answer, clientGone, logger, {
+      return await deliver(result, answer, clientGone, logger, {
         loopId: id,
         binding: binding.name,
         wire: wire.name,
@@ -242,7 +246,7 @@ export async function startLoop(
       req.body = approvals.withItems(req.body as WireRequest, conversation.items);
     }
     result = await runLoop(loop);
-    return deliver(result, answer, clientGone, logger, {
+    return await deliver(result, answer, clientGone, logger, {
       loopId: id,
       binding: binding.name,
       wire: wire.name,

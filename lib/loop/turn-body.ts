@@ -14,7 +14,7 @@ export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({
 
 /**
  * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)
- * once per loop, each message (each Responses input item, under `key`) once, when it joins. A turn only joins the pieces, so a long history or a large tool
+ * once per loop, each item of the conversation (under `key`: `messages`, or Responses' `input`) once, when it joins. A turn only joins the pieces, so a long history or a large tool
  * list is serialised once per loop rather than once per turn. The loop appends to its messages; one it replaces
  * (an elided result) is serialised again after `rewind`.
  */
@@ -29,7 +29,7 @@ export class TurnBody {
 
   constructor(
     body: Record<string, unknown>,
-    private readonly key: 'messages' | 'input' = 'messages',
+    private readonly key = 'messages',
   ) {
     const { [key]: _joinedPerTurn, ...rest } = body;
     this.rest = rest;

@@ -9,11 +9,9 @@ import type { Answer, Reply, TextSink } from './reply';
 import type { ToolOutcome } from '../tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { SearchKind } from '../tool-search/tool-search-tool';
+import type { ApiKeyHeader } from '../credential';
 import type { ChatTool, Logger, ToolCall } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
-
-/** The front doors the loop serves: OpenAI chat completions, OpenAI Responses, Anthropic Messages. */
-export type WireName = 'chat' | 'responses' | 'messages';
 
 /** A call in chat completions' shape (approvals seal that shape), and back. */
 export const toolCallOf = (call: WireCall): ToolCall => ({
@@ -154,6 +152,16 @@ export interface JudgeWire {
   readonly reader: TurnReader;
 }
 
+/**
+ * `Authorization: Bearer <key>`, or a header holding the key alone (a gateway sending the operator's key also sends
+ * `defaults`, each where the client sent none).
+ */
+export type ApiKeyOf =
+  { header: 'authorization' } | { header: ApiKeyHeader; defaults?: Readonly<Record<string, string>> };
+
+/** The model most wires ask for: the body's `model`. */
+export const modelInBody = (body: WireRequest): unknown => body.model;
+
 /** A request body this wire's loop can serve. */
 export interface WireRequest {
   model?: unknown;
@@ -165,20 +173,29 @@ export interface WireRequest {
  * One front door's wire. The loop, tool calls, budgets, judge and telemetry know only this; everything in the
  * wire's own shape (the client's request and history, each turn's body and reply, the answer) lives behind it.
  */
-export interface Wire<Output = unknown> {
-  readonly name: WireName;
+export interface Wire<Output = unknown, Name extends string = string> {
+  /** how the loop's telemetry, records and judge name this front door */
+  readonly name: Name;
   /** a request path (`req.path`) that ends with this is this wire's front door */
   readonly path: string;
   /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
   accepts(body: unknown): body is WireRequest;
+  /** the model the request asks for, which bindings match on (`modelInBody`: its body's `model`) */
+  modelOf(body: WireRequest, req: Request): unknown;
   /** headers this wire's upstream needs, forwarded from the client's request onto every turn */
   readonly upstreamHeaders: readonly string[];
+  /** how this wire's clients and its upstream send an API key */
+  readonly apiKey: ApiKeyOf;
+  /** the body of a 429 (a spent `keyBudget`) in this wire's error shape */
+  rateLimited(message: string): unknown;
   /**
    * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too) and every
    * call id the model's own again, chained on the upstream's reply where it chains on a loop's answer; undefined
    * when the body carries no token and chains on no answer of the loop (the common case).
    */
   restore(body: WireRequest, followUp: FollowUp): Restored | undefined;
+  /** the answer id a follow-up chains on (Responses' `previous_response_id`), for `restore` to find its upstream reply */
+  chainedOn?(body: WireRequest): string | undefined;
   /** tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it has */
   succeededIn(items: readonly unknown[]): Set<string>;
   /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */

@@ -1,14 +1,9 @@
 import type { Request, Response } from 'express';
+import type { Wire } from '../loop/wire';
 import type { KeyBudget, KeyBudgetOption } from './key-budget';
 
-/** The 429 body in the shape of the client's wire: Anthropic's error object on Messages, OpenAI's elsewhere. */
-function refusalBody(wire: string, message: string): unknown {
-  if (wire === 'messages') return { type: 'error', error: { type: 'rate_limit_error', message } };
-  return { error: { message, type: 'tokens', param: null, code: 'rate_limit_exceeded' } };
-}
-
 /**
- * A new loop of a key that spent its `keyBudget` is answered 429, with `retry-after` (seconds to the window's end)
+ * A new loop of a key that spent its `keyBudget` is answered 429 in its wire's error shape, with `retry-after` (seconds to the window's end)
  * and `x-agent-loop-stop: key-budget`; true when it was. A key the store cannot count now is not refused.
  */
 export async function refusedForKeyBudget(
@@ -16,7 +11,7 @@ export async function refusedForKeyBudget(
   budget: KeyBudgetOption | undefined,
   req: Request,
   res: Response,
-  wire: string,
+  wire: Pick<Wire, 'rateLimited'>,
 ): Promise<boolean> {
   const key = budget && budgets.keyOf(req);
   if (!budget || key === undefined) return false;
@@ -28,8 +23,7 @@ export async function refusedForKeyBudget(
   res
     .status(429)
     .json(
-      refusalBody(
-        wire,
+      wire.rateLimited(
         `agent-loop: this key's token budget is spent (keyBudget = ${budget.tokens} tokens per ${budget.windowSec}s, ${spend.spent} used); it renews in ${retryAfter}s.`,
       ),
     );

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { credentialOf } from '../signed-token';
+import { credentialOf, keyDigest } from '../credential';
 import type { Logger } from '../types';
 import type { Store } from './store';
 
@@ -40,7 +39,7 @@ export class KeyBudget {
   /** the hash a key is counted under; undefined for a request without a credential (not budgeted) */
   keyOf(req: IncomingMessage): string | undefined {
     const credential = credentialOf(req);
-    return credential === undefined ? undefined : createHash('sha256').update(credential).digest('hex');
+    return credential === undefined ? undefined : keyDigest(credential).toString('hex');
   }
 
   /** what `key` spent in the window in force; undefined while the store cannot say */

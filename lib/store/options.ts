@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type * as IORedis from 'ioredis';
 import { AgentLoopError } from '../errors';
-import { option } from '../option';
+import { option } from '../option-declaration';
 import { optionalPeer } from '../telemetry/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';

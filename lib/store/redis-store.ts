@@ -68,6 +68,7 @@ export class RedisStore implements Store {
     this.client.on('error', (error: Error) => this.away(error));
     this.subscriber.on('error', () => undefined);
     this.client.on('ready', () => this.reached());
+    this.subscriber.on('ready', () => this.reached());
     this.client.on('close', () => this.away(new Error('the connection closed')));
     this.subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
   }
@@ -155,7 +156,7 @@ export class RedisStore implements Store {
 
   onReachable(listener: () => void): () => void {
     this.reachable.add(listener);
-    if (this.client.status === 'ready') queueMicrotask(listener);
+    if (this.client.status === 'ready' && this.subscriber.status === 'ready') queueMicrotask(listener);
     return () => void this.reachable.delete(listener);
   }
 
@@ -186,7 +187,9 @@ export class RedisStore implements Store {
     this.lastError = reason;
   }
 
+  /** once both connections are back: a catch-up before the subscriptions are made again would miss what comes between */
   private reached(): void {
+    if (this.client.status !== 'ready' || this.subscriber.status !== 'ready') return;
     if (this.lastError !== undefined)
       this.options.logger.info('agent-loop store reachable again', { store: this.description });
     this.lastError = undefined;

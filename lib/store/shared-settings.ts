@@ -1,6 +1,6 @@
 import type { LiveJudge } from '../judge/live-judge';
 import type { Rule } from '../judge/rule';
-import type { SettingsPatch } from '../options';
+import { asPatch, type SettingsPatch } from '../tunables';
 import type { LiveSettings } from '../settings';
 import type { Logger } from '../types';
 import type { Store } from './store';
@@ -32,15 +32,7 @@ export class SharedSettings {
     private readonly judge: LiveJudge,
     private readonly logger: Logger,
   ) {
-    settings.onChange(
-      (after, source) =>
-        source !== FROM_STORE &&
-        this.share(SETTINGS, {
-          ...after,
-          maxTokensPerLoop: after.maxTokensPerLoop ?? null,
-          keyBudget: after.keyBudget ?? null,
-        }),
-    );
+    settings.onChange((after, source) => source !== FROM_STORE && this.share(SETTINGS, asPatch(after)));
     judge.onReplace((rules, source) => source !== FROM_STORE && this.share(RULES, rules));
     store.subscribe(SETTINGS, (message) => this.heard(message));
     store.onReachable(() => void this.catchUp());

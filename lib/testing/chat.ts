@@ -1,3 +1,4 @@
+import { apiErrorBody } from '../openai-error';
 import { assistantTurns, nextId, usageOf, type Body, type ScriptedWire, type ToolCallStep } from './wire';
 
 /** One reply of the model on chat completions: its text, its tool calls, its usage. */
@@ -67,9 +68,7 @@ export function completionChunks(whole: Body): Body[] {
 }
 
 /** OpenAI's error body (chat completions and Responses). */
-export const openAiError = (status: number, message: string): Body => ({
-  error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
-});
+export const openAiError = (status: number, message: string): Body => apiErrorBody(status, message);
 
 const isMessage = (message: unknown) =>
   typeof message === 'object' && message !== null && typeof (message as Body).role === 'string';

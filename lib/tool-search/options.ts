@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, schemaOf, type OptionsIn } from '../option';
+import { option, schemaOf, type OptionsIn } from '../option-declaration';
 
 export const ABOVE = 64;
 export const MAX_RESULTS = 5;
@@ -55,7 +55,7 @@ export const toolSearchOption = option<ToolSearchOptions | false>({
   doc: {
     range: '`false` or `{ above?, keep?, maxResults?, native? }`',
     fallback: `\`{ above: ${ABOVE}, keep: [], maxResults: ${MAX_RESULTS} }\``,
-    does: "past `above` tools, turn 1 offers `keep` and a `tool_search` tool the loop answers itself; the tools found join from the next turn on ([tool search](tool-search.md)); on a binding, its fields win over the global ones, and `false` on either turns it off (a binding's object turns it on again)",
+    does: "past `above` tools, turn 1 offers `keep` and a `tool_search` tool the loop answers itself; the tools found join from the next turn on, and a hand-back's follow-up offers them from its first ([tool search](tool-search.md)); on a binding, its fields win over the global ones, and `false` on either turns it off (a binding's object turns it on again)",
   },
   inner: toolSearchOptions,
 });

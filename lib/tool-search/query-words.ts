@@ -1,33 +1,25 @@
 import { toolWords } from './tool-words';
 
 /**
- * Words a user says for what tools' texts call otherwise, in a developer's everyday vocabulary: each word of a group
- * also searches for the others (a bug is an issue, a folder a directory), as do the abbreviations for what they stand for.
+ * The verbs tools are named with, each with the everyday verbs a user says for it: each word of a group also
+ * searches for the others (`get` and `show` are stop words). Only verbs of actions any tool catalog has, no nouns of
+ * one domain (a bug is not always an issue).
  */
-const GROUPS = [
-  ['issue', 'bug', 'ticket'],
-  ['directory', 'folder', 'dir'],
+const VERBS = [
+  ['fetch', 'retrieve', 'read', 'view'],
+  ['list', 'enumerate'],
+  ['create', 'make', 'add', 'new', 'insert'],
+  ['update', 'edit', 'modify', 'change', 'set'],
+  ['delete', 'remove', 'erase', 'destroy'],
+  ['search', 'find', 'query', 'lookup', 'look'],
+  ['run', 'execute', 'invoke', 'trigger', 'start', 'launch'],
+  ['send', 'post', 'publish'],
   ['write', 'save', 'store'],
-  ['search', 'find', 'lookup', 'look'],
-  ['navigate', 'visit', 'go', 'browse'],
-  ['script', 'javascript', 'js'],
-  ['delete', 'remove', 'erase'],
-  ['move', 'rename'],
-  ['image', 'picture', 'photo'],
-  ['screenshot', 'capture'],
-  ['repository', 'repo'],
-  ['create', 'make'],
-  ['run', 'execute'],
-  ['message', 'msg'],
-  ['elevation', 'altitude', 'height'],
-  ['database', 'db'],
-  ['environment', 'env'],
+  ['navigate', 'go', 'visit', 'browse'],
 ];
 
-const ABBREVIATIONS: Record<string, string> = { pr: 'pull request', mr: 'merge request', url: 'link' };
-
 const related = new Map<string, string[]>();
-for (const group of GROUPS) {
+for (const group of VERBS) {
   const words = group.flatMap(toolWords);
   for (const word of words)
     related.set(
@@ -35,9 +27,8 @@ for (const group of GROUPS) {
       words.filter((other) => other !== word),
     );
 }
-for (const [short, long] of Object.entries(ABBREVIATIONS)) related.set(short, toolWords(long));
 
-/** The query's own words, and the words they stand for that it does not say itself. */
+/** The query's own words, and the verbs that stand for those it says and that it does not say itself. */
 export function queryWords(query: string): { own: string[]; related: string[] } {
   const own = toolWords(query);
   const said = new Set(own);

@@ -45,14 +45,18 @@ export const searchedText = ({ function: fn }: ChatTool): string =>
 interface Entry {
   id: number;
   name: string;
+  /** the description's first sentence: what the tool does, where the rest is mostly how to call it */
+  summary: string;
   description: string;
   parameters: string;
 }
 
+const firstSentence = (text: string): string => text.split(/(?<=[.!?])\s|\n/, 1)[0];
+
 /**
- * BM25 (MiniSearch's BM25+) over a tool listing: each tool's name split into words (weighted most), its description,
- * and its parameters' names and descriptions. Built once per listing: `ToolIndex.of` hands back the same index for
- * the same listing (the catalog keeps one array until Trellis lists anew).
+ * BM25 (MiniSearch's BM25+) over a tool listing: each tool's name split into words (weighted most), its description
+ * (its first sentence counted twice), and its parameters' names and descriptions. Built once per listing:
+ * `ToolIndex.of` hands back the same index for the same listing (the catalog keeps one array until Trellis lists anew).
  */
 export class ToolIndex {
   private static readonly built = new WeakMap<readonly ChatTool[], ToolIndex>();
@@ -67,15 +71,16 @@ export class ToolIndex {
 
   private constructor(readonly tools: readonly ChatTool[]) {
     this.search_ = new MiniSearch<Entry>({
-      fields: ['name', 'description', 'parameters'],
+      fields: ['name', 'summary', 'description', 'parameters'],
       tokenize: (text) => toolWords(text),
       processTerm: (term) => term,
-      searchOptions: { boost: { name: 3, description: 1, parameters: 0.5 }, combineWith: 'OR' },
+      searchOptions: { boost: { name: 2, summary: 1, description: 1, parameters: 0.5 }, combineWith: 'OR' },
     });
     this.search_.addAll(
       tools.map(({ function: fn }, id) => ({
         id,
         name: fn.name,
+        summary: firstSentence(fn.description ?? ''),
         description: fn.description ?? '',
         parameters: parameterText(fn.parameters).join(' '),
       })),

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { option, required, schemaOf, validator, type OptionsIn } from '../option';
+import { option, required, schemaOf, validator, type OptionsIn } from '../option-declaration';
 import type { CallToolResult, Tool, Trellis } from '../types';
 import { abortable } from '../signals';
 

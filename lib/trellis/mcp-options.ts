@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { option, required, schemasOf, wholeNumber, type OptionsIn } from '../option';
+import { option, required, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from '../option-declaration';
+import type { Trellis } from '../types';
 import { loggerOption } from '../logger';
 import { oauthOption } from './oauth/options';
 
@@ -79,3 +80,12 @@ export const mcpTrellisSchema = mcpAddressSchema(schemasOf(ownOptions)).messages
 export type McpServerOption = OptionsIn<typeof mcpUrlOptions> | OptionsIn<typeof mcpCommandOptions>;
 
 export type McpTrellisOptions = McpServerOption & OptionsIn<typeof ownOptions>;
+
+/** The address once validated: its defaults (`listTtlSec`) filled in. */
+export type ValidMcpServer = OptionsOut<typeof mcpUrlOptions> | OptionsOut<typeof mcpCommandOptions>;
+
+/** `mcpTrellis`' options once validated. */
+export type ValidMcpTrellisOptions = ValidMcpServer & OptionsOut<typeof ownOptions>;
+
+/** The `trellis` option once validated. */
+export type ValidTrellisOption = Trellis | { mcp: ValidMcpServer };

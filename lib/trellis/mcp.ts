@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { validator } from '../option';
+import { validator } from '../option-declaration';
 import { redactedArgs } from '../redact';
 import { defaultLogger } from '../logger';
 import type { CallToolOptions, CallToolResult, McpServerAddress, Tool, Trellis } from '../types';
@@ -8,7 +8,12 @@ import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool } from './mcp-pool';
-import { mcpTrellisOptions, mcpTrellisSchema, type McpTrellisOptions } from './mcp-options';
+import {
+  mcpTrellisOptions,
+  mcpTrellisSchema,
+  type McpTrellisOptions,
+  type ValidMcpTrellisOptions,
+} from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
@@ -17,11 +22,7 @@ import { userTrellises } from './oauth/user-trellis';
 
 export type { McpTrellisOptions } from './mcp-options';
 
-const validOptions = validator<McpTrellisOptions & { listTtlSec: number }>(
-  'mcpTrellis',
-  mcpTrellisSchema,
-  mcpTrellisOptions,
-);
+const validOptions = validator<ValidMcpTrellisOptions>('mcpTrellis', mcpTrellisSchema, mcpTrellisOptions);
 
 /** The caller's signal bounds every call; the SDK's own 60 s default would cut tools allowed to run longer. */
 const CALL_TIMEOUT_MS = 60 * 60 * 1000;
@@ -77,12 +78,13 @@ function callOn(
   }) as Promise<CallToolResult>;
 }
 
-/**
- * A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client.
- * `signIns`: agentLoop's OAuth, for a server whose users sign in (`oauth`).
- */
-export function mcpTrellis(given: McpTrellisOptions, signIns?: SignIns): Trellis {
-  const options = validOptions(given);
+/** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
+export function mcpTrellis(options: McpTrellisOptions): Trellis {
+  return openMcpTrellis(validOptions(options));
+}
+
+/** `mcpTrellis` of options already validated (agentLoop's `trellis`); `signIns`: agentLoop's OAuth, for `oauth`. */
+export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIns): Trellis {
   const oauth = 'url' in options ? options.oauth : undefined;
   if (oauth && 'url' in options && options.forwardHeaders) {
     throw new AgentLoopError(

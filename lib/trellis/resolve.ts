@@ -1,5 +1,6 @@
-import type { Logger, Trellis, TrellisOption } from '../types';
-import { mcpTrellis } from './mcp';
+import type { Logger, Trellis } from '../types';
+import { openMcpTrellis } from './mcp';
+import type { ValidTrellisOption } from './mcp-options';
 import { canonicalJson } from '../canonical-json';
 import type { SignIns } from './oauth/sign-ins';
 
@@ -11,14 +12,14 @@ export function trellisResolver(
   logger: Logger,
   owned: Trellis[],
   signIns?: SignIns,
-): (option: TrellisOption) => Trellis {
+): (option: ValidTrellisOption) => Trellis {
   const byAddress = new Map<string, Trellis>();
   return function resolveTrellis(option) {
     if ('callTool' in option) return option;
     const key = canonicalJson(option.mcp);
     let trellis = byAddress.get(key);
     if (!trellis) {
-      trellis = mcpTrellis({ ...option.mcp, logger }, signIns);
+      trellis = openMcpTrellis({ ...option.mcp, logger }, signIns);
       byAddress.set(key, trellis);
       owned.push(trellis);
     }

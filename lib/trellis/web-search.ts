@@ -1,6 +1,14 @@
 import axios from 'axios';
 import Joi from 'joi';
-import { option, required, schemaOf, validator, wholeNumber, type OptionsIn, type OptionsOut } from '../option';
+import {
+  option,
+  required,
+  schemaOf,
+  validator,
+  wholeNumber,
+  type OptionsIn,
+  type OptionsOut,
+} from '../option-declaration';
 import type { Tool, Trellis } from '../types';
 
 const maxResults = wholeNumber(1, 20, 5, { does: 'how many results the `web_search` tool returns' });
@@ -19,7 +27,7 @@ export type WebSearchOptions = OptionsIn<typeof webSearchOptions>;
 
 const schema = schemaOf(webSearchOptions);
 
-export const webSearchOption = option<WebSearchOptions, OptionsOut<typeof webSearchOptions>>({
+export const webSearchOption = option<WebSearchOptions, ValidWebSearchOptions>({
   schema,
   hint: `it must be { searxngUrl, always?: boolean, maxResults?: ${maxResults.doc!.range} }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }`,
   doc: {
@@ -30,7 +38,9 @@ export const webSearchOption = option<WebSearchOptions, OptionsOut<typeof webSea
   inner: webSearchOptions,
 });
 
-const validOptions = validator<OptionsOut<typeof webSearchOptions>>('webSearchTrellis', schema, webSearchOptions);
+type ValidWebSearchOptions = OptionsOut<typeof webSearchOptions>;
+
+const validOptions = validator<ValidWebSearchOptions>('webSearchTrellis', schema, webSearchOptions);
 
 interface SearxResult {
   title?: string;
@@ -59,7 +69,11 @@ function formatResults(query: string, results: SearxResult[]): string {
 
 /** The `web_search` tool as a Trellis: a SearXNG instance's JSON API, top results as text. */
 export function webSearchTrellis(options: WebSearchOptions): Trellis {
-  const { searxngUrl, maxResults } = validOptions(options);
+  return openWebSearch(validOptions(options));
+}
+
+/** `webSearchTrellis` of options already validated (agentLoop's `webSearch`). */
+export function openWebSearch({ searxngUrl, maxResults }: ValidWebSearchOptions): Trellis {
   const http = axios.create({ baseURL: searxngUrl.replace(/\/$/, ''), maxRedirects: 0, proxy: false });
   const tools = [WEB_SEARCH_TOOL];
   return {

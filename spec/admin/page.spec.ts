@@ -101,7 +101,13 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     expect(loop.settings.get().bindings.notes.maxTurns).toBe(4);
 
     const answer = client.chat.completions.create(ask()).withResponse();
-    await page.waitForSelector('#live-loops tr[data-loop]', { timeout: 15_000 });
+    // the page polls: it may first show the loop on turn 1, before the turn the script holds
+    await page.waitForFunction(
+      "document.querySelector('#live-loops tr[data-loop] td:nth-child(3)')?.textContent === '2'",
+      {
+        timeout: 15_000,
+      },
+    );
     const live = await page.$eval('#live-loops tr', (row) =>
       [...row.querySelectorAll('td')].map((cell) => cell.textContent),
     );

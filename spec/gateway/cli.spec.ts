@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,18 +5,12 @@ import OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server';
 import { javascript } from '../helpers/javascript';
+import { cliWith, configFile, listeningUrl, type CliRun } from '../helpers/cli-gateway';
 import { postRaw } from '../helpers/listen';
 import { eventually } from '../trellis/helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
-
-interface Run {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exited: Promise<number | null>;
-}
 
 const STDIO_SERVER = path.join(ROOT, 'fixtures/mcp-stdio-server.ts');
 const stdioTrellis = { mcp: { command: process.execPath, args: [javascript(STDIO_SERVER)] } };
@@ -33,38 +25,10 @@ function alive(pid: number): boolean {
   }
 }
 
-function cli(...args: string[]): Run {
-  return cliWith({}, ...args);
-}
-
-function cliWith(env: Record<string, string>, ...args: string[]): Run {
-  const child = spawn(process.execPath, [javascript('lib/gateway/cli.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-  });
-  const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.once('exit', resolve)) };
-  child.stdout!.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
-  return run;
-}
-
-function configFile(config: unknown): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'agent-loop-cli-')), 'gateway.json');
-  writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config));
-  return file;
-}
-
-async function listeningUrl(run: Run): Promise<string> {
-  for (;;) {
-    const url = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(run.stdout)?.[1];
-    if (url) return url;
-    if (run.child.exitCode !== null) throw new Error(`the CLI exited ${run.child.exitCode}: ${run.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const cli = (...args: string[]): CliRun => cliWith({}, ...args);
 
 describe('agent-loop-gateway (the CLI)', () => {
-  let running: Run | undefined;
+  let running: CliRun | undefined;
   afterEach(async () => {
     if (running?.child.exitCode === null) {
       running.child.kill();

@@ -27,4 +27,27 @@ describe('a config file', () => {
       );
     },
   );
+
+  it.each([
+    [
+      'trellis.mcp.oauth.clientSecret',
+      { trellis: { mcp: { url: 'http://127.0.0.1:1/mcp', oauth: { clientSecret: 'cs-1' } } } },
+    ],
+    [
+      'bindings[0].trellis.mcp.oauth.clientSecret',
+      { bindings: [{ name: 'notes', trellis: { mcp: { oauth: { clientId: 'c1', clientSecret: 'cs-1' } } } }] },
+    ],
+  ])('that holds an OAuth client secret (%s) is refused, naming it, never showing it', (option, config) => {
+    expect(() => parseConfig(JSON.stringify(config), 'gateway.json')).toThrow(
+      expect.objectContaining({
+        code: 'ERR_AGENT_LOOP_INVALID_OPTION',
+        message: `the config file gateway.json holds option '${option}' (not shown); a config file holds no client secret: set it in an environment variable and name that, e.g. "clientSecretEnv": "MCP_CLIENT_SECRET".`,
+      }),
+    );
+  });
+
+  it('takes an OAuth client secret by the environment variable it names', () => {
+    const config = { trellis: { mcp: { oauth: { clientId: 'c1', clientSecretEnv: 'MCP_CLIENT_SECRET' } } } };
+    expect(parseConfig(JSON.stringify(config), 'gateway.json')).toEqual(config);
+  });
 });

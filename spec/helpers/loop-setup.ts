@@ -15,7 +15,7 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
     stats: { turns: 0, toolCalls: 0, blocked: 0, repeated: 0, elided: 0 },
     logger: memoryLogger('error').logger,
     handBacks: {
-      continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires')),
+      continuations: new Continuations(tokenSecret('a gateway secret that is long enough for wires'), 3600),
       req: { headers: {} } as IncomingMessage,
       binding: 'notes',
       succeeded: new Set(),

@@ -1,6 +1,7 @@
-import { validateRules } from '../../lib/judge/rule-schema';
+import { compiledPattern, validateRules } from '../../lib/judge/rule-schema';
 import { rulesJudge } from '../../lib/judge/rules';
-import type { Rule } from '../../lib/judge/rule';
+import { compileRule, type Rule } from '../../lib/judge/rule';
+import { configOf } from '../../lib/loop-options';
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -113,4 +114,18 @@ describe('the rules schema, as rulesJudge validates with it', () => {
       );
     },
   );
+
+  it('compiles each pattern of a rule set once, as it validates it: the judge matches with that one', () => {
+    const rules: Rule[] = [
+      { surface: 'tool_call', when: { argument: 'path', matches: '^/etc/' }, action: 'block' },
+      { surface: 'context', when: { content: 'sk-[A-Za-z0-9]{20,}' }, action: 'rewrite', replace: '' },
+    ];
+    const { judge } = configOf({ judge: { rules } });
+    for (const validated of [...validateRules(rules), ...(judge as { rules: Rule[] }).rules]) {
+      expect(compiledPattern(validated.when!)).toBeDefined();
+      expect(compileRule(validated).pattern).toBe(compiledPattern(validated.when!));
+    }
+    // a rule never validated has no pattern compiled for it
+    expect(compiledPattern(rules[0].when!)).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { MAX_REPLY_BYTES, replyTooLong } from '../../lib/loop/held-bytes';
+import { replyTooLong } from '../../lib/loop/held-bytes';
+import { MAX_REPLY_BYTES } from '../../lib/loop-options';
 import {
   errorBody,
   errorMessage,

@@ -3,7 +3,7 @@ import type * as Gateway from '../../lib/gateway/gateway';
 import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
 import { INFERENCE_ROUTES } from '../../lib/gateway/routes';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
-import { optionsSchema } from '../../lib/options';
+import { optionsSchema } from '../../lib/loop-options';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const NOT_JSON = ['logger'];

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { WireName } from '../../lib/wire/wires';
 
 /**
  * Hostile inputs for the three front doors, as fast-check arbitraries: client bodies (valid requests with fields
@@ -6,7 +7,7 @@ import fc from 'fast-check';
  * and SSE of each wire with calls of every wrong shape, events dropped, repeated, swapped, broken).
  */
 
-export type WireName = 'chat' | 'responses' | 'messages';
+export type { WireName };
 
 /** The binding's tools, named so that no drawn value takes them by chance. */
 export const TOOLS = { lookup: 'fz_lookup', flaky: 'fz_flaky' };

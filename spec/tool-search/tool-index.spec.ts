@@ -1,4 +1,5 @@
 import { asChatTools, catalogTools, type CatalogQuery } from '../../fixtures/tool-catalog/catalog';
+import heldOut from '../../fixtures/tool-catalog/held-out-queries.json';
 import queries from '../../fixtures/tool-catalog/queries.json';
 import { MAX_FOUND_DESCRIPTION, ToolIndex } from '../../lib/tool-search/tool-index';
 import type { ChatTool } from '../../lib/types';
@@ -36,6 +37,21 @@ describe('ToolIndex', () => {
     expect(ToolIndex.of(tools).search('channel id', 5)[0].name).toBe('slack_post_message');
   });
 
+  it("counts a description's first sentence, which says what the tool does, above the rest", () => {
+    const listing = [
+      tool('alpha', 'Lists the channels. It can also list archives: channel archives, the archives of a workspace.'),
+      tool(
+        'beta',
+        'Archives a channel, so that no one can post in it any more; its messages and members are kept as they were.',
+      ),
+    ];
+    expect(
+      ToolIndex.of(listing)
+        .search('archive a channel', 5)
+        .map((found) => found.name),
+    ).toEqual(['beta', 'alpha']);
+  });
+
   it('answers { name, description } and at most max tools', () => {
     expect(ToolIndex.of(tools).search('new pull request', 1)).toEqual([
       { name: 'create_pull_request', description: 'Create a new pull request in a GitHub repository' },
@@ -61,17 +77,26 @@ describe('ToolIndex', () => {
   it('finds the tool users ask for in the top 5 at least 9 times in 10, over a catalog of real MCP servers', () => {
     const catalog = asChatTools(catalogTools());
     const index = ToolIndex.of(catalog);
-    const asked = queries as CatalogQuery[];
-    const missed = asked.filter(
-      ({ query, expect: wanted }) => !index.search(query, 5).some((found) => wanted.includes(found.name)),
+    const recall = (asked: CatalogQuery[]) => {
+      const missed = asked.filter(
+        ({ query, expect: wanted }) => !index.search(query, 5).some((found) => wanted.includes(found.name)),
+      );
+      const found = asked.length - missed.length;
+      const rate = found / asked.length;
+      return {
+        rate,
+        text: `${rate.toFixed(3)} (${found} of ${asked.length}; missed: ${missed.map((q) => JSON.stringify(q.query)).join(', ')})`,
+      };
+    };
+    const [written, kept, all] = [queries, heldOut, [...queries, ...heldOut]].map((asked) =>
+      recall(asked as CatalogQuery[]),
     );
-    const recall = (asked.length - missed.length) / asked.length;
     process.stdout.write(
-      `tool search recall@5: ${recall.toFixed(3)} (${asked.length - missed.length} of ${asked.length} queries, ${catalog.length} tools); missed: ${missed.map((q) => JSON.stringify(q.query)).join(', ')}\n`,
+      `tool search recall@5 over ${catalog.length} tools: ${all.rate.toFixed(3)} in all; the catalog's queries ${written.text}; held-out queries ${kept.text}\n`,
     );
     expect(catalog.length).toBeGreaterThanOrEqual(200);
     expect(new Set(catalog.map((t) => t.function.name)).size).toBe(catalog.length);
-    expect(asked.length).toBeGreaterThanOrEqual(50);
-    expect(recall).toBeGreaterThanOrEqual(0.9);
+    expect(queries.length + heldOut.length).toBeGreaterThanOrEqual(50);
+    expect(all.rate).toBeGreaterThanOrEqual(0.9);
   });
 });

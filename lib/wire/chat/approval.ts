@@ -1,14 +1,8 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../../types';
 import { toolOutcomeText } from '../../tool-outcome';
-import {
-  answerOf,
-  approvedCall,
-  decideApproval,
-  earlierDecision,
-  type ApprovalDecision,
-  type ApprovalReader,
-} from '../../loop/approval-decision';
+import { answerOf, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
+import { CallHolders, settleAndDecide, shownIn, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
 import { approvedCallId } from '../../loop/approval-token';
 import { callsIn } from './model-reply';
 
@@ -16,23 +10,6 @@ export interface SettledApprovals {
   /** the conversation with every approval exchange replaced by the model's own calls; the latest ones wait for `decisions` */
   messages: ChatMessage[];
   decisions: ApprovalDecision[];
-}
-
-/** What `{ tool, arguments }` an approval call showed the client; a call without them reads as 'the call'. */
-function shown(call: ToolCall): { tool: string; arguments: Record<string, unknown> } {
-  try {
-    const args = JSON.parse(call.function.arguments) as { tool?: unknown; arguments?: unknown };
-    const tool = typeof args.tool === 'string' ? args.tool : 'the call';
-    return {
-      tool,
-      arguments:
-        typeof args.arguments === 'object' && args.arguments !== null
-          ? (args.arguments as Record<string, unknown>)
-          : {},
-    };
-  } catch {
-    return { tool: 'the call', arguments: {} };
-  }
 }
 
 /** An approval exchange: an assistant message whose calls are all calls to the approval tool, with approval ids. */
@@ -44,14 +21,63 @@ function approvalCallsOf(message: ChatMessage, tool: string): ToolCall[] | undef
     : undefined;
 }
 
-/** Where in `out` the assistant message is that made call `callId` and has no answer for it yet; -1: nowhere. */
-function waitingHolder(out: ChatMessage[], callId: string): number {
-  for (let i = out.length - 1; i >= 0; i--) {
-    const message = out[i];
-    if (message.role === 'tool' && message.tool_call_id === callId) return -1;
-    if (callsIn(message).some((call) => call.id === callId)) return i;
-  }
-  return -1;
+/** The index of the last message answering each call id: the answers the client's follow-up holds. */
+function lastAnswers(messages: readonly ChatMessage[]): Map<unknown, number> {
+  const answers = new Map<unknown, number>();
+  messages.forEach((message, i) => message.role === 'tool' && answers.set(message.tool_call_id, i));
+  return answers;
+}
+
+/**
+ * Chat completions' approval exchanges: an assistant message of calls to the approval tool, the client's `tool`
+ * messages answering them. The latest assistant message's decide now.
+ */
+function chatApprovals(messages: readonly ChatMessage[], tool: string): ApprovalHistory<ChatMessage> | undefined {
+  const asked = messages.map((message) => (message.role === 'assistant' ? approvalCallsOf(message, tool) : undefined));
+  if (!asked.some(Boolean)) return undefined;
+  const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
+  const answered = lastAnswers(messages);
+  const answeredAfter = (id: unknown, i: number) => (answered.get(id) ?? -1) > i;
+  const askedAt = new Map<unknown, number>();
+  asked.forEach((calls, i) => calls?.forEach((call) => askedAt.has(call.id) || askedAt.set(call.id, i)));
+  const holders = new CallHolders<ChatMessage>(
+    (message) => callsIn(message).map((call) => call.id),
+    (message) => (message.role === 'tool' ? [message.tool_call_id as string] : []),
+  );
+  return {
+    length: messages.length,
+    exchangesAt: (i) =>
+      asked[i]?.map((call): Exchange => ({
+        approvalId: call.id,
+        shown: shownIn(call.function.arguments),
+        answer: answeredAfter(call.id, i) ? answerOf(messages[answered.get(call.id) as number].content) : undefined,
+        live: i === latest,
+      })),
+    kept: (i) => {
+      const message = messages[i];
+      // the client's answers to an approval asked before
+      return message.role === 'tool' && (askedAt.get(message.tool_call_id) ?? i) < i ? undefined : message;
+    },
+    holderOf: (out, callId) => holders.holderOf(out, callId),
+    modelCall: (callId, call) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: callId, type: 'function', function: { name: call.tool, arguments: JSON.stringify(call.arguments) } },
+      ],
+    }),
+    // the loop's text so far rode on the approval message; the model's own message gets it back
+    withText: (holder, i) => {
+      const { content } = messages[i];
+      return typeof content === 'string' && content !== '' && (holder.content ?? null) === null
+        ? { ...holder, content }
+        : undefined;
+    },
+    answerEarlier: (out, _at, callId, outcome, i) => {
+      if (!answeredAfter(callId, i))
+        out.push({ role: 'tool', tool_call_id: callId, content: toolOutcomeText(outcome) });
+    },
+  };
 }
 
 /**
@@ -66,63 +92,6 @@ export function settleApprovals(
   binding: string,
   messages: readonly ChatMessage[],
 ): SettledApprovals | undefined {
-  const exchanges = messages.map((message) =>
-    message.role === 'assistant' ? approvalCallsOf(message, reader.tool) : undefined,
-  );
-  if (!exchanges.some(Boolean)) return undefined;
-  const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
-  const out: ChatMessage[] = [];
-  const decisions: ApprovalDecision[] = [];
-  const dropped = new Set<string>();
-  messages.forEach((message, i) => {
-    const calls = exchanges[i];
-    if (message.role === 'tool' && dropped.has(message.tool_call_id as string)) return;
-    if (!calls) return void out.push(message);
-    const answers = new Map(
-      messages
-        .slice(i + 1)
-        .filter((m) => m.role === 'tool')
-        .map((m) => [m.tool_call_id, m]),
-    );
-    for (const call of calls) {
-      dropped.add(call.id);
-      const callId = approvedCallId(call.id) as string;
-      const answer = answers.get(call.id);
-      const decision =
-        i === latest
-          ? decideApproval(reader, req, binding, call.id, shown(call).tool, answer && answerOf(answer.content))
-          : undefined;
-      let at = waitingHolder(out, callId);
-      if (at < 0) at = out.push(modelCallFor(callId, decision, call)) - 1;
-      // the loop's text so far rode on the approval message; the model's own message gets it back
-      if (typeof message.content === 'string' && message.content !== '' && (out[at].content ?? null) === null)
-        out[at] = { ...out[at], content: message.content };
-      if (decision) decisions.push(decision);
-      else if (!messages.slice(i + 1).some((m) => m.role === 'tool' && m.tool_call_id === callId))
-        out.push({
-          role: 'tool',
-          tool_call_id: callId,
-          content: decidedEarlier(shown(call).tool, answers.get(call.id)),
-        });
-    }
-  });
-  return { messages: out, decisions };
-}
-
-/** The model's call, put back where the loop's record of it did not come back (its continuation did not open). */
-function modelCallFor(callId: string, decision: ApprovalDecision | undefined, call: ToolCall): ChatMessage {
-  const asked =
-    decision?.outcome === 'granted'
-      ? approvedCall(decision)
-      : {
-          id: callId,
-          type: 'function' as const,
-          function: { name: shown(call).tool, arguments: JSON.stringify(shown(call).arguments) },
-        };
-  return { role: 'assistant', content: null, tool_calls: [asked] };
-}
-
-/** An older approval, decided in an earlier request: what the model reads in its place. */
-function decidedEarlier(tool: string, answer: ChatMessage | undefined): string {
-  return toolOutcomeText(earlierDecision(tool, answerOf(answer?.content)));
+  const settled = settleAndDecide(reader, req, binding, chatApprovals(messages, reader.tool));
+  return settled && { messages: settled.items, decisions: settled.decisions };
 }

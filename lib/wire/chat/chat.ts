@@ -23,6 +23,7 @@ import {
   type WireLoop,
   type WireRequest,
 } from '../../loop/wire';
+import { openAiApi } from '../openai-api';
 
 export interface ChatRequest extends WireRequest {
   messages: ChatMessage[];
@@ -125,11 +126,11 @@ class ChatConversation implements Conversation<ChatMessage> {
 }
 
 /** OpenAI chat completions (`.../chat/completions`), the seed's wire. */
-export const chatWire: Wire<ChatMessage> = {
+export const chatWire: Wire<ChatMessage, 'chat'> = {
   name: 'chat',
   path: '/chat/completions',
   accepts: isChatRequest,
-  upstreamHeaders: ['openai-organization', 'openai-project'],
+  ...openAiApi,
   restore(body, handBacks) {
     const restored = restoreChat(handBacks, (body as ChatRequest).messages);
     if (!restored) return undefined;

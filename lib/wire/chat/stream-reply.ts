@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { EventStream } from '../../loop/event-stream';
+import { EventStream, EventStreamWriter } from '../../loop/event-stream';
 import type { ChatUsage } from '../../types';
 import { chatAnswer, type AnswerIdentity } from './answer';
 import { chatUsage } from '../../loop/turn-result';
@@ -18,10 +18,10 @@ export interface StreamOptions {
  * text chunks as the turns produce them, then one finishing chunk, the usage chunk if asked for, and `[DONE]`.
  * The response opens with its first byte, so a loop that fails before producing anything can still fall through.
  */
-export class StreamReply implements Reply {
+export class StreamReply extends EventStreamWriter implements Reply {
   readonly streams = true;
   private roleSent = false;
-  private readonly stream: EventStream;
+  protected readonly stream: EventStream;
   /** a text chunk but the first is this envelope around the text: serialised once, not for every delta */
   private readonly textHead: string;
   private readonly textTail: string;
@@ -31,13 +31,10 @@ export class StreamReply implements Reply {
     private readonly identity: AnswerIdentity,
     private readonly options: StreamOptions,
   ) {
+    super();
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n');
     this.textHead = `data: ${JSON.stringify(this.envelope()).slice(0, -1)},"choices":[{"index":0,"delta":{"content":`;
     this.textTail = `},"finish_reason":null}]${options.includeUsage ? ',"usage":null' : ''}}\n\n`;
-  }
-
-  get committed(): boolean {
-    return this.stream.opened;
   }
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
@@ -45,17 +42,7 @@ export class StreamReply implements Reply {
     const room = this.roleSent
       ? this.stream.write(`${this.textHead}${JSON.stringify(delta)}${this.textTail}`)
       : this.chunk({ content: delta });
-    if (!room) return this.stream.drained(this.options.signal);
-  }
-
-  /** Tools run and the stream may go quiet: from now on a quiet stream gets a comment so proxies keep it open. */
-  toolsRunning(): void {
-    this.stream.toolsRunning();
-  }
-
-  /** A tool's progress tells the client the loop is alive: a keep-alive comment, at most one a second. */
-  toolProgress(): void {
-    this.stream.toolProgress();
+    return this.keptUp(room, this.options.signal);
   }
 
   send(answer: Answer): void {

@@ -23,7 +23,18 @@ import type { ChatTool } from '../../types';
 import { streamedMessage } from './stream-reader';
 import { isToolUse, type AnthropicMessage } from './types';
 import { addMessagesUsage, totalTokens } from './usage';
-import type { LoopSetup, ReplyOptions, TurnReader, TurnResult, Wire, WireLoop } from '../../loop/wire';
+import {
+  modelInBody,
+  type LoopSetup,
+  type ReplyOptions,
+  type TurnReader,
+  type TurnResult,
+  type Wire,
+  type WireLoop,
+} from '../../loop/wire';
+
+/** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
 /** A Message as the loop reads a turn: its blocks whole, its tool_use blocks as calls by their place in the content. */
 function turnOf(message: AnthropicMessage): TurnResult<AnthropicMessage> {
@@ -63,11 +74,14 @@ function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unk
 }
 
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
-export const messagesWire: Wire<AnthropicMessage> = {
+export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
   name: 'messages',
   path: '/messages',
   accepts: isMessagesRequest,
+  modelOf: modelInBody,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],
+  apiKey: { header: 'x-api-key', defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
+  rateLimited: (message) => ({ type: 'error', error: { type: 'rate_limit_error', message } }),
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);

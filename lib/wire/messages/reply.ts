@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import type { LoopStats } from '../../loop/context';
-import { noteParagraph, setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { JsonAnswerReply } from '../../loop/json-reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
@@ -29,39 +29,27 @@ function stopReason(answer: Answer): string {
 }
 
 /** A `stream: false` client: nothing is sent until the loop ends, then ONE Message with the loop's headers. */
-export class MessagesJsonReply implements Reply {
-  readonly streams = false;
-  readonly committed = false;
-
+export class MessagesJsonReply extends JsonAnswerReply {
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly identity: MessagesIdentity,
     private readonly shown: Shown,
-    private readonly judged: boolean,
-  ) {}
-
-  text(): void {}
-
-  toolsRunning(): void {}
-
-  send(answer: Answer, stats: LoopStats): void {
-    const { note } = answer;
-    const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
-    setLoopHeaders(this.res, answer.stop, stats, this.judged);
-    this.res
-      .status(200)
-      .json(
-        finalMessage(
-          content,
-          stopReason(answer),
-          this.shown.usage,
-          answer.last?.reply as AnthropicMessage | undefined,
-          this.identity,
-        ),
-      );
+    judged: boolean,
+  ) {
+    super(res, judged);
   }
 
-  dispose(): void {}
+  protected answerOf(answer: Answer): unknown {
+    const { note } = answer;
+    const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
+    return finalMessage(
+      content,
+      stopReason(answer),
+      this.shown.usage,
+      answer.last?.reply as AnthropicMessage | undefined,
+      this.identity,
+    );
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { EventStream } from '../../loop/event-stream';
+import { EventStream, EventStreamWriter } from '../../loop/event-stream';
 import type { BlockEvent, ContentBlock, MessagesUsage, ToolUseBlock } from './types';
 
 export interface MessagesStreamOptions {
@@ -23,18 +23,19 @@ type Event = Record<string, unknown> & { type: string };
 
 const sse = (data: Event): string => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export class MessagesStreamWriter {
+export class MessagesStreamWriter extends EventStreamWriter {
   private nextIndex = 0;
   /** the client's index of each block of the turn being read, by the model's index */
   private readonly indexes = new Map<number, number>();
   private openBlock?: number;
-  private readonly stream: EventStream;
+  protected readonly stream: EventStream;
 
   constructor(
     res: Response,
     identity: MessagesIdentity,
     private readonly options: MessagesStreamOptions,
   ) {
+    super();
     const { id, model } = identity;
     const start = {
       type: 'message_start',
@@ -50,10 +51,6 @@ export class MessagesStreamWriter {
       },
     };
     this.stream = new EventStream(res, options.keepAliveSec, sse({ type: 'ping' }), () => this.event(start));
-  }
-
-  get committed(): boolean {
-    return this.stream.opened;
   }
 
   /** A block event of the turn being read, renumbered; waits when the client's socket is full. */
@@ -72,7 +69,7 @@ export class MessagesStreamWriter {
         if (this.openBlock === index) this.openBlock = undefined;
       }
     }
-    if (!this.event({ ...event, index })) return this.stream.drained(this.options.signal);
+    return this.keptUp(this.event({ ...event, index }), this.options.signal);
   }
 
   /** A whole block the loop adds (the budget note, a handed-back tool_use), as a stream of the API writes one. */
@@ -94,16 +91,6 @@ export class MessagesStreamWriter {
       this.event({ type: 'content_block_start', index, content_block: block });
     }
     this.event({ type: 'content_block_stop', index });
-  }
-
-  /** Tools run and the stream may go quiet: from now on a quiet stream gets a `ping` so proxies keep it open. */
-  toolsRunning(): void {
-    this.stream.toolsRunning();
-  }
-
-  /** A tool's progress tells the client the loop is alive: a `ping`, at most one a second. */
-  toolProgress(): void {
-    this.stream.toolProgress();
   }
 
   finish(stopReason: string, usage: MessagesUsage | undefined, stopSequence: string | null = null): void {

@@ -1,5 +1,13 @@
 import { toolOutcomeText } from '../../tool-outcome';
-import { earlierDecision, type ApprovalAnswer } from '../../loop/approval-decision';
+import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../loop/approval-decision';
+import {
+  CallHolders,
+  parsedJson,
+  settleExchanges,
+  shownCall,
+  shownIn,
+  type ApprovalHistory,
+} from '../../loop/approval-settle';
 import { approvedCallId } from '../../loop/approval-token';
 import type { WireCall } from '../../loop/wire';
 
@@ -26,20 +34,7 @@ export function approvalRequestItem(request: ApprovalRequest, binding: string): 
 
 /** A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is shown. */
 export function approvalRequestOf(call: WireCall): ApprovalRequest {
-  const asked = parsedArguments(call.arguments);
-  return {
-    id: call.id,
-    tool: typeof asked.tool === 'string' ? asked.tool : 'the call',
-    arguments: parsedObject(asked.arguments),
-  };
-}
-
-/** A client's `mcp_approval_response` to one of this gateway's approval requests, read. */
-export interface ApprovalReply {
-  approvalId: string;
-  /** the tool the request showed, to name in a refusal; the name in the approval's id is what runs */
-  shownTool: string;
-  answer: ApprovalAnswer;
+  return { id: call.id, ...shownCall(shownIn(call.arguments)) };
 }
 
 export interface SettledItems {
@@ -53,68 +48,62 @@ const isOurs = (id: unknown): id is string => approvedCallId(id) !== undefined;
 const isRequest = (item: Item) => item.type === 'mcp_approval_request' && isOurs(item.id);
 const isResponse = (item: Item) => item.type === 'mcp_approval_response' && isOurs(item.approval_request_id);
 
-function answerOf(response: Item): ApprovalAnswer {
-  if (response.approve === true) return { approved: true };
-  return {
-    approved: false,
-    reason:
-      typeof response.reason === 'string' && response.reason.trim() !== '' ? response.reason.trim() : 'no reason given',
-  };
-}
-
-const parsedObject = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-
-function parsedArguments(text: unknown): Record<string, unknown> {
-  try {
-    return parsedObject(JSON.parse(String(text)));
-  } catch {
-    return {};
-  }
-}
-
-/** The model's `function_call` for an approval's call, where the loop's record of it did not come back. */
-function callItem(callId: string, request: Item | undefined): Item {
-  return {
-    type: 'function_call',
-    call_id: callId,
-    name: String(request?.name ?? 'the call'),
-    arguments: JSON.stringify(parsedArguments(request?.arguments)),
-  };
-}
+const answerOf = (response: Item): ApprovalAnswer =>
+  response.approve === true ? { approved: true } : deniedFor(response.reason);
 
 /**
- * The client's input with this gateway's approval requests and the client's responses to them taken out. The
- * responses after the loop's last output (the trailing approval items) decide now (`live`); each call they are about
- * gets its model's `function_call` back when the restored work lacks it (unless the upstream holds it: `chained`). An older response, decided in an earlier
- * request, reads as what it decided. `undefined` when the input holds no response to this gateway.
+ * Responses' approval exchanges: this gateway's `mcp_approval_request` items and the client's
+ * `mcp_approval_response` items to them, each response settling where it sits. The trailing ones (after the loop's
+ * last output) decide now; each call they are about gets its model's `function_call` back when the restored work
+ * lacks it, unless the upstream holds it (`chained`).
  */
-export function settleApprovalItems(input: readonly Item[], chained = false): SettledItems | undefined {
+function responsesApprovals(input: readonly Item[], chained: boolean): ApprovalHistory<Item> | undefined {
   if (!input.some(isResponse)) return undefined;
   let trailing = input.length;
   while (trailing > 0 && (isRequest(input[trailing - 1]) || isResponse(input[trailing - 1]))) trailing--;
   const requests = new Map(input.filter(isRequest).map((item) => [item.id as string, item]));
   const lastOutput = new Map<unknown, number>();
   for (const [i, item] of input.entries()) if (item.type === 'function_call_output') lastOutput.set(item.call_id, i);
-  const out: Item[] = [];
-  const called = new Set<unknown>();
-  const keep = (item: Item) => {
-    if (item.type === 'function_call') called.add(item.call_id);
-    out.push(item);
+  const holders = new CallHolders<Item>((item) => (item.type === 'function_call' ? [item.call_id as string] : []));
+  return {
+    length: input.length,
+    exchangesAt: (i) => {
+      const item = input[i];
+      if (isRequest(item)) return [];
+      if (!isResponse(item)) return undefined;
+      const approvalId = item.approval_request_id as string;
+      const request = requests.get(approvalId);
+      return [
+        {
+          approvalId,
+          shown: { tool: request?.name, arguments: parsedJson(request?.arguments) },
+          answer: answerOf(item),
+          live: i >= trailing,
+        },
+      ];
+    },
+    kept: (i) => input[i],
+    holderOf: (out, callId) => holders.holderOf(out, callId),
+    modelCall: (callId, call) =>
+      chained
+        ? undefined
+        : { type: 'function_call', call_id: callId, name: call.tool, arguments: JSON.stringify(call.arguments) },
+    answerEarlier: (out, _at, callId, outcome, i) => {
+      // a later output carried its result
+      if ((lastOutput.get(callId) ?? -1) > i) return;
+      out.push({ type: 'function_call_output', call_id: callId, output: toolOutcomeText(outcome) });
+    },
   };
+}
+
+/**
+ * The client's input with this gateway's approval requests and the client's responses to them taken out: the
+ * trailing responses decide now (`live`); an older one, decided in an earlier request, reads as what it decided.
+ * `undefined` when the input holds no response to this gateway.
+ */
+export function settleApprovalItems(input: readonly Item[], chained = false): SettledItems | undefined {
+  const history = responsesApprovals(input, chained);
+  if (history === undefined) return undefined;
   const live: ApprovalReply[] = [];
-  input.forEach((item, i) => {
-    if (isRequest(item)) return;
-    if (!isResponse(item)) return keep(item);
-    const approvalId = item.approval_request_id as string;
-    const callId = approvedCallId(approvalId) as string;
-    const request = requests.get(approvalId);
-    const shownTool = String(request?.name ?? 'the call');
-    if (!chained && !called.has(callId)) keep(callItem(callId, request));
-    if (i >= trailing) return void live.push({ approvalId, shownTool, answer: answerOf(item) });
-    if ((lastOutput.get(callId) ?? -1) > i) return;
-    const output = toolOutcomeText(earlierDecision(shownTool, answerOf(item)));
-    out.push({ type: 'function_call_output', call_id: callId, output });
-  });
-  return { input: out, live };
+  return { input: settleExchanges(history, (reply) => void live.push(reply)), live };
 }

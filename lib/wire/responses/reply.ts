@@ -1,37 +1,32 @@
 import type { Response } from 'express';
-import { EventStream } from '../../loop/event-stream';
-import type { LoopStats } from '../../loop/context';
-import { noteParagraph, setLoopHeaders, type Answer, type Reply } from '../../loop/reply';
+import { EventStream, EventStreamWriter } from '../../loop/event-stream';
+import { JsonAnswerReply } from '../../loop/json-reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
 import type { ResponseItem } from './items';
 import type { ReplyOptions } from '../../loop/wire';
 
-/** The answer went out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
-export type Answered = (upstreamId: string) => void;
+/** The answer is going out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
+export type Answered = (upstreamId: string) => Promise<void> | undefined;
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
-export class ResponsesJsonReply implements Reply {
-  readonly streams = false;
-  readonly committed = false;
-
+export class ResponsesJsonReply extends JsonAnswerReply {
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly identity: ResponseIdentity,
-    private readonly judged: boolean,
+    judged: boolean,
     private readonly answered: Answered,
-  ) {}
-
-  text(): void {}
-
-  toolsRunning(): void {}
-
-  send(answer: Answer, stats: LoopStats): void {
-    setLoopHeaders(this.res, answer.stop, stats, this.judged);
-    this.res.status(200).json(finalResponse(answer, this.identity, answerOutput(answer, this.identity, false)));
-    this.answered(answer.last?.id ?? '');
+  ) {
+    super(res, judged);
   }
 
-  dispose(): void {}
+  protected answerOf(answer: Answer): unknown {
+    return finalResponse(answer, this.identity, answerOutput(answer, this.identity, false));
+  }
+
+  beforeSend(answer: Answer): Promise<void> | undefined {
+    return this.answered(answer.last?.id ?? '');
+  }
 }
 
 /**
@@ -41,12 +36,12 @@ export class ResponsesJsonReply implements Reply {
  * calls) and the Response whole. It opens with its first byte, so a loop that fails before producing anything can
  * still fall through.
  */
-export class ResponsesStreamReply implements Reply {
+export class ResponsesStreamReply extends EventStreamWriter implements Reply {
   readonly streams = true;
   private sequence = 0;
   private text_ = '';
   private messageOpen = false;
-  private readonly stream: EventStream;
+  protected readonly stream: EventStream;
   private readonly messageId: string;
 
   constructor(
@@ -55,16 +50,13 @@ export class ResponsesStreamReply implements Reply {
     private readonly options: Pick<ReplyOptions, 'keepAliveSec' | 'signal'>,
     private readonly answered: Answered,
   ) {
+    super();
     this.messageId = `msg_${identity.id}`;
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
       const response = this.skeleton();
       this.event('response.created', { response });
       this.event('response.in_progress', { response });
     });
-  }
-
-  get committed(): boolean {
-    return this.stream.opened;
   }
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */
@@ -78,15 +70,7 @@ export class ResponsesStreamReply implements Reply {
       delta,
       logprobs: [],
     });
-    if (!room) return this.stream.drained(this.options.signal);
-  }
-
-  toolsRunning(): void {
-    this.stream.toolsRunning();
-  }
-
-  toolProgress(): void {
-    this.stream.toolProgress();
+    return this.keptUp(room, this.options.signal);
   }
 
   send(answer: Answer): void {
@@ -98,7 +82,10 @@ export class ResponsesStreamReply implements Reply {
     this.closeMessage();
     output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));
     this.finish(finalResponse(answer, this.identity, output));
-    this.answered(answer.last?.id ?? '');
+  }
+
+  beforeSend(answer: Answer): Promise<void> | undefined {
+    return this.answered(answer.last?.id ?? '');
   }
 
   /** A stream that opened always ends well-formed, even when the loop broke off unexpectedly. */

@@ -13,6 +13,7 @@ import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem 
 import { responsesReader } from './reader';
 import { ResponsesJsonReply, ResponsesStreamReply } from './reply';
 import type { ReplyOptions, Wire, WireLoop, WireRequest } from '../../loop/wire';
+import { openAiApi } from '../openai-api';
 
 export interface ResponsesRequest extends WireRequest {
   input: string | ResponseItem[];
@@ -107,11 +108,12 @@ function* responsesHistory(items: readonly unknown[]): Generator<HistoryEntry> {
 }
 
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
-export const responsesWire: Wire<ResponseItem[]> = {
+export const responsesWire: Wire<ResponseItem[], 'responses'> = {
   name: 'responses',
   path: '/responses',
   accepts: isResponsesRequest,
-  upstreamHeaders: ['openai-organization', 'openai-project'],
+  ...openAiApi,
+  chainedOn: ({ previous_response_id: id }) => (typeof id === 'string' ? id : undefined),
   restore(body, followUp) {
     const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
     const restored = Array.isArray(request.input)

@@ -4,7 +4,7 @@ import { tokenSecret } from '../../../lib/signed-token';
 import type { ChatMessage, ToolCall } from '../../../lib/types';
 import { carryOnChat, restoreChat } from '../../../lib/wire/chat/continuation';
 
-const sealer = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'));
+const sealer = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'), 3600);
 const continuations = {
   carry: (r: IncomingMessage, binding: string, calls: ToolCall[], own: ChatMessage[], succeeded: string[]) =>
     carryOnChat({ continuations: sealer, req: r, binding, succeeded: new Set(succeeded), loaded: [] }, calls, own),

@@ -5,7 +5,7 @@ import { tokenSecret } from '../../../lib/signed-token';
 import { carryOnCalls, restoreItems } from '../../../lib/wire/responses/continuation';
 
 const handBacks = {
-  continuations: new Continuations(tokenSecret('a gateway secret that is long enough for responses')),
+  continuations: new Continuations(tokenSecret('a gateway secret that is long enough for responses'), 3600),
   req: { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage,
   binding: 'notes',
   succeeded: new Set(['notes_read']),

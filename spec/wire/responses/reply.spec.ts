@@ -3,7 +3,7 @@ import { ResponsesJsonReply, ResponsesStreamReply } from '../../../lib/wire/resp
 import { servedReply } from '../../helpers/served-reply';
 
 const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes', tools: [] };
-const ignore = (): void => undefined;
+const ignore = (): undefined => undefined;
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
 const events = (text: string) =>
   text
@@ -100,10 +100,14 @@ describe('the Responses answer to the client', () => {
     const answered: string[] = [];
     const res = await servedReply(
       (r) =>
-        new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) =>
-          answered.push(id),
-        ),
-      (reply) => reply.send(answer, stats),
+        new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) => {
+          answered.push(id);
+          return undefined;
+        }),
+      (reply) => {
+        void reply.beforeSend?.(answer);
+        reply.send(answer, stats);
+      },
     );
     const got = events(res.body as string);
     expect(got.map((event) => event.type)).toEqual([

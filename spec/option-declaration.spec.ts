@@ -10,7 +10,7 @@ import {
   schemaOf,
   validator,
   wholeNumber,
-} from '../lib/option';
+} from '../lib/option-declaration';
 
 const inner = {
   url: required<string>({ schema: Joi.string().uri(), hint: 'it must be a URL', qualified: true }),

@@ -26,6 +26,8 @@ export interface Declared<In = unknown, Out = In, P extends Presence = Presence>
   readonly inner?: Declarations;
   /** `inner` describes each item of a list (a row's path says `bindings[].maxTurns`) */
   readonly list?: boolean;
+  /** a run-time tunable: `settings.update()`, the admin API and a SIGHUP reload change it for the loops that start after */
+  readonly tunable?: true;
   readonly types?: { in: In; out: Out; presence: P };
 }
 
@@ -64,6 +66,21 @@ export function limit(min: number, max: number, example: number, does: string): 
       `it must be a whole number from ${min} to ${max}, or left out for no limit, e.g. ${name}: ${example}`,
     doc: { range: `${min} to ${max}, or left out`, fallback: 'no limit', does },
   };
+}
+
+/** This option, marked a run-time tunable. */
+export const tunable = <D extends Declared>(declared: D): D & { readonly tunable: true } => ({
+  ...declared,
+  tunable: true,
+});
+
+type TunableName<D> = { [K in keyof D]: D[K] extends { tunable: true } ? K : never }[keyof D];
+
+/** The options marked tunable, by name. */
+export type Tunables<D extends Declarations> = Pick<D, TunableName<D>>;
+
+export function tunablesOf<D extends Declarations>(declarations: D): Tunables<D> {
+  return Object.fromEntries(Object.entries(declarations).filter(([, declared]) => declared.tunable)) as Tunables<D>;
 }
 
 type In<D> = D extends Declared<infer I, unknown, Presence> ? I : never;
@@ -120,10 +137,19 @@ export function docRows(declarations: Declarations, prefix = ''): ({ option: str
   });
 }
 
+const describedDefault = (declared: Declared) =>
+  (declared.schema.describe() as { flags?: { default?: unknown } }).flags?.default;
+
 /** The default the schema fills in. */
 export function defaultOf<T>(declared: Declared<unknown, T, 'defaulted'>): T {
-  return (declared.schema.describe() as { flags?: { default?: T } }).flags!.default as T;
+  return describedDefault(declared) as T;
 }
+
+/** The names of the options that have no default: left out, they are off (a budget lifted, a cap not set). */
+export const withoutDefault = (declarations: Declarations): string[] =>
+  Object.entries(declarations)
+    .filter(([, declared]) => describedDefault(declared) === undefined)
+    .map(([name]) => name);
 
 /** Validates with these declarations' schema and hints, else throws the coded error naming the option, the value and the fix. */
 export function validator<T>(component: string, schema: Joi.Schema, declarations: Declarations): (value: unknown) => T {

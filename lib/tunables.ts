@@ -1,0 +1,52 @@
+import { bindingOptions } from './binding-options';
+import { loopOptions, type Config } from './loop-options';
+import { schemaOf, tunablesOf, withoutDefault, type OptionsOut } from './option-declaration';
+
+/**
+ * The run-time tunables, each the option declared `tunable`: `settings.update()`, the admin API, a SIGHUP reload
+ * and a fleet's store change them for the loops that start after. Every list of them is derived here.
+ */
+const settingsOptions = tunablesOf(loopOptions);
+const bindingSettingsOptions = tunablesOf(bindingOptions);
+
+/** agentLoop's tunables, by name */
+export const TUNABLE = Object.keys(settingsOptions);
+/** what `settings.update({ bindings: { <name>: ... } })` may change on a binding */
+export const BINDING_TUNABLE = Object.keys(bindingSettingsOptions);
+/** the tunables without a default: unset (`null` in a patch, left out of a reloaded file), that budget is lifted */
+export const LIFTABLE = withoutDefault(settingsOptions);
+
+export const settingsSchema = schemaOf(settingsOptions);
+export const bindingSettingsSchema = schemaOf(bindingSettingsOptions);
+
+export type Settings = OptionsOut<typeof settingsOptions>;
+
+export type BindingSettings = OptionsOut<typeof bindingSettingsOptions>;
+
+/** What `settings.get()` shows: the global tunables, and each binding's under its name. */
+export interface RunTimeSettings extends Settings {
+  bindings: Record<string, BindingSettings>;
+}
+
+type Liftable = { [K in keyof Settings]-?: undefined extends Settings[K] ? K : never }[keyof Settings];
+
+/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` or `keyBudget: null` (or undefined) lifts that budget. */
+export type SettingsPatch = Partial<Omit<Settings, Liftable>> & { [K in Liftable]?: Settings[K] | null } & {
+  bindings?: Record<string, Partial<BindingSettings>>;
+};
+
+const picked = (values: object, names: string[]) =>
+  Object.fromEntries(names.map((name) => [name, (values as Record<string, unknown>)[name]]));
+
+/** the tunables' values in the options */
+export const settingsOf = (config: Config): Settings => picked(config, TUNABLE) as Settings;
+
+/** a binding's tunables' values */
+export const bindingSettingsOf = (binding: Partial<BindingSettings>): BindingSettings =>
+  picked(binding, BINDING_TUNABLE) as BindingSettings;
+
+/** The settings as a patch that says each lifted budget (`null`), so that applied elsewhere it lifts it there too. */
+export const asPatch = <T extends Settings>(settings: T): T & SettingsPatch => ({
+  ...settings,
+  ...Object.fromEntries(LIFTABLE.map((name) => [name, settings[name as keyof Settings] ?? null])),
+});
