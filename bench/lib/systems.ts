@@ -38,6 +38,11 @@ export const SYSTEMS: SystemSpec[] = [
     kind: 'loop',
     what: 'this package as the README mounts it: agentLoop() with one binding and localTrellis, proxy as the normal handler; self-call in process',
   },
+  {
+    name: 'agent-loop-store',
+    kind: 'loop',
+    what: 'agent-loop with `store` (a redis-server of its own) and `keyBudget`: a budget check per loop, an increment per turn',
+  },
   { name: 'agent-loop-socket', kind: 'loop', what: "the same with selfCall: 'socket': each turn over loopback HTTP" },
   {
     name: 'agent-loop-gateway',

@@ -16,7 +16,7 @@ process.on('exit', () => running.forEach((proc) => proc.kill('SIGKILL')));
 
 export interface RedisServer {
   port: number;
-  /** `redis://127.0.0.1:<port>` */
+  /** `redis://127.0.0.1:<port>`, `rediss://` with TLS */
   url: string;
   /** stops it (SIGTERM) and resolves once it exited */
   stop(): Promise<void>;
@@ -24,10 +24,31 @@ export interface RedisServer {
   start(): Promise<void>;
 }
 
-function launch(port: number, extra: string[]): Promise<ChildProcess> {
+/** A certificate and its key (PEM files) for a Redis that speaks TLS only. */
+export interface RedisTls {
+  certFile: string;
+  keyFile: string;
+}
+
+const listenOn = (port: number, tls: RedisTls | undefined) =>
+  tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile]
+    : ['--port', String(port)];
+
+function launch(port: number, extra: string[], tls?: RedisTls): Promise<ChildProcess> {
   const proc = spawn(
     programPath('redis-server'),
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
+    [
+      ...listenOn(port, tls),
+      ...(tls ? ['--tls-ca-cert-file', tls.certFile, '--tls-auth-clients', 'no'] : []),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...extra,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   running.add(proc);
@@ -44,13 +65,13 @@ function launch(port: number, extra: string[]): Promise<ChildProcess> {
   });
 }
 
-/** A real redis-server on a free loopback port, nothing saved to disk (`--save '' --appendonly no`). */
-export async function startRedis(extra: string[] = []): Promise<RedisServer> {
+/** A real redis-server on a free loopback port, nothing saved to disk (`--save '' --appendonly no`); TLS only with `tls`. */
+export async function startRedis(extra: string[] = [], tls?: RedisTls): Promise<RedisServer> {
   const port = await freePort();
-  let proc: ChildProcess | undefined = await launch(port, extra);
+  let proc: ChildProcess | undefined = await launch(port, extra, tls);
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     async stop() {
       const stopping = proc;
       proc = undefined;
@@ -61,7 +82,7 @@ export async function startRedis(extra: string[] = []): Promise<RedisServer> {
       });
     },
     async start() {
-      proc ??= await launch(port, extra);
+      proc ??= await launch(port, extra, tls);
     },
   };
 }
