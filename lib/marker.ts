@@ -17,14 +17,9 @@ interface Memo {
 type Marked = IncomingMessage & { [VERDICT]?: Memo };
 export type MarkerVerdict = 'internal' | 'external' | 'forged';
 
-/** The loop's id signed under the agentLoop's secret: unforgeable without it, useless after the loop's deadline. */
-export function signMarker(secret: Buffer, loopId: string, expiresAt: number): string {
-  return sign(secret, MARKER, loopId, expiresAt);
-}
-
 // Every turn of a loop carries the loop's marker, so it is verified once: later turns find it here until it expires.
-// Only a marker that verified is ever stored, so a lookup can only succeed for a string that would verify anyway.
-// Each entry keeps the secret it verified under: a marker of one agentLoop is no proof to another with its own secret.
+// Only a marker that verified, or that this process signed, is ever stored, so a lookup can only succeed for a string
+// that would verify anyway. Each entry keeps its secret: a marker of one agentLoop is no proof to another with its own.
 const MAX_VERIFIED = 4_096;
 const verified = new Map<string, { expiresAt: number; secret: Buffer }>();
 
@@ -35,6 +30,17 @@ function remember(marker: string, expiresAt: number, secret: Buffer): void {
     verified.delete(oldest);
   }
   verified.set(marker, { expiresAt, secret });
+}
+
+/**
+ * The loop's id signed under the agentLoop's secret: unforgeable without it, useless after the loop's deadline.
+ * Signed here, it is known to verify: the loop's turns into this process cost no HMAC (a turn that another process
+ * sharing the secret takes verifies it once there).
+ */
+export function signMarker(secret: Buffer, loopId: string, expiresAt: number): string {
+  const marker = sign(secret, MARKER, loopId, expiresAt);
+  remember(marker, expiresAt, secret);
+  return marker;
 }
 
 function verifies(value: unknown, secret: Buffer): boolean {
@@ -89,10 +95,13 @@ function topAppOf(req: IncomingMessage): MountedApp | undefined {
 /** For an agentLoop signing under `key`: call the function it returns on every request the agentLoop sees, binding its markers to that app. */
 export function markerTrust(key: Buffer): (req: IncomingMessage) => void {
   let served = false;
+  // an app's secrets are kept for good: a request to the app bound last has nothing to add (every turn of a loop)
+  let boundLast: MountedApp | undefined;
   unservedSecrets.set(key, (unservedSecrets.get(key) ?? 0) + 1);
   return function servesApp(req) {
     const app = topAppOf(req);
-    if (!app) return;
+    if (!app || app === boundLast) return;
+    boundLast = app;
     if (!served) {
       served = true;
       const unserved = unservedSecrets.get(key)! - 1;
@@ -109,8 +118,10 @@ export function markerTrust(key: Buffer): (req: IncomingMessage) => void {
 export function isInternalRequest(req: IncomingMessage): boolean {
   if (memoOf(req).value === undefined) return false;
   const app = topAppOf(req);
-  const secrets = [...((app && servingSecrets.get(app)) ?? []), ...unservedSecrets.keys()];
-  return secrets.some((key) => markerVerdict(req, key) === 'internal');
+  const serving = app && servingSecrets.get(app);
+  if (serving) for (const key of serving) if (markerVerdict(req, key) === 'internal') return true;
+  for (const key of unservedSecrets.keys()) if (markerVerdict(req, key) === 'internal') return true;
+  return false;
 }
 
 /**

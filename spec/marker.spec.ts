@@ -13,7 +13,7 @@ import {
   signMarker,
   skipWhenInternal,
 } from '../lib/marker';
-import { tokenSecret } from '../lib/signed-token';
+import { sign, tokenSecret } from '../lib/signed-token';
 import { localTrellis } from '../lib/trellis/local';
 import { expressVersions } from './helpers/gateway';
 import { memoryLogger } from './helpers/memory-logger';
@@ -130,21 +130,38 @@ describe('the X-MCP-Internal marker', () => {
     expect(isInternalRequest(requestWith(marker))).toBe(false);
   });
 
-  it("verifies a loop's marker once: its later turns are recognised without another HMAC, until it expires", () => {
+  it('recognises a marker this process signed on every turn without an HMAC, until it expires', () => {
     jest.useFakeTimers({ now: 1_000_000 });
+    const hmacs = jest.spyOn(crypto, 'createHmac');
     try {
       const marker = signMarker(key, 'turns', Date.now() + 10_000);
-      const hmacs = jest.spyOn(crypto, 'createHmac');
+      hmacs.mockClear();
+      expect([1, 2, 3, 4].map(() => isInternalRequest(requestWith(marker)))).toEqual([true, true, true, true]);
+      expect(hmacs).not.toHaveBeenCalled();
+      jest.setSystemTime(Date.now() + 10_000);
+      expect(isInternalRequest(requestWith(marker))).toBe(false);
+    } finally {
+      hmacs.mockRestore();
+      jest.useRealTimers();
+    }
+  });
+
+  it("verifies a marker another process signed (a cluster's shared secret) once: its later turns need no other HMAC", () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const hmacs = jest.spyOn(crypto, 'createHmac');
+    try {
+      // what signMarker writes in a process sharing the secret: the same bytes, not signed in this one
+      const marker = sign(key, { kind: 'marker' }, 'elsewhere', Date.now() + 10_000);
+      hmacs.mockClear();
       expect(isInternalRequest(requestWith(marker))).toBe(true);
       const firstTurn = hmacs.mock.calls.length;
-      const laterTurns = [2, 3, 4].map(() => isInternalRequest(requestWith(marker)));
-      expect(laterTurns).toEqual([true, true, true]);
       expect(firstTurn).toBeGreaterThan(0);
+      expect([2, 3, 4].map(() => isInternalRequest(requestWith(marker)))).toEqual([true, true, true]);
       expect(hmacs).toHaveBeenCalledTimes(firstTurn);
       jest.setSystemTime(Date.now() + 10_000);
       expect(isInternalRequest(requestWith(marker))).toBe(false);
-      hmacs.mockRestore();
     } finally {
+      hmacs.mockRestore();
       jest.useRealTimers();
     }
   });
