@@ -84,6 +84,14 @@ describe('a signed token (HMAC-SHA256 under a key derived per kind)', () => {
   });
 });
 
+function inflatedOrEmpty(bytes: Buffer): string {
+  try {
+    return inflateRawSync(bytes).toString('latin1');
+  } catch {
+    return '';
+  }
+}
+
 describe('a sealed token (AES-256-GCM under a key derived per kind)', () => {
   it('opens for the same key, purpose and credential, with the payload and its size', () => {
     const token = seal(key, continuation, payload, inAnHour());
@@ -95,7 +103,8 @@ describe('a sealed token (AES-256-GCM under a key derived per kind)', () => {
     const token = seal(key, continuation, payload, inAnHour());
     const box = Buffer.from(token.split('.')[1], 'base64url');
     expect(box.toString('latin1')).not.toContain('groceries');
-    expect(() => inflateRawSync(box.subarray(29))).toThrow();
+    // random bytes now and then inflate to something: what matters is that it is never the payload
+    expect(inflatedOrEmpty(box.subarray(29))).not.toContain('groceries');
     expect(seal(key, continuation, payload, inAnHour())).not.toBe(token);
   });
 
