@@ -47,7 +47,7 @@ export class FleetLoops {
 
   private async beat(): Promise<void> {
     await this.store
-      .set(PREFIX + this.replica, JSON.stringify(this.records.snapshot().inFlight), { ttlMs: GONE_MS })
+      .set(PREFIX + this.replica, JSON.stringify(this.records.inFlight()), { ttlMs: GONE_MS })
       .catch(() => undefined);
   }
 }

@@ -159,9 +159,11 @@ export class LoopRecorder {
 
   /** newest first */
   snapshot(): { inFlight: LoopRecordView[]; recent: LoopRecordView[] } {
-    return {
-      inFlight: [...this.running.values()].map((record) => record.view()).reverse(),
-      recent: this.finished.map((record) => record.view()).reverse(),
-    };
+    return { inFlight: this.inFlight(), recent: this.finished.map((record) => record.view()).reverse() };
+  }
+
+  /** the running loops' views, newest first */
+  inFlight(): LoopRecordView[] {
+    return [...this.running.values()].map((record) => record.view()).reverse();
   }
 }
