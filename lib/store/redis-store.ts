@@ -69,7 +69,10 @@ export class RedisStore implements Store {
     this.subscriber.on('error', () => undefined);
     this.client.on('ready', () => this.reached());
     this.subscriber.on('ready', () => this.reached());
-    this.client.on('close', () => this.away(new Error('the connection closed')));
+    // a close follows the error that caused it (a refused password, a reset): that error stays the reason
+    this.client.on('close', () => {
+      if (this.lastError === undefined) this.away(new Error('the connection closed'));
+    });
     this.subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
   }
 
