@@ -60,9 +60,11 @@ function fresh(value: unknown, key: string): unknown {
 export function deltaBytes(delta: unknown, key = ''): number {
   if (NAMING.has(key)) return 0;
   if (typeof delta === 'string') return Buffer.byteLength(delta);
-  if (Array.isArray(delta)) return delta.reduce((sum: number, entry) => sum + deltaBytes(entry, key), 0);
-  if (isObject(delta)) return Object.entries(delta).reduce((sum, [name, value]) => sum + deltaBytes(value, name), 0);
-  return delta === undefined || delta === null ? 0 : String(delta).length;
+  let sum = 0;
+  if (Array.isArray(delta)) for (const entry of delta) sum += deltaBytes(entry, key);
+  else if (isObject(delta)) for (const name of Object.keys(delta)) sum += deltaBytes(delta[name], name);
+  else return delta === undefined || delta === null ? 0 : String(delta).length;
+  return sum;
 }
 
 /**

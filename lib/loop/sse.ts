@@ -2,47 +2,59 @@ import { excerpt, isObject, type Fields } from './deltas';
 import { replyTooLong } from './held-bytes';
 
 /**
- * The `data` of each complete event of a server-sent event stream, as the events arrive. Comments
- * (`: keep-alive`) and other fields are skipped; multi-line data is joined with "\n"; an event cut off by the end
- * of the stream is dropped, as the SSE spec says. A line, or an event's data, longer than `maxBytes` throws.
+ * The `data` of each complete event of a server-sent event stream, part by part as the parts arrive (`of`, a
+ * synchronous generator: a reader takes a part's events without a promise for each). Comments (`: keep-alive`) and
+ * other fields are skipped; multi-line data is joined with "\n"; an event cut off by the end of the stream is never
+ * yielded, as the SSE spec says. A line, or an event's data, longer than `maxBytes` throws.
  */
-export async function* sseData(stream: AsyncIterable<Buffer | string>, maxBytes = Infinity): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let pending = '';
-  let pendingBytes = 0;
-  let carriageReturnPending = false;
-  let data: string[] = [];
-  let dataBytes = 0;
-  for await (const part of stream) {
-    const text = typeof part === 'string' ? part : decoder.decode(part, { stream: true });
-    pending += text;
+export class SseEvents {
+  private readonly decoder = new TextDecoder();
+  private pending = '';
+  private pendingBytes = 0;
+  private carriageReturnPending = false;
+  private data: string[] = [];
+  private dataBytes = 0;
+
+  constructor(private readonly maxBytes = Infinity) {}
+
+  *of(part: Buffer | string): Generator<string, void, undefined> {
+    const text = typeof part === 'string' ? part : this.decoder.decode(part, { stream: true });
+    this.pending += text;
     // A long line that arrives in many parts is split once, when its end shows, not scanned again on every part
     // (nor flattened: `pending` is asked nothing until then).
-    const mayEndLine = carriageReturnPending || /[\r\n]/.test(text);
-    if (text !== '') carriageReturnPending = text.endsWith('\r');
+    const mayEndLine = this.carriageReturnPending || text.includes('\n') || text.includes('\r');
+    if (text !== '') this.carriageReturnPending = text.endsWith('\r');
     if (!mayEndLine) {
-      pendingBytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-      if (pendingBytes > maxBytes) throw replyTooLong(maxBytes);
-      continue;
+      this.pendingBytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+      if (this.pendingBytes > this.maxBytes) throw replyTooLong(this.maxBytes);
+      return;
     }
-    // A trailing "\r" may be the first half of "\r\n": it stays pending until the next part shows.
-    const lines = pending.split(/\r\n|\r(?!$)|\n/);
-    pending = lines.pop() ?? '';
-    pendingBytes = Buffer.byteLength(pending);
+    // A trailing "\r" may be the first half of "\r\n": it stays pending until the next part shows. Without any
+    // "\r" the line ends are "\n" alone, split without the regular expression.
+    const lines = this.pending.includes('\r') ? this.pending.split(/\r\n|\r(?!$)|\n/) : this.pending.split('\n');
+    this.pending = lines.pop() ?? '';
+    this.pendingBytes = this.pending === '' ? 0 : Buffer.byteLength(this.pending);
     for (const line of lines) {
       if (line === '') {
-        if (data.length > 0) yield data.join('\n');
-        data = [];
-        dataBytes = 0;
+        const { data } = this;
+        this.data = [];
+        this.dataBytes = 0;
+        if (data.length > 0) yield data.length === 1 ? data[0] : data.join('\n');
       } else if (line === 'data' || line.startsWith('data:')) {
-        const value = line.slice(5).replace(/^ /, '');
-        dataBytes += Buffer.byteLength(value);
-        if (dataBytes > maxBytes) throw replyTooLong(maxBytes);
-        data.push(value);
+        const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+        this.dataBytes += Buffer.byteLength(value);
+        if (this.dataBytes > this.maxBytes) throw replyTooLong(this.maxBytes);
+        this.data.push(value);
       }
     }
-    if (pendingBytes > maxBytes) throw replyTooLong(maxBytes);
+    if (this.pendingBytes > this.maxBytes) throw replyTooLong(this.maxBytes);
   }
+}
+
+/** The `data` of each complete event of a server-sent event stream, as the events arrive (`SseEvents`). */
+export async function* sseData(stream: AsyncIterable<Buffer | string>, maxBytes = Infinity): AsyncGenerator<string> {
+  const events = new SseEvents(maxBytes);
+  for await (const part of stream) yield* events.of(part);
 }
 
 /** One event's data as the JSON object every wire's events are, else the turn fails showing what came. */

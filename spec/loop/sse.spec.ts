@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { sseData, sseJson } from '../../lib/loop/sse';
+import { SseEvents, sseData, sseJson } from '../../lib/loop/sse';
 
 async function events(parts: (string | Buffer)[]): Promise<string[]> {
   const out: string[] = [];
@@ -54,6 +54,14 @@ describe('sseData', () => {
       'tight',
       '',
     ]);
+  });
+});
+
+describe('SseEvents', () => {
+  it("yields a part's events as it reads the part, and keeps a cut-off one for the next", () => {
+    const events = new SseEvents();
+    expect([...events.of('data: a\n\ndata: b\n\ndata: c')]).toEqual(['a', 'b']);
+    expect([...events.of('d\ndata:e\n\n')]).toEqual(['cd\ne']);
   });
 });
 

@@ -10,7 +10,7 @@ import {
 } from '../../loop/deltas';
 import { HeldBytes } from '../../loop/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { sseData, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../../loop/sse';
 
 interface Chunk {
   id?: unknown;
@@ -160,11 +160,13 @@ export async function streamedCompletion(
   held = new HeldBytes(),
 ): Promise<ChatCompletion> {
   const reply = new StreamedReply();
-  for await (const data of sseData(stream, held.maxBytes)) {
-    if (data === '[DONE]') return reply.completion();
-    // Not reading on while the client catches up: the upstream is held back instead of buffered here.
-    const caughtUp = reply.add(parseChunk(data), onText, held);
-    if (caughtUp) await caughtUp;
-  }
+  const events = new SseEvents(held.maxBytes);
+  for await (const part of stream)
+    for (const data of events.of(part)) {
+      if (data === '[DONE]') return reply.completion();
+      // Not reading on while the client catches up: the upstream is held back instead of buffered here.
+      const caughtUp = reply.add(parseChunk(data), onText, held);
+      if (caughtUp) await caughtUp;
+    }
   throw new Error('the model stream ended without [DONE]');
 }

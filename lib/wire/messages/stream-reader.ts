@@ -1,6 +1,6 @@
 import { deltaBytes, excerpt, isObject } from '../../loop/deltas';
 import { HeldBytes } from '../../loop/held-bytes';
-import { sseData, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../../loop/sse';
 import { wellFormedMessage } from './model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './types';
 
@@ -156,11 +156,13 @@ export async function streamedMessage(
   held = new HeldBytes(),
 ): Promise<AnthropicMessage> {
   const reply = new StreamedMessage(held);
-  for await (const data of sseData(stream, held.maxBytes)) {
-    const caughtUp = reply.add(sseJson(data, 'event') as Event, sink);
-    if (caughtUp) await caughtUp;
-    // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back
-    if (reply.stopped) return wellFormedMessage({ ...reply.result(), type: 'message' });
-  }
+  const events = new SseEvents(held.maxBytes);
+  for await (const part of stream)
+    for (const data of events.of(part)) {
+      const caughtUp = reply.add(sseJson(data, 'event') as Event, sink);
+      if (caughtUp) await caughtUp;
+      // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back
+      if (reply.stopped) return wellFormedMessage({ ...reply.result(), type: 'message' });
+    }
   throw new Error('the model stream ended without message_stop');
 }

@@ -69,7 +69,12 @@ export class MessagesStreamWriter extends EventStreamWriter {
         if (this.openBlock === index) this.openBlock = undefined;
       }
     }
-    return this.keptUp(this.event({ ...event, index }), this.options.signal);
+    // a delta, most of a stream's events, serialised as `sse` would without copying the event around its index
+    const text =
+      event.type === 'content_block_delta'
+        ? `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${JSON.stringify(event.delta)}}\n\n`
+        : sse({ ...event, index });
+    return this.keptUp(this.stream.write(text), this.options.signal);
   }
 
   /** A whole block the loop adds (the budget note, a handed-back tool_use), as a stream of the API writes one. */

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { excerpt, isObject, type Fields } from '../../loop/deltas';
 import { HeldBytes } from '../../loop/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { sseData, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../../loop/sse';
 import { streamedTurn } from '../../loop/turn-stream';
 import { callsOf, outputText, type ResponseItem } from './items';
 import type { TokenUsage, TurnReader, TurnResult } from '../../loop/wire';
@@ -52,35 +52,37 @@ async function streamedResponse(
   held = new HeldBytes(),
 ): Promise<TurnResult<ResponseItem[]>> {
   const items: ResponseItem[] = [];
-  for await (const data of sseData(stream, held.maxBytes)) {
-    const event = sseJson(data);
-    switch (event.type) {
-      case 'response.output_text.delta': {
-        if (typeof event.delta !== 'string' || event.delta === '') break;
-        held.addText(event.delta);
-        // Not reading on while the client catches up: the upstream is held back instead of buffered here.
-        const caughtUp = onText(event.delta);
-        if (caughtUp) await caughtUp;
-        break;
+  const events = new SseEvents(held.maxBytes);
+  for await (const part of stream)
+    for (const data of events.of(part)) {
+      const event = sseJson(data);
+      switch (event.type) {
+        case 'response.output_text.delta': {
+          if (typeof event.delta !== 'string' || event.delta === '') break;
+          held.addText(event.delta);
+          // Not reading on while the client catches up: the upstream is held back instead of buffered here.
+          const caughtUp = onText(event.delta);
+          if (caughtUp) await caughtUp;
+          break;
+        }
+        case 'response.output_item.done': {
+          const at = event.output_index;
+          if (!Number.isInteger(at) || (at as number) < 0 || (at as number) >= MAX_OUTPUT_ITEMS)
+            throw new Error(`the model stream sent an output_index out of bounds: ${excerpt(String(at))}`);
+          held.addText(data);
+          if (isObject(event.item)) items[at as number] = event.item;
+          break;
+        }
+        case 'response.completed':
+        case 'response.incomplete':
+        case 'response.failed':
+          return turnOf(event.response, items);
+        case 'error':
+          throw new Error(
+            `the model stream sent an error: ${typeof event.message === 'string' ? event.message : excerpt(data)}`,
+          );
       }
-      case 'response.output_item.done': {
-        const at = event.output_index;
-        if (!Number.isInteger(at) || (at as number) < 0 || (at as number) >= MAX_OUTPUT_ITEMS)
-          throw new Error(`the model stream sent an output_index out of bounds: ${excerpt(String(at))}`);
-        held.addText(data);
-        if (isObject(event.item)) items[at as number] = event.item;
-        break;
-      }
-      case 'response.completed':
-      case 'response.incomplete':
-      case 'response.failed':
-        return turnOf(event.response, items);
-      case 'error':
-        throw new Error(
-          `the model stream sent an error: ${typeof event.message === 'string' ? event.message : excerpt(data)}`,
-        );
     }
-  }
   throw new Error('the model stream ended without response.completed');
 }
 

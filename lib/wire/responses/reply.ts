@@ -43,6 +43,8 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
   private messageOpen = false;
   protected readonly stream: EventStream;
   private readonly messageId: string;
+  /** a text delta's event but its delta and number: serialised once, not for every delta */
+  private readonly textHead: string;
 
   constructor(
     res: Response,
@@ -52,6 +54,7 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
   ) {
     super();
     this.messageId = `msg_${identity.id}`;
+    this.textHead = `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":${JSON.stringify(this.messageId)},"output_index":0,"content_index":0,"delta":`;
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
       const response = this.skeleton();
       this.event('response.created', { response });
@@ -63,13 +66,10 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
   text(delta: string): Promise<void> | void {
     this.openMessage();
     this.text_ += delta;
-    const room = this.event('response.output_text.delta', {
-      item_id: this.messageId,
-      output_index: 0,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
+    this.stream.open();
+    const room = this.stream.write(
+      `${this.textHead}${JSON.stringify(delta)},"logprobs":[],"sequence_number":${this.sequence++}}\n\n`,
+    );
     return this.keptUp(room, this.options.signal);
   }
 

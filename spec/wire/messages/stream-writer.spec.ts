@@ -108,6 +108,28 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
     }
   });
 
+  it('writes each block event as the event it forwards, renumbered: a delta the same bytes as the rest', async () => {
+    const delta = { type: 'text_delta', text: 'Say "hi"\n€' };
+    const { raw, close } = await serving(async (writer) => {
+      writer.block({ type: 'text', text: 'note' });
+      writer.forward({ type: 'content_block_start', index: 3, content_block: { type: 'text', text: '' } });
+      writer.forward({ type: 'content_block_delta', index: 3, delta });
+      writer.forward({ type: 'content_block_stop', index: 3 });
+    });
+    try {
+      const frames = (await raw()).split('\n\n').slice(4, 7);
+      expect(frames).toEqual(
+        [
+          { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 1, delta },
+          { type: 'content_block_stop', index: 1 },
+        ].map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}`),
+      );
+    } finally {
+      close();
+    }
+  });
+
   it('writes one message_start, one message_delta and one message_stop, and a ping while tools run', async () => {
     const { raw, close } = await serving(twoTurnsAndHandBack);
     try {

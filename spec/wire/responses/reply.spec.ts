@@ -70,6 +70,12 @@ describe('the Responses answer to the client', () => {
       'Hel',
       'lo',
     ]);
+    expect((res.body as string).split('\n\n').filter((frame) => frame.includes('output_text.delta'))).toEqual(
+      ['Hel', 'lo'].map(
+        (delta, i) =>
+          `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', item_id: 'msg_resp_loop', output_index: 0, content_index: 0, delta, logprobs: [], sequence_number: 4 + i })}`,
+      ),
+    );
     expect((got[9].response as { output: unknown[] }).output).toEqual([
       {
         id: 'msg_resp_loop',
