@@ -60,14 +60,24 @@ export async function withinTimeout<T>(
   seconds: number,
   work: (signal: AbortSignal, extend: () => void) => Promise<T>,
 ): Promise<T> {
-  const { controller, unlink } = linkedController(parent);
-  const timer = setTimeout(() => controller.abort(new TimedOut(`timed out after ${seconds}s`)), seconds * 1000);
+  parent.throwIfAborted();
+  const controller = new AbortController();
+  // Whoever aborts the controller ends the race too: no listener on the controller's own signal (every tool call has one).
+  let stop: (reason: unknown) => void = ignore;
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    stop(reason);
+  };
+  const unlink = onAbort(parent, () => abort(parent.reason));
+  const timer = setTimeout(() => abort(new TimedOut(`timed out after ${seconds}s`)), seconds * 1000);
   let settled = false;
   // refresh() would re-arm a timer already cleared
   const extend = () => void (settled || controller.signal.aborted || timer.refresh());
   try {
-    controller.signal.throwIfAborted();
-    return await abortable(work(controller.signal, extend), controller.signal);
+    return await new Promise<T>((resolve, reject) => {
+      stop = reject;
+      work(controller.signal, extend).then(resolve, reject);
+    });
   } finally {
     settled = true;
     clearTimeout(timer);

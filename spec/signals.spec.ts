@@ -28,6 +28,20 @@ describe('withinTimeout', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it("listens on the parent alone: the work's signal carries only the work's own listeners", async () => {
+    const parent = new AbortController();
+    let seen: AbortSignal | undefined;
+    const run = withinTimeout(parent.signal, 30, async (signal) => ((seen = signal), never()));
+    await Promise.resolve();
+    expect([getEventListeners(seen as AbortSignal, 'abort'), getEventListeners(parent.signal, 'abort')]).toEqual([
+      [],
+      [expect.any(Function)],
+    ]);
+    parent.abort(new Error('gone'));
+    await expect(run).rejects.toThrow('gone');
+    expect(getEventListeners(parent.signal, 'abort')).toEqual([]);
+  });
+
   it('never starts work under a parent that already aborted', async () => {
     const parent = new AbortController();
     parent.abort(new Error('gone'));
