@@ -86,8 +86,14 @@ function typeErrors(files: string[]): string[] {
   host.fileExists = (file) => !PEERS.test(file) && ts.sys.fileExists(file);
   host.directoryExists = (dir) => !PEERS.test(dir) && ts.sys.directoryExists(dir);
   const program = ts.createProgram(files, options, host);
-  return ts
-    .getPreEmitDiagnostics(program)
+  // Checked file by file, only the scratch project's own (the programs and this package's declarations): the
+  // checker then reads of other packages' declarations only what these files use, instead of checking all of them.
+  const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(scratch));
+  return [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
+  ]
     .filter((d) => !d.file || d.file.fileName.startsWith(scratch))
     .map(
       (d) =>
