@@ -244,7 +244,7 @@ describe('agent-loop-gateway (the CLI)', () => {
     ])(
       'on SIGTERM %s, and the loop in flight finishes',
       async (_name, extra, accepted) => {
-        const { answer, url } = await gatewayMidLoop(3000, extra);
+        const { answer, url } = await gatewayMidLoop(1500, extra);
         running!.child.kill('SIGTERM');
         await eventually(() => expect(running!.stdout).toContain('draining in-flight loops'));
 
@@ -260,7 +260,7 @@ describe('agent-loop-gateway (the CLI)', () => {
     it.each(['SIGTERM', 'SIGINT'] as const)(
       'on %s lets the loop in flight finish, closes the stdio Trellis and exits 0',
       async (signal) => {
-        const { answer, trellisPid } = await gatewayMidLoop(1500);
+        const { answer, trellisPid } = await gatewayMidLoop(800);
         running!.child.kill(signal);
 
         const { status, headers, body } = await answer;

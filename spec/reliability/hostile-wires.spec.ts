@@ -23,7 +23,7 @@ import {
 } from './hostile-wires';
 import { auditMessagesToolUseIds, auditResponsesCallIds, auditToolCallIds, type IdAudit } from './tool-call-ids';
 
-const RUNS = sized(60, 1_000);
+const RUNS = sized(30, 1_000);
 /** fixed, printed with any failure (fast-check's report), so a failing run replays */
 const SEED = Number(process.env.FUZZ_SEED ?? 22);
 /** longer than any answer takes: a request that waits this long is a hang */

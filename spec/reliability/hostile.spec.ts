@@ -3,7 +3,7 @@ import { completion } from '../../lib/testing/chat';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
 import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, figure, megabytes, post, sized, type Exchange } from './harness';
 
-const RUNS = sized(250, 2_000);
+const RUNS = sized(150, 2_000);
 /** what one turn may read: the default at full size, less in CI (above the 10 MB reply below) */
 const MAX_REPLY_BYTES = sized(16 * MB, 32 * MB);
 /** longer than any answer takes: a run that waits this long is a hang */

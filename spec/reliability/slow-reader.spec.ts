@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChildGateway, MB, SCENARIO_TIMEOUT_MS, delay, figure, megabytes, sized } from './harness';
 
-const PAUSE_MS = sized(5_000, 30_000);
+const PAUSE_MS = sized(2_000, 30_000);
 
 /** A model's answer streamed in `frameChars` deltas, each chunk in `envelope` (OpenAI's own, or a bare one). */
 interface Answer {
