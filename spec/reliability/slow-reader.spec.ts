@@ -68,10 +68,16 @@ async function startStreamingModel({ bytes, frameChars, envelope }: Answer): Pro
 
 // The peak RSS it may cost: 320 Ki deltas held as V8 strings (the answer's text, the turn's message) weigh several
 // times their bytes, with the garbage of parsing 75 MB of chunks, but not the stream's length.
+const TINY_DELTAS_MB = sized(5, 10);
 const ANSWERS: [string, Answer, number][] = [
   ['5 MB in 64 KiB deltas', { bytes: 5 * MB, frameChars: 64 * 1024, envelope: bare }, 64 * MB],
-  // 320 Ki chunks, 75 MB of SSE: far past maxReplyBytes (the default, 32 MiB) though the answer is well within it
-  ["10 MB in 32-byte deltas, OpenAI's chunk envelope", { bytes: 10 * MB, frameChars: 32, envelope: openai }, 256 * MB],
+  // 160 Ki chunks and 37 MB of SSE at CI size (twice that at full size): past maxReplyBytes (the default, 32 MiB)
+  // though the answer is well within it
+  [
+    `${TINY_DELTAS_MB} MB in 32-byte deltas, OpenAI's chunk envelope`,
+    { bytes: TINY_DELTAS_MB * MB, frameChars: 32, envelope: openai },
+    256 * MB,
+  ],
 ];
 
 describe.each(ANSWERS)('reliability: slow streaming reader, %s', (name, answer, maxRss) => {
