@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { percentile } from '../spec/helpers/percentile';
 import { Client } from './lib/client';
@@ -11,7 +12,7 @@ import { WireClient, type WireName } from './lib/wire-client';
  * so that the shared machine's load swings hit every system alike; prints the median CPU per turn of each system's
  * batches, and its ratio to the first system's (the median over the rounds of the two batches' ratio).
  * `@responses` or `@messages` drives that system on that wire (`agent-loop-wires`), `--stream` streams every loop;
- * either takes the wire's own client.
+ * either takes the wire's own client. `AB_RAW=<file>` writes every batch's CPU per turn there, by system, as JSON.
  */
 async function ab(argv: string[]): Promise<void> {
   const option = (flag: string, fallback: number) =>
@@ -63,6 +64,8 @@ async function ab(argv: string[]): Promise<void> {
       }
     }
     await Promise.all(clients.map((client) => client.close()));
+    if (process.env.AB_RAW)
+      writeFileSync(process.env.AB_RAW, JSON.stringify(Object.fromEntries(gateways.map((g) => [g.name, g.perTurn]))));
     const first = gateways[0];
     for (const { name, perTurn } of gateways) {
       const ratios = perTurn.map((us, round) => us / first.perTurn[round]);
