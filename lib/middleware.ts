@@ -153,8 +153,9 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     binding: ActiveBinding,
     earlier: EarlierWork,
   ): Promise<void> {
-    if (await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire)) return;
-    const result = await startLoop(services, req, res, wire, body, binding, earlier);
+    const spend = await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire);
+    if (spend === 'refused') return;
+    const result = await startLoop(services, req, res, wire, body, binding, earlier, spend);
     if (result.kind === 'fallthrough') next();
   }
 

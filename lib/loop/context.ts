@@ -8,6 +8,7 @@ import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
 import type { Config } from '../loop-options';
 import type { Settings } from '../tunables';
+import type { KeyMeter } from '../store/key-budget';
 import type { Conversation, TurnResult, WireCall } from './wire';
 import type { PendingApproval } from './approval';
 import type { Deadline } from './deadline';
@@ -78,7 +79,7 @@ export interface Loop {
   onToolProgress?(tool: string, progress: ToolProgress): void;
   repeats: RepeatedCalls;
   /** the client key's token budget (`keyBudget`): adds a turn's tokens, true once the key spent it */
-  keyBudget?: { tokens: number; windowSec: number; add(tokens: number): Promise<boolean> };
+  keyBudget?: KeyMeter;
   judge?: JudgeRunner;
   /** the tool this client declared to approve calls; undefined: it cannot approve, calls needing approval do not run */
   approvalTool?: string;

@@ -15,6 +15,15 @@ export type LoopResult =
  * arrives, the loop's conversation what a turn's request and its answers look like.
  */
 export async function runLoop(loop: Loop): Promise<LoopResult> {
+  try {
+    return await turns(loop);
+  } finally {
+    // before the answer is done: a client that has it finds its tokens in the fleet's sum
+    await loop.keyBudget?.flush();
+  }
+}
+
+async function turns(loop: Loop): Promise<LoopResult> {
   const { deadline, maxTurns } = loop;
   const maxTokens = loop.settings.maxTokensPerLoop;
   const text = new AnswerText((delta) => loop.reply.text(delta));

@@ -20,7 +20,7 @@ import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
-import { keyMeter, type KeyBudget } from '../store/key-budget';
+import { keyMeter, type KeyBudget, type KeySpend } from '../store/key-budget';
 import { consentHeaders, signedIn } from './sign-in';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
@@ -114,6 +114,8 @@ export async function startLoop(
   request: WireRequest,
   configured: ActiveBinding,
   earlier: EarlierWork = NOTHING_EARLIER,
+  /** what the client key spent as the loop's budget check read it */
+  keySpend?: KeySpend,
 ): Promise<LoopResult> {
   const { approvals } = wire;
   const settled = approvals?.settle(services.approvals, req, configured.name, request);
@@ -202,7 +204,7 @@ export async function startLoop(
       reply: answer,
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
       repeats: new RepeatedCalls(config.maxRepeatedCalls),
-      keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req),
+      keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req, keySpend),
       judge,
       approvalTool: session.approvalTool,
       telemetry,

@@ -1,10 +1,11 @@
 import type { Request, Response } from 'express';
 import type { Wire } from '../loop/wire';
-import type { KeyBudget, KeyBudgetOption } from './key-budget';
+import type { KeyBudget, KeyBudgetOption, KeySpend } from './key-budget';
 
 /**
  * A new loop of a key that spent its `keyBudget` is answered 429 in its wire's error shape, with `retry-after` (seconds to the window's end)
- * and `x-agent-loop-stop: key-budget`; true when it was. A key the store cannot count now is not refused.
+ * and `x-agent-loop-stop: key-budget`; `refused` when it was, else what the key spent (the loop's meter starts from it).
+ * A key the store cannot count now is not refused.
  */
 export async function refusedForKeyBudget(
   budgets: KeyBudget,
@@ -12,11 +13,11 @@ export async function refusedForKeyBudget(
   req: Request,
   res: Response,
   wire: Pick<Wire, 'rateLimited'>,
-): Promise<boolean> {
+): Promise<'refused' | KeySpend | undefined> {
   const key = budget && budgets.keyOf(req);
-  if (!budget || key === undefined) return false;
+  if (!budget || key === undefined) return undefined;
   const spend = await budgets.spent(budget, key);
-  if (!spend || spend.spent < budget.tokens) return false;
+  if (!spend || spend.spent < budget.tokens) return spend;
   const retryAfter = Math.max(1, Math.ceil((spend.resetsAt - Date.now()) / 1000));
   res.setHeader('retry-after', String(retryAfter));
   res.setHeader('x-agent-loop-stop', 'key-budget');
@@ -27,5 +28,5 @@ export async function refusedForKeyBudget(
         `agent-loop: this key's token budget is spent (keyBudget = ${budget.tokens} tokens per ${budget.windowSec}s, ${spend.spent} used); it renews in ${retryAfter}s.`,
       ),
     );
-  return true;
+  return 'refused';
 }

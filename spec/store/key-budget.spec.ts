@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { KeyBudget, keyMeter } from '../../lib/store/key-budget';
+import { KeyBudget, keyMeter, TURNS_PER_SEND } from '../../lib/store/key-budget';
 import { MemoryStore } from '../../lib/store/memory-store';
 import { memoryLogger } from '../helpers/memory-logger';
 
@@ -63,5 +63,39 @@ describe('KeyBudget: tokens per client key per window', () => {
     await meter.add(1);
     expect(lines).toHaveLength(2);
     expect(unenforced).toHaveBeenCalledTimes(4);
+  });
+
+  it('sends a loop’s tokens every four turns, once its count reaches the budget, and at its end; another loop’s, it sees at its next send', async () => {
+    jest.useFakeTimers({ now: 1_800_000_000_000 });
+    const store = new MemoryStore();
+    const sent: number[] = [];
+    const increment = store.increment.bind(store);
+    store.increment = (key, by, ttlMs) => (sent.push(by), increment(key, by, ttlMs));
+    const budgets = new KeyBudget(store, memoryLogger().logger);
+    const alice = req({ authorization: 'Bearer alice-key' });
+    const key = budgets.keyOf(alice)!;
+    const first = keyMeter(budgets, budget, alice, await budgets.spent(budget, key))!;
+    const second = keyMeter(budgets, budget, alice, await budgets.spent(budget, key))!;
+
+    expect(TURNS_PER_SEND).toBe(4);
+    for (const tokens of [100, 100, 100]) expect(await first.add(tokens)).toBe(false);
+    expect(sent).toEqual([]);
+    expect(await second.add(500)).toBe(false);
+    await second.flush();
+    expect(sent).toEqual([500]);
+    // the first loop counts 400 of its own: the second's 500 shows only at its send, after its fourth turn
+    expect(await first.add(100)).toBe(false);
+    expect(sent).toEqual([500, 400]);
+    expect(await first.add(50)).toBe(false);
+    expect(await first.add(50)).toBe(true);
+    expect(sent).toEqual([500, 400, 100]);
+    await first.flush();
+    expect(sent).toEqual([500, 400, 100]);
+    expect(await budgets.spent(budget, key)).toEqual(expect.objectContaining({ spent: 1000 }));
+
+    // a loop that starts from the key's spend sends as soon as its own count reaches the budget: no turn beyond it
+    const third = keyMeter(budgets, { tokens: 1100, windowSec: 60 }, alice, await budgets.spent(budget, key))!;
+    expect(await third.add(100)).toBe(true);
+    expect(sent).toEqual([500, 400, 100, 100]);
   });
 });
