@@ -44,6 +44,8 @@ export class RedisStore implements Store {
   private readonly reachable = new Set<() => void>();
   private lastError: string | undefined;
   private closed = false;
+  /** settles once Redis confirmed the latest SUBSCRIBE: a catch-up read before it could miss a message between */
+  private subscribed: Promise<unknown> = Promise.resolve();
 
   constructor(
     Redis: new (url: string, options: RedisOptions) => RedisClient,
@@ -146,7 +148,7 @@ export class RedisStore implements Store {
     let set = this.listeners.get(channel);
     if (!set) {
       this.listeners.set(channel, (set = new Set()));
-      this.subscriber.subscribe(this.key(channel)).catch(() => undefined);
+      this.subscribed = this.subscriber.subscribe(this.key(channel)).catch(() => undefined);
     }
     set.add(listener);
     return () => {
@@ -159,7 +161,7 @@ export class RedisStore implements Store {
 
   onReachable(listener: () => void): () => void {
     this.reachable.add(listener);
-    if (this.client.status === 'ready' && this.subscriber.status === 'ready') queueMicrotask(listener);
+    if (this.bothReady()) void this.subscribed.then(() => this.bothReady() && listener());
     return () => void this.reachable.delete(listener);
   }
 
@@ -190,13 +192,24 @@ export class RedisStore implements Store {
     this.lastError = reason;
   }
 
-  /** once both connections are back: a catch-up before the subscriptions are made again would miss what comes between */
+  private bothReady(): boolean {
+    return this.client.status === 'ready' && this.subscriber.status === 'ready';
+  }
+
+  /**
+   * Once both connections are back and Redis confirmed every subscription: a catch-up read before that would miss
+   * what is published between the read and the subscription (SUBSCRIBE again is harmless: Redis keeps one).
+   */
   private reached(): void {
-    if (this.client.status !== 'ready' || this.subscriber.status !== 'ready') return;
+    if (!this.bothReady()) return;
     if (this.lastError !== undefined)
       this.options.logger.info('agent-loop store reachable again', { store: this.description });
     this.lastError = undefined;
-    for (const listener of [...this.reachable]) listener();
+    const channels = [...this.listeners.keys()].map((channel) => this.key(channel));
+    if (channels.length > 0) this.subscribed = this.subscriber.subscribe(...channels).catch(() => undefined);
+    void this.subscribed.then(() => {
+      if (this.bothReady()) for (const listener of [...this.reachable]) listener();
+    });
   }
 
   private async timed<T>(operation: string, call: () => Promise<T>): Promise<T> {
