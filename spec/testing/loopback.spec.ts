@@ -18,6 +18,17 @@ describe('a server on loopback', () => {
     }
   });
 
+  it('rejects with the reason when the port is taken, instead of an uncaught error', async () => {
+    const taken = await onLoopback(http.createServer((_req, res) => res.end('ok')));
+    try {
+      await expect(onLoopback(http.createServer(), taken.port)).rejects.toThrow(
+        `listen EADDRINUSE: address already in use 127.0.0.1:${taken.port}`,
+      );
+    } finally {
+      await taken.close();
+    }
+  });
+
   it('closes with a keep-alive connection open: it drops the connection instead of waiting for it', async () => {
     const server = http.createServer((_req, res) => res.end('ok'));
     server.keepAliveTimeout = 60_000;
