@@ -1,3 +1,6 @@
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+
 /**
  * Two projects, one run: the specs, and the reliability scenarios (spec/reliability, at CI sizes here;
  * `npm run reliability` runs that project alone at full size). Coverage and its threshold come with
@@ -8,12 +11,7 @@ const project = {
   testEnvironment: 'node',
   testMatch: ['**/*.spec.ts'],
   // swc only transpiles (tsconfig.json's isolatedModules), in a fraction of ts-jest's time: `npm test` typechecks with tsc first
-  transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
-    ],
-  },
+  transform: { '^.+\\.ts$': ['@swc/jest', JSON.parse(readFileSync(path.join(__dirname, '.swcrc'), 'utf8'))] },
 };
 
 /** @type {import('jest').Config} */

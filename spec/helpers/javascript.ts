@@ -1,20 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import { transformSync, type Options } from '@swc/core';
 
 /** Where the global set-up put this run's JavaScript of `lib/` and `fixtures/` (spec/global-setup.ts). */
 export const JAVASCRIPT_DIR_VARIABLE = 'AGENT_LOOP_SPEC_JAVASCRIPT';
 
 const ROOT = path.join(__dirname, '..', '..');
 
-function compilerOptions(): ts.CompilerOptions {
-  const configFile = path.join(ROOT, 'tsconfig.json');
-  const { config } = ts.readConfigFile(configFile, (file) => ts.sys.readFile(file));
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
-  return { ...options, module: ts.ModuleKind.CommonJS, sourceMap: false, declaration: false };
-}
+/** jest's own transform options (jest.config.js): the children run the JavaScript the specs run. */
+const swcOptions = (): Options => JSON.parse(fs.readFileSync(path.join(ROOT, '.swcrc'), 'utf8')) as Options;
 
-function transpileTree(dir: string, outDir: string, options: ts.CompilerOptions): void {
+function transpileTree(dir: string, outDir: string, options: Options): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const source = path.join(dir, entry.name);
     if (entry.name === 'node_modules') continue;
@@ -22,10 +18,7 @@ function transpileTree(dir: string, outDir: string, options: ts.CompilerOptions)
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
       const target = path.join(outDir, path.relative(ROOT, source)).replace(/\.ts$/, '.js');
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(
-        target,
-        ts.transpileModule(fs.readFileSync(source, 'utf8'), { compilerOptions: options, fileName: source }).outputText,
-      );
+      fs.writeFileSync(target, transformSync(fs.readFileSync(source, 'utf8'), { ...options, filename: source }).code);
     }
   }
 }
@@ -36,7 +29,7 @@ function transpileTree(dir: string, outDir: string, options: ts.CompilerOptions)
  * ...) beside them.
  */
 export function transpileProject(outDir: string, sources: readonly string[]): void {
-  const options = compilerOptions();
+  const options = swcOptions();
   for (const dir of sources) transpileTree(path.join(ROOT, dir), outDir, options);
   for (const entry of fs.readdirSync(ROOT)) {
     if (![...sources, 'spec', 'node_modules', '.git', '.cache'].includes(entry))
