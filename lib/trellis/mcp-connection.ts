@@ -1,7 +1,8 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { settledWithin } from '../signals';
 import type { Logger } from '../types';
 import { isSessionLost, trellisError } from './mcp-errors';
+import { mcpClient } from './mcp-sdk';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
 export type { McpServerAddress } from './mcp-transport';
@@ -92,7 +93,7 @@ export function mcpConnection({
   }
 
   async function connect(): Promise<Client> {
-    const client = new Client(CLIENT_INFO, {
+    const client = new (mcpClient().Client)(CLIENT_INFO, {
       versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
     });
@@ -127,7 +128,7 @@ export function mcpConnection({
     current = undefined;
     const connected = await closing?.connecting.catch(() => undefined);
     if (!connected) return;
-    if (connected.transport instanceof StreamableHTTPClientTransport) {
+    if (connected.transport instanceof mcpClient().StreamableHTTPClientTransport) {
       await settledWithin(connected.transport.terminateSession(), TERMINATE_TIMEOUT_MS);
     }
     await connected.close();
@@ -135,7 +136,7 @@ export function mcpConnection({
 
   function sessionId(): string | undefined {
     const transport = current?.client?.transport;
-    return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+    return transport instanceof mcpClient().StreamableHTTPClientTransport ? transport.sessionId : undefined;
   }
 
   return { client, discard, lostSession: (client) => lost.has(client), sessionId, close };

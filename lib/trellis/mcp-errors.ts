@@ -1,12 +1,13 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import type { SdkHttpError } from '@modelcontextprotocol/client';
 import { redacted } from '../redact';
+import { mcpClient } from './mcp-sdk';
 import { ConsentRequired } from './oauth/consent';
 
 const MAX_DETAIL = 160;
 
 /** The server no longer knows our session (restarted, or it expired): a fresh `initialize` fixes it. */
 export function isSessionLost(error: unknown): boolean {
-  return error instanceof SdkHttpError && error.status === 404;
+  return error instanceof mcpClient().SdkHttpError && error.status === 404;
 }
 
 /**
@@ -14,6 +15,7 @@ export function isSessionLost(error: unknown): boolean {
  * SDK's own codes (ERA_NEGOTIATION_FAILED...) on the way are passed over.
  */
 function systemCode(error: unknown): string | undefined {
+  const { SdkError } = mcpClient();
   // not `instanceof Error`: errors from node's fetch and spawn may come from another realm (jest, vm)
   for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 6; depth++) {
     const { code, cause } = current as { code?: unknown; cause?: unknown };
@@ -44,6 +46,7 @@ function httpDetail(error: SdkHttpError): string {
 /** A short, readable Error for anything the SDK or the network threw; the original stays as `cause`. */
 export function trellisError(error: unknown, target: string): Error {
   if (error instanceof ConsentRequired) return error;
+  const { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } = mcpClient();
   const readable = (message: string) => new Error(message, { cause: error });
   if (error instanceof SdkHttpError) {
     const detail = httpDetail(error);

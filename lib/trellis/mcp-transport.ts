@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Transport } from '@modelcontextprotocol/client';
 import { redacted } from '../redact';
+import { mcpClient, mcpStdio } from './mcp-sdk';
 import type { Logger, McpServerAddress } from '../types';
 
 export type { McpServerAddress };
@@ -51,13 +51,13 @@ export function transportFor(
     const auth = address.authProvider
       ? { authProvider: address.authProvider, onInsufficientScope: 'throw' as const }
       : {};
-    return new StreamableHTTPClientTransport(new URL(address.url), {
+    return new (mcpClient().StreamableHTTPClientTransport)(new URL(address.url), {
       requestInit: { headers: address.headers },
       reconnectionScheduler,
       ...auth,
     });
   }
-  const transport = new StdioClientTransport({
+  const transport = new (mcpStdio().StdioClientTransport)({
     command: address.command,
     args: address.args,
     env: address.env,

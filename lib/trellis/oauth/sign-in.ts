@@ -1,11 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  auth,
-  computeScopeUnion,
-  extractWWWAuthenticateParams,
-  type AuthProvider,
-  type InsufficientScopeError,
-} from '@modelcontextprotocol/client';
+import type { AuthProvider, InsufficientScopeError } from '@modelcontextprotocol/client';
+import { mcpClient } from '../mcp-sdk';
 import { GatewayOAuthProvider, type ServerAuth } from './client-provider';
 import { ConsentRequired } from './consent';
 import { newNonce, type Flow } from './flow-state';
@@ -54,7 +49,7 @@ export class ServerSignIn {
     return {
       token: () => this.accessToken(user),
       onUnauthorized: async ({ response }) => {
-        const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+        const { resourceMetadataUrl, scope } = mcpClient().extractWWWAuthenticateParams(response);
         // a token we held as fresh was refused: the grant is gone, and only the person can give it again
         await this.shared.vault.forget(this.server, user);
         const consent = await this.consent(user, { resourceMetadataUrl, scope });
@@ -69,8 +64,8 @@ export class ServerSignIn {
     { resourceMetadataUrl, scope, force }: Challenge = {},
   ): Promise<ConsentRequired | undefined> {
     const provider = new GatewayOAuthProvider(this.shared, user);
-    const asked = computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
-    const result = await auth(provider, {
+    const asked = mcpClient().computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
+    const result = await mcpClient().auth(provider, {
       serverUrl: this.serverUrl,
       resourceMetadataUrl,
       scope: asked,
@@ -84,7 +79,7 @@ export class ServerSignIn {
   /** The callback leg: the code exchanged (the `iss` checked first) and the tokens stored for the flow's user. */
   async complete(flow: Flow, code: string, iss: string | undefined): Promise<void> {
     const provider = new GatewayOAuthProvider(this.shared, flow.user, flow);
-    await auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss });
+    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss });
   }
 
   /** The 403 asked for a wider scope: the person is asked for it (a bounded number of times in a row). */
@@ -96,7 +91,7 @@ export class ServerSignIn {
       );
     this.stepUps.set(user, count);
     const held = await this.shared.vault.get(this.server, user);
-    const scope = computeScopeUnion(held?.tokens.scope, error.requiredScope);
+    const scope = mcpClient().computeScopeUnion(held?.tokens.scope, error.requiredScope);
     return (await this.consent(user, { resourceMetadataUrl: error.resourceMetadataUrl, scope, force: true })) ?? error;
   }
 

@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { InsufficientScopeError, type AuthProvider, type Client } from '@modelcontextprotocol/client';
+import type { AuthProvider, Client } from '@modelcontextprotocol/client';
 import type { CallToolOptions, CallToolResult, Tool, Trellis } from '../../types';
 import type { McpConnection } from '../mcp-connection';
 import type { ConnectionPool } from '../mcp-pool';
+import { mcpClient } from '../mcp-sdk';
 import type { OAuthUser } from './options';
 import type { ServerSignIn } from './sign-in';
 import { userOf } from './user';
@@ -49,7 +50,7 @@ export function userTrellises(options: UserTrellisOptions): (req: IncomingMessag
         return await readable(withClient(use, signal, held.connection), signal);
       } catch (error) {
         const cause = (error as { cause?: unknown }).cause ?? error;
-        if (cause instanceof InsufficientScopeError) throw await signIn.stepUp(user, cause);
+        if (cause instanceof mcpClient().InsufficientScopeError) throw await signIn.stepUp(user, cause);
         throw error;
       } finally {
         held.release();
