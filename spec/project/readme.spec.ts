@@ -1,5 +1,16 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -35,15 +46,27 @@ function programs(): string[] {
   );
 }
 
-/**
- * A scratch project beside the repo's node_modules (so express and the SDK resolve as they would after npm
- * install) holding the package as published: package.json and the declarations `npm run build` emits.
- */
-function scratchProject(): string {
-  const cache = path.join(ROOT, 'node_modules', '.cache');
-  mkdirSync(cache, { recursive: true });
-  const dir = mkdtempSync(path.join(cache, 'readme-'));
-  const installed = path.join(dir, 'node_modules', 'express-agent-loop');
+/** Where `npm run typecheck` leaves the declarations of lib/ (package.json): the same tsc over the same sources. */
+const TYPECHECK_DECLARATIONS = path.join(ROOT, 'node_modules', '.cache', 'tsc', 'declarations', 'lib');
+
+function sourcesOf(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => path.join(dir, file));
+}
+
+/** The typecheck's declarations, when each file of lib/ has one written after it (else a spec run alone emits its own). */
+function typecheckDeclarations(): string | undefined {
+  const lib = path.join(ROOT, 'lib');
+  const fresh = sourcesOf(lib).every((source) => {
+    const declaration = path.join(TYPECHECK_DECLARATIONS, path.relative(lib, source)).replace(/\.ts$/, '.d.ts');
+    return existsSync(declaration) && statSync(declaration).mtimeMs >= statSync(source).mtimeMs;
+  });
+  return fresh ? TYPECHECK_DECLARATIONS : undefined;
+}
+
+/** The declarations `npm run build` emits, into `outDir`. */
+function emitDeclarations(outDir: string): void {
   const build = ts.getParsedCommandLineOfConfigFile(
     path.join(ROOT, 'tsconfig.build.json'),
     {},
@@ -52,13 +75,27 @@ function scratchProject(): string {
   const emitted = ts
     .createProgram(build.fileNames, {
       ...build.options,
-      outDir: path.join(installed, 'dist'),
+      outDir,
       emitDeclarationOnly: true,
       sourceMap: false,
       declarationMap: false,
     })
     .emit();
   expect(emitted.diagnostics).toEqual([]);
+}
+
+/**
+ * A scratch project beside the repo's node_modules (so express and the SDK resolve as they would after npm
+ * install) holding the package as published: package.json and the declarations tsc emits of lib/.
+ */
+function scratchProject(): string {
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(path.join(cache, 'readme-'));
+  const installed = path.join(dir, 'node_modules', 'express-agent-loop');
+  const declarations = typecheckDeclarations();
+  if (declarations) cpSync(declarations, path.join(installed, 'dist'), { recursive: true });
+  else emitDeclarations(path.join(installed, 'dist'));
   writeFileSync(path.join(installed, 'package.json'), readFileSync(path.join(ROOT, 'package.json')));
   return dir;
 }
