@@ -6,17 +6,12 @@ const KEY_ITEM = 'agent-loop-admin-key';
 const REFRESH_MS = 2000;
 /** the bindings (a Trellis listing each) refresh every this many loop refreshes */
 const BINDINGS_EVERY = 5;
-const GLOBALS = [
-  { name: 'totalBudgetSec', hint: '1–3600 s, all turns', min: 1, max: 3600 },
-  { name: 'defaultMaxTurns', hint: '1–50, no binding', min: 1, max: 50 },
-  { name: 'maxToolCallsPerTurn', hint: '1–64', min: 1, max: 64 },
-  { name: 'maxTokensPerLoop', hint: 'empty: no limit', min: 1, max: 1000000000, optional: true },
-];
 const FAILED = new Set(['tool_error', 'timeout', 'transport', 'upstream_error', 'deadline', 'aborted']);
 const REFUSED = new Set(['refused', 'blocked', 'invalid', 'repeated']);
 
 const $ = (id) => document.getElementById(id);
-let loaded = { settings: undefined };
+// fields: the whole-number tunables and their ranges, as the gateway declares them (GET settings/fields)
+let loaded = { settings: undefined, fields: undefined };
 let timer;
 let ticks = 0;
 
@@ -100,21 +95,23 @@ function renderSettings(settings) {
   loaded.settings = settings;
   const globals = $('global-fields');
   globals.replaceChildren(
-    ...GLOBALS.map((field) => {
+    ...loaded.fields.settings.map((field) => {
       const input = el('input', { type: 'number', name: field.name, id: `setting-${field.name}`, min: field.min, max: field.max, step: 1 });
       input.value = settings[field.name] ?? '';
       if (!field.optional) input.required = true;
-      return el('label', { for: input.id }, el('span', { text: field.name }), el('small', { text: field.hint }), input);
+      const hint = field.optional ? 'empty: no limit' : `${field.min}–${field.max}`;
+      return el('label', { for: input.id }, el('span', { text: field.name }), el('small', { text: hint }), input);
     }),
   );
+  $('binding-head').replaceChildren(el('th', { text: 'binding' }), ...loaded.fields.bindings.map((field) => el('th', { text: field.name })));
   $('binding-fields').replaceChildren(
     ...Object.entries(settings.bindings).map(([name, values]) =>
       el(
         'tr',
         {},
         el('td', { text: name }),
-        ...['maxTurns', 'toolTimeoutSec'].map((field) => {
-          const input = el('input', { type: 'number', id: `binding-${name}-${field}`, min: 1, max: field === 'maxTurns' ? 50 : 300, step: 1, 'aria-label': `${name} ${field}` });
+        ...loaded.fields.bindings.map(({ name: field, min, max }) => {
+          const input = el('input', { type: 'number', id: `binding-${name}-${field}`, min, max, step: 1, 'aria-label': `${name} ${field}` });
           input.dataset.binding = name;
           input.dataset.field = field;
           input.value = values[field];
@@ -127,13 +124,15 @@ function renderSettings(settings) {
 }
 
 async function loadSettings() {
-  renderSettings(await api('settings'));
+  const [settings, fields] = await Promise.all([api('settings'), loaded.fields ?? api('settings/fields')]);
+  loaded.fields = fields;
+  renderSettings(settings);
 }
 
 /** Only what the form changed goes into the PATCH. */
 function settingsPatch() {
   const patch = {};
-  for (const field of GLOBALS) {
+  for (const field of loaded.fields.settings) {
     const text = $(`setting-${field.name}`).value.trim();
     const value = text === '' ? null : Number(text);
     if (value !== (loaded.settings[field.name] ?? null)) patch[field.name] = value;

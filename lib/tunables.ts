@@ -1,6 +1,6 @@
 import { bindingOptions } from './binding-options';
 import { loopOptions, type Config } from './loop-options';
-import { schemaOf, tunablesOf, withoutDefault, type OptionsOut } from './option-declaration';
+import { schemaOf, tunablesOf, withoutDefault, type Declarations, type OptionsOut } from './option-declaration';
 
 /**
  * The run-time tunables, each the option declared `tunable`: `settings.update()`, the admin API, a SIGHUP reload
@@ -50,3 +50,33 @@ export const asPatch = <T extends Settings>(settings: T): T & SettingsPatch => (
   ...settings,
   ...Object.fromEntries(LIFTABLE.map((name) => [name, settings[name as keyof Settings] ?? null])),
 });
+
+/** A tunable a form edits as a whole number: its range, and whether it may be left empty (that budget lifted). */
+export interface NumberField {
+  name: string;
+  min: number;
+  max: number;
+  optional: boolean;
+}
+
+interface DescribedNumber {
+  type: string;
+  flags?: { default?: unknown };
+  rules?: { name: string; args?: { limit?: number } }[];
+}
+
+function numberFields(declarations: Declarations): NumberField[] {
+  return Object.entries(declarations).flatMap(([name, declared]) => {
+    const { type, flags, rules = [] } = declared.schema.describe() as DescribedNumber;
+    const limit = (rule: string) => rules.find((found) => found.name === rule)?.args?.limit;
+    const [min, max] = [limit('min'), limit('max')];
+    if (type !== 'number' || min === undefined || max === undefined) return [];
+    return [{ name, min, max, optional: flags?.default === undefined }];
+  });
+}
+
+/** The whole-number tunables, global and per binding, as the admin page's settings form shows them. */
+export const NUMBER_FIELDS = {
+  settings: numberFields(settingsOptions),
+  bindings: numberFields(bindingSettingsOptions),
+};

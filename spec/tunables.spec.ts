@@ -5,7 +5,7 @@ import { agentLoop } from '../lib';
 import { reloadConfig } from '../lib/gateway/reload';
 import { loopOptions } from '../lib/loop-options';
 import { docRows } from '../lib/option-declaration';
-import { asPatch, BINDING_TUNABLE, LIFTABLE, TUNABLE } from '../lib/tunables';
+import { asPatch, BINDING_TUNABLE, LIFTABLE, NUMBER_FIELDS, TUNABLE } from '../lib/tunables';
 import { memoryLogger } from './helpers/memory-logger';
 
 /** A value of each tunable other than its default: a tunable declared without one here fails the first test. */
@@ -52,6 +52,24 @@ describe('the run-time tunables, each declared once', () => {
     } finally {
       await Promise.all([updated.close(), reloaded.close()]);
     }
+  });
+
+  it("gives the admin page's form each whole-number tunable with its declared range, lifted ones left empty", () => {
+    expect(NUMBER_FIELDS).toEqual({
+      settings: [
+        { name: 'totalBudgetSec', min: 1, max: 3600, optional: false },
+        { name: 'defaultMaxTurns', min: 1, max: 50, optional: false },
+        { name: 'maxToolCallsPerTurn', min: 1, max: 64, optional: false },
+        { name: 'maxTokensPerLoop', min: 1, max: 1_000_000_000, optional: true },
+      ],
+      bindings: [
+        { name: 'maxTurns', min: 1, max: 50, optional: false },
+        { name: 'toolTimeoutSec', min: 1, max: 300, optional: false },
+      ],
+    });
+    // every tunable but the one that is not a number (keyBudget: tokens per window) is a field
+    expect(NUMBER_FIELDS.settings.map((field) => field.name)).toEqual(TUNABLE.filter((name) => name !== 'keyBudget'));
+    expect(NUMBER_FIELDS.bindings.map((field) => field.name)).toEqual(BINDING_TUNABLE);
   });
 
   it('says a lifted budget as null in a patch, so that it lifts it where the patch applies', () => {

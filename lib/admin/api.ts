@@ -4,7 +4,7 @@ import { AgentLoopError } from '../errors';
 import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
 import type { LiveSettings } from '../settings';
-import { bindingSettingsOf } from '../tunables';
+import { bindingSettingsOf, NUMBER_FIELDS } from '../tunables';
 import type { FleetLoops } from '../store/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
 import { apiError } from '../openai-error';
@@ -74,7 +74,7 @@ function jsonObject(req: Request): Record<string, unknown> {
 
 const sourceOf = (req: Request) => `admin API (${req.ip})`;
 
-/** `/settings`, `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key. */
+/** `/settings` (and its form's `/settings/fields`), `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key. */
 export function adminApi(subject: AdminSubject): Router {
   const api = express.Router();
   api.use(function noStore(_req, res, next) {
@@ -85,6 +85,10 @@ export function adminApi(subject: AdminSubject): Router {
   api.get(
     '/settings',
     answering(() => subject.settings.get()),
+  );
+  api.get(
+    '/settings/fields',
+    answering(() => NUMBER_FIELDS),
   );
   api.patch(
     '/settings',
@@ -146,7 +150,7 @@ export function adminApi(subject: AdminSubject): Router {
     apiError(
       res,
       404,
-      `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
+      `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET settings/fields, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
       'not_found',
     );
   });

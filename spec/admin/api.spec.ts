@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
+import { NUMBER_FIELDS } from '../../lib/tunables';
 import { memoryLogger } from '../helpers/memory-logger';
 
 const KEY = 'admin-key-0123456789abcdef';
@@ -61,6 +62,15 @@ describe('the admin API of createGateway', () => {
       '/admin/api/settings',
     ]);
     expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+
+  it("serves the settings form's fields, the whole-number tunables with their ranges, behind the key", async () => {
+    const { url, as } = await gateway();
+    expect((await request(url).get('/admin/api/settings/fields')).status).toBe(401);
+    const fields = await as('get', '/settings/fields');
+    expect(fields.status).toBe(200);
+    expect(fields.headers['cache-control']).toBe('no-store');
+    expect(fields.body).toEqual(NUMBER_FIELDS);
   });
 
   it('reads and changes the settings, logs what changed, and a new loop runs with them', async () => {

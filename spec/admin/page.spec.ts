@@ -74,6 +74,27 @@ describe('the admin page in a real browser (Debian chromium, puppeteer-core)', (
     await page.click('#login-form button[type="submit"]');
     await page.waitForFunction("document.getElementById('setting-totalBudgetSec')?.value === '120'");
     expect(await page.evaluate("sessionStorage.getItem('agent-loop-admin-key')")).toBe(KEY);
+    // the form is built from the declared tunables (GET settings/fields): each field, its range, its column
+    expect(
+      await page.$$eval('#global-fields label', (labels) =>
+        labels.map((label) => [
+          label.querySelector('span')?.textContent,
+          label.querySelector('small')?.textContent,
+          label.querySelector('input')?.getAttribute('max'),
+        ]),
+      ),
+    ).toEqual([
+      ['totalBudgetSec', '1–3600', '3600'],
+      ['defaultMaxTurns', '1–50', '50'],
+      ['maxToolCallsPerTurn', '1–64', '64'],
+      ['maxTokensPerLoop', 'empty: no limit', '1000000000'],
+    ]);
+    expect(await page.$$eval('#binding-head th', (cells) => cells.map((cell) => cell.textContent))).toEqual([
+      'binding',
+      'maxTurns',
+      'toolTimeoutSec',
+    ]);
+    expect(await page.$eval('#binding-notes-toolTimeoutSec', (input) => input.getAttribute('max'))).toBe('300');
     expect(page.url()).not.toContain(KEY);
     await page.waitForFunction(
       "document.querySelector('#bindings .tools')?.textContent === 'notes_opennotes_readfails'",
