@@ -61,17 +61,17 @@ export interface NumberField {
 
 interface DescribedNumber {
   type: string;
-  flags?: { default?: unknown };
   rules?: { name: string; args?: { limit?: number } }[];
 }
 
 function numberFields(declarations: Declarations): NumberField[] {
+  const lifted = withoutDefault(declarations);
   return Object.entries(declarations).flatMap(([name, declared]) => {
-    const { type, flags, rules = [] } = declared.schema.describe() as DescribedNumber;
+    const { type, rules = [] } = declared.schema.describe() as DescribedNumber;
     const limit = (rule: string) => rules.find((found) => found.name === rule)?.args?.limit;
     const [min, max] = [limit('min'), limit('max')];
     if (type !== 'number' || min === undefined || max === undefined) return [];
-    return [{ name, min, max, optional: flags?.default === undefined }];
+    return [{ name, min, max, optional: lifted.includes(name) }];
   });
 }
 

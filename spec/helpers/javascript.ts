@@ -18,7 +18,10 @@ function transpileTree(dir: string, outDir: string, options: Options): void {
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
       const target = path.join(outDir, path.relative(ROOT, source)).replace(/\.ts$/, '.js');
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, transformSync(fs.readFileSync(source, 'utf8'), { ...options, filename: source }).code);
+      fs.writeFileSync(
+        target,
+        transformSync(fs.readFileSync(source, 'utf8'), { ...options, filename: source, swcrc: false }).code,
+      );
     }
   }
 }
