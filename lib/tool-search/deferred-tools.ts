@@ -126,7 +126,7 @@ export class DeferredTools {
   }
 
   /** The loop's answer to a `tool_search` call: the tools found as JSON, each of them loaded. */
-  search(args: Record<string, unknown>): ToolOutcome {
+  async search(args: Record<string, unknown>): Promise<ToolOutcome> {
     const { query } = args;
     if (typeof query !== 'string' || query.trim() === '')
       return {
@@ -139,16 +139,11 @@ export class DeferredTools {
     try {
       found =
         this.kind === 'regex'
-          ? regexSearch([...this.held, ...this.client], query, this.maxResults)
+          ? await regexSearch([...this.held, ...this.client], query, this.maxResults)
           : indexOver(this.held, this.client).search(query, this.maxResults);
     } catch (error) {
       if (!(error instanceof BadPattern)) throw error;
-      return {
-        kind: 'invalid',
-        tool: TOOL_SEARCH,
-        why: 'bad_query',
-        problem: `the pattern does not compile under RE2: ${error.message}`,
-      };
+      return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: error.message };
     }
     for (const { name } of found) this.add(name);
     return { kind: 'ok', text: JSON.stringify(found) };
