@@ -1,6 +1,6 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RE2JS } from 're2js';
 import type { ChatTool } from '../types';
+import { EventLoopSlices } from './event-loop-slices';
 import { repetitionOf } from './repetition';
 import { foundTool, searchedText, type FoundTool } from './tool-index';
 
@@ -22,8 +22,6 @@ export const MAX_SEARCHED_CHARS = 16_384;
 export const MAX_MATCH_WORK = 500_000;
 /** One search's work in all; past it the search stops and the model reads why. */
 export const MAX_SEARCH_WORK = 50_000_000;
-/** A search hands the event loop back once it has run this long. */
-const SLICE_MS = 10;
 const SIMPLER = 'use a simpler pattern, e.g. "pull_request|merge"';
 
 function compiled(pattern: string): RE2JS {
@@ -55,7 +53,7 @@ class Matcher {
   /** a complex pattern searches fewer characters of each text, so that one match stays short */
   private readonly chars: number;
   private work = 0;
-  private since = performance.now();
+  private readonly slices = new EventLoopSlices();
 
   constructor(
     private readonly regex: RE2JS,
@@ -71,10 +69,7 @@ class Matcher {
       throw new BadPattern(
         `the pattern is too costly to search the text of ${this.tools} tools (its RE2 program has ${this.regex.programSize()} instructions); ${SIMPLER}`,
       );
-    if (performance.now() - this.since > SLICE_MS) {
-      await nextTurn();
-      this.since = performance.now();
-    }
+    await this.slices.between();
     return this.regex.matcher(cut).find();
   }
 }
