@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
-import { isKnownKey, keyDigest, presentedKeys, refuseKey } from '../credential';
+import { conflictMessage, presentedCredential } from '../client-identity';
+import { isKnownKey, keyDigest, refuseKey } from '../credential';
+import { errorBodyFor } from '../wire/wires';
 import { AgentLoopError } from '../errors';
 
 export interface ClientKeysConfig {
@@ -23,17 +25,20 @@ export function clientKeysOf({ clientKeys = [], clientKeysEnv }: ClientKeysConfi
 }
 
 /**
- * Answers 401 (OpenAI's error shape) unless the request carries one of `keys` (as a bearer token or `x-api-key`),
- * compared as SHA-256 digests in constant time.
+ * Answers 401 (in the error shape of the path's wire, else OpenAI's) unless the request's one credential (a bearer
+ * token or `x-api-key`: the same key wherever it is sent) is one of `keys`, compared as SHA-256 digests in constant
+ * time. Different credentials in one request are refused: the key that admits is the key that is counted.
  */
 export function requireClientKey(keys: string[]): RequestHandler {
   const known = keys.map(keyDigest);
   return function clientKey(req, res, next) {
-    if (isKnownKey(presentedKeys(req.headers), known)) return next();
-    refuseKey(
-      res,
-      'Bearer',
-      'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you',
-    );
+    const presented = presentedCredential(req);
+    if ('credential' in presented && presented.credential !== undefined && isKnownKey([presented.credential], known))
+      return next();
+    const message =
+      'conflicting' in presented
+        ? conflictMessage(presented.conflicting)
+        : 'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you';
+    refuseKey(res, 'Bearer', errorBodyFor(req.path, 401, message, { code: 'invalid_api_key' }));
   };
 }
