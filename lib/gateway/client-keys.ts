@@ -11,16 +11,31 @@ export interface ClientKeysConfig {
   clientKeysEnv?: string;
 }
 
-/** The keys of `config`, those of its environment variable included; undefined when it names none (an open gateway). */
-export function clientKeysOf({ clientKeys = [], clientKeysEnv }: ClientKeysConfig): string[] | undefined {
-  const fromEnv = clientKeysEnv === undefined ? [] : (process.env[clientKeysEnv] ?? '').split(/[\s,]+/).filter(Boolean);
-  if (clientKeysEnv !== undefined && fromEnv.length === 0) {
+/** A client key is at least this long, wherever it is configured: a short one is guessed. */
+export const MIN_CLIENT_KEY_CHARS = 16;
+
+/** The keys in `clientKeysEnv`'s variable; throws the coded error when it holds none, or a key too short. */
+function keysInEnv(name: string): string[] {
+  const keys = (process.env[name] ?? '').split(/[\s,]+/).filter(Boolean);
+  if (keys.length === 0) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `createGateway: option 'clientKeysEnv' names ${clientKeysEnv}, which holds no key; set it to the client keys, separated by commas, e.g. ${clientKeysEnv}=key-one,key-two, or leave clientKeysEnv out.`,
+      `createGateway: option 'clientKeysEnv' names ${name}, which holds no key; set it to the client keys, separated by commas, e.g. ${name}=key-one,key-two, or leave clientKeysEnv out.`,
     );
   }
-  const keys = [...clientKeys, ...fromEnv];
+  const short = keys.findIndex((key) => key.length < MIN_CLIENT_KEY_CHARS);
+  if (short >= 0) {
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_INVALID_OPTION',
+      `createGateway: option 'clientKeysEnv' names ${name}, whose key ${short + 1} is ${keys[short].length} characters long (not shown); every client key must have at least ${MIN_CLIENT_KEY_CHARS} characters: set ${name} to longer keys, separated by commas.`,
+    );
+  }
+  return keys;
+}
+
+/** The keys of `config`, those of its environment variable included; undefined when it names none (an open gateway). */
+export function clientKeysOf({ clientKeys = [], clientKeysEnv }: ClientKeysConfig): string[] | undefined {
+  const keys = [...clientKeys, ...(clientKeysEnv === undefined ? [] : keysInEnv(clientKeysEnv))];
   return keys.length > 0 ? keys : undefined;
 }
 

@@ -5,7 +5,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
 import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from '../admin/gateway-admin';
-import { clientKeysOf, requireClientKey } from './client-keys';
+import { clientKeysOf, MIN_CLIENT_KEY_CHARS, requireClientKey } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../marker';
@@ -73,8 +73,8 @@ export const gatewayOptions = {
   }),
   /** keys a client may send (`Authorization: Bearer <key>` or `x-api-key: <key>`) */
   clientKeys: option<string[]>({
-    schema: Joi.array().items(Joi.string().min(16)).min(1),
-    hint: 'it must be a list of keys of at least 16 characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv',
+    schema: Joi.array().items(Joi.string().min(MIN_CLIENT_KEY_CHARS)).min(1),
+    hint: `it must be a list of keys of at least ${MIN_CLIENT_KEY_CHARS} characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv`,
   }),
   /** an environment variable holding more, separated by commas or white space */
   clientKeysEnv: option<string>({
