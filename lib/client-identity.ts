@@ -53,4 +53,5 @@ export function clientIdentity(req: IncomingMessage): string | undefined {
 
 /** The 401's message for a request that presents conflicting credentials. */
 export const conflictMessage = (conflicting: readonly string[]): string =>
-  `the request presents different credentials in ${conflicting.join(' and ')}; send one key (the same key wherever it is sent)`;
+  `the request presents different credentials in ${conflicting.join(' and ')}; ` +
+  'send one key (the same key wherever it is sent)';

@@ -35,7 +35,7 @@ export function isKnownKey(given: readonly string[], known: readonly Buffer[]): 
 export const invalidKeyError = (message: string, fields: OpenAiErrorFields = {}) =>
   openAiError(message, 'invalid_request_error', { ...fields, code: 'invalid_api_key' });
 
-/** A 401 with `body` (`invalidKeyError`, or a wire's own shape) and the `www-authenticate` challenge that says what to send. */
+/** A 401 with `body` (`invalidKeyError`, or a wire's own shape) and the `www-authenticate` challenge: what to send. */
 export function refuseKey(res: Response, challenge: string, body: unknown): void {
   res.setHeader('www-authenticate', challenge);
   res.status(401).json(body);

@@ -27,7 +27,9 @@ function keysInEnv(name: string): string[] {
   if (short >= 0) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `createGateway: option 'clientKeysEnv' names ${name}, whose key ${short + 1} is ${keys[short].length} characters long (not shown); every client key must have at least ${MIN_CLIENT_KEY_CHARS} characters: set ${name} to longer keys, separated by commas.`,
+      `createGateway: option 'clientKeysEnv' names ${name}, whose key ${short + 1} is ${keys[short].length} characters ` +
+        `long (not shown); every client key must have at least ${MIN_CLIENT_KEY_CHARS} characters: set ${name} to ` +
+        'longer keys, separated by commas.',
     );
   }
   return keys;

@@ -23,6 +23,7 @@ import {
 } from '../option-declaration';
 import { loopOptions, type AgentLoopOptions } from '../loop-options';
 import { openAiError } from '../openai-error';
+import { parsedOrUndefined } from '../loop/turn-stream';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -107,17 +108,28 @@ const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopKeys),
 
 const validGatewayConfig = validator<ValidGatewayConfig>('createGateway', gatewaySchema, gatewayOptions);
 
+interface BodyError {
+  status?: number;
+  expose?: boolean;
+  type?: string;
+  /** the body as received, on a parse failure */
+  body?: string;
+  message: string;
+}
+
+/** Why express.json() refused a body: JSON but no object or list (what its strict mode takes), no JSON, too large. */
+function bodyRefusal({ type, body, message }: BodyError): string {
+  if (type !== 'entity.parse.failed') return message;
+  const json = parsedOrUndefined(body ?? '');
+  if (json === undefined) return `the request body is not valid JSON: ${message}`;
+  const kind = json === null ? 'null' : `a ${typeof json}`;
+  return `the request body is JSON but not an object (${kind}); send a JSON object`;
+}
+
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
-const refusedBody: ErrorRequestHandler = function refusedBody(
-  error: { status?: number; expose?: boolean; type?: string; message: string },
-  _req,
-  res,
-  next,
-) {
+const refusedBody: ErrorRequestHandler = function refusedBody(error: BodyError, _req, res, next) {
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
-  const message =
-    error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
-  res.status(error.status).json(openAiError(message, 'invalid_request_error'));
+  res.status(error.status).json(openAiError(bodyRefusal(error), 'invalid_request_error'));
 };
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {

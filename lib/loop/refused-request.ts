@@ -6,7 +6,13 @@ import type { ErrorFields, Wire, WireRequest } from './wire';
 
 /** What JSON calls a value, the way the API's messages name it ("expected an array, but got a string instead"). */
 const kindOf = (value: unknown): string =>
-  Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : typeof value === 'object'
+        ? 'an object'
+        : `a ${typeof value}`;
 
 /** Why the API itself would refuse the request's `tools`: a list of tool objects, or left out (or null). */
 function toolsRefusal(tools: unknown): { message: string; fields: ErrorFields } | undefined {
@@ -19,7 +25,7 @@ function toolsRefusal(tools: unknown): { message: string; fields: ErrorFields } 
   const at = tools.findIndex((tool) => !isObject(tool));
   if (at < 0) return undefined;
   return {
-    message: `Invalid type for 'tools[${at}]': expected an object, but got ${tools[at] === null ? 'null' : kindOf(tools[at])} instead.`,
+    message: `Invalid type for 'tools[${at}]': expected an object, but got ${kindOf(tools[at])} instead.`,
     fields: { param: `tools[${at}]`, code: 'invalid_type' },
   };
 }
