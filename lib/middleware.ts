@@ -25,6 +25,7 @@ import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type EarlierWork, type LoopServices } from './loop/start';
 import { restoreEarlierWork } from './restored-work';
+import { refusedRequest } from './loop/refused-request';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
@@ -194,6 +195,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
+    if (refusedRequest(req, res, wire, body)) return;
     // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
     const chained = answerIds.load(wire.chainedOn?.(body));
     if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);

@@ -14,7 +14,7 @@ export interface Purpose {
   kind: TokenKind;
   /** what else the token is for, e.g. the binding and the model's call id */
   context?: string;
-  /** the client's credential (see `credentialOf` in credential.ts): only a request carrying the same one opens the token */
+  /** the client's identity (`clientIdentity`): only a request of the same client opens the token */
   credential?: string;
 }
 
