@@ -9,6 +9,7 @@ import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { refusePlaceholderSecret } from './placeholder-secret';
 import { ApprovalLedger } from './loop/approval-ledger';
 import { openStore } from './store/options';
 import { FleetLoops } from './store/fleet-loops';
@@ -60,6 +61,7 @@ export interface AgentLoopMiddleware extends RequestHandler {
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const config = configOf(options);
   refuseClusterWithoutSecret(config.internalSecret);
+  refusePlaceholderSecret(config.internalSecret);
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const key = tokenSecret(config.internalSecret);
