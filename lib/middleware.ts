@@ -97,7 +97,10 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)),
     logger,
   );
-  if (config.store) new SharedSettings(store, replica, settings, judge, logger);
+  if (config.store) {
+    const refused = telemetry?.metrics && telemetry.metrics.storeChangeRefused.bind(telemetry.metrics);
+    new SharedSettings({ store, replica, secret: key, settings, judge, logger, refused });
+  }
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });
   const services: LoopServices = {
