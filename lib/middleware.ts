@@ -3,7 +3,7 @@ import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
 import { isInternalRequest, markerTrust, markerVerdict, removeMarker } from './marker';
-import { tokenSecret } from './signed-token';
+import { hasSharedSecret, tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
@@ -99,7 +99,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   );
   if (config.store) {
     const refused = telemetry?.metrics && telemetry.metrics.storeChangeRefused.bind(telemetry.metrics);
-    new SharedSettings({ store, replica, secret: key, settings, judge, logger, refused });
+    const secretShared = config.internalSecret !== undefined || hasSharedSecret;
+    new SharedSettings({ store, replica, secret: key, secretShared, settings, judge, logger, refused });
   }
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });

@@ -18,6 +18,8 @@ export interface SharedSettingsOptions {
   replica: string;
   /** the agentLoop's secret: what replicas share is signed with a key derived from it, and refused unsigned */
   secret: Buffer;
+  /** false when the secret is this process's own (no `internalSecret`, no `MCP_INTERNAL_SECRET`): said at start */
+  secretShared: boolean;
   settings: LiveSettings;
   judge: LiveJudge;
   logger: Logger;
@@ -39,6 +41,11 @@ export class SharedSettings {
 
   constructor(private readonly options: SharedSettingsOptions) {
     const { settings, judge, store } = options;
+    if (!options.secretShared)
+      options.logger.warn(
+        "agent-loop shares settings through the store without internalSecret or MCP_INTERNAL_SECRET: replicas in other processes refuse this one's changes (signed with a key of its own), and it refuses theirs; give every replica the same internalSecret",
+        { replica: options.replica },
+      );
     settings.onChange((after, source) => source !== FROM_STORE && this.changed(SETTINGS, asPatch(after)));
     judge.onReplace((rules, source) => source !== FROM_STORE && this.changed(RULES, rules));
     store.subscribe(CHANNEL, (message) => this.heard(message));

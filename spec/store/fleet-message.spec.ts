@@ -88,4 +88,20 @@ describe('what replicas share through the store is signed (real redis-server)', 
     expect(c.settings.get().totalBudgetSec).toBe(77);
     expect(await registry.metrics()).toContain('agent_loop_store_changes_refused_total{via="store"} 1');
   });
+
+  it('says at start that a replica without internalSecret or MCP_INTERNAL_SECRET shares with no other process', () => {
+    const logger = memoryLogger('warn');
+    loops.push(agentLoop({ store: { url: redis.url, prefix: PREFIX }, replicaName: 'lone', logger: logger.logger }));
+    expect(logger.lines).toEqual([
+      {
+        level: 'warn',
+        message:
+          "agent-loop shares settings through the store without internalSecret or MCP_INTERNAL_SECRET: replicas in other processes refuse this one's changes (signed with a key of its own), and it refuses theirs; give every replica the same internalSecret",
+        replica: 'lone',
+      },
+    ]);
+    const quiet = memoryLogger('warn');
+    loops.push(agentLoop({ store: { url: redis.url, prefix: PREFIX }, internalSecret: SECRET, logger: quiet.logger }));
+    expect(quiet.lines).toEqual([]);
+  });
 });
