@@ -3,12 +3,13 @@ import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
 import { isInternalRequest, markerTrust, markerVerdict, removeMarker } from './marker';
-import { tokenSecret } from './signed-token';
+import { hasSharedSecret, tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { refusePlaceholderSecret } from './placeholder-secret';
 import { ApprovalLedger } from './loop/approval-ledger';
 import { openStore } from './store/options';
 import { FleetLoops } from './store/fleet-loops';
@@ -62,6 +63,7 @@ export interface AgentLoopMiddleware extends RequestHandler {
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const config = configOf(options);
   refuseClusterWithoutSecret(config.internalSecret);
+  refusePlaceholderSecret(config.internalSecret);
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const key = tokenSecret(config.internalSecret);
@@ -97,7 +99,11 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)),
     logger,
   );
-  if (config.store) new SharedSettings(store, replica, settings, judge, logger);
+  if (config.store) {
+    const refused = telemetry?.metrics && telemetry.metrics.storeChangeRefused.bind(telemetry.metrics);
+    const secretShared = config.internalSecret !== undefined || hasSharedSecret;
+    new SharedSettings({ store, replica, secret: key, secretShared, settings, judge, logger, refused });
+  }
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });
   const services: LoopServices = {
