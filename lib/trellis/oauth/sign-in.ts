@@ -7,8 +7,12 @@ import { newNonce, type Flow } from './flow-state';
 import type { Store } from '../../store/store';
 import type { TokenRecord } from './vault';
 
-/** An access token this close to its expiry is refreshed before it is used. */
+/**
+ * An access token this close to its expiry is refreshed before it is used: a minute, or a tenth of its life for a
+ * short-lived one, which is then used for most of its life and refreshed once.
+ */
 const REFRESH_BEFORE_MS = 60_000;
+const REFRESH_BEFORE_SHARE = 0.1;
 /** One refresh at a time per user and server, fleet-wide; a lock a crashed replica held frees itself. */
 const LOCK_TTL_MS = 30_000;
 const LOCK_POLL_MS = 100;
@@ -22,8 +26,8 @@ interface Challenge {
   force?: boolean;
 }
 
-const expiring = (record: TokenRecord) =>
-  record.expiresAt !== undefined && record.expiresAt - Date.now() <= REFRESH_BEFORE_MS;
+const expiring = ({ expiresAt, lifetimeMs = Infinity }: TokenRecord) =>
+  expiresAt !== undefined && expiresAt - Date.now() <= Math.min(REFRESH_BEFORE_MS, lifetimeMs * REFRESH_BEFORE_SHARE);
 
 /**
  * Every user's sign-in to one MCP server, through the SDK's `auth()`: the consent link, the callback's code exchange,
