@@ -1,8 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AuthProvider, InsufficientScopeError } from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { mcpClient } from '../mcp-sdk';
 import { GatewayOAuthProvider, type ServerAuth } from './client-provider';
 import { ConsentRequired } from './consent';
+import { checkResourceMetadataUrl, discoveryFetch } from './discovery-fetch';
 import { newNonce, type Flow } from './flow-state';
 import type { Store } from '../../store/store';
 import type { TokenRecord } from './vault';
@@ -37,12 +38,16 @@ const expiring = ({ expiresAt, lifetimeMs = Infinity }: TokenRecord) =>
 export class ServerSignIn {
   private readonly refreshing = new Map<string, Promise<TokenRecord | undefined>>();
   private readonly stepUps = new Map<string, number>();
+  /** every request `auth()` makes: bounded, and kept off private addresses the operator did not allow */
+  private readonly fetch: FetchLike;
 
   constructor(
     readonly shared: ServerAuth,
     readonly serverUrl: string,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.fetch = discoveryFetch({ serverUrl, privateOrigins: shared.options.privateOrigins });
+  }
 
   get server(): string {
     return this.shared.server;
@@ -67,6 +72,7 @@ export class ServerSignIn {
     user: string,
     { resourceMetadataUrl, scope, force }: Challenge = {},
   ): Promise<ConsentRequired | undefined> {
+    checkResourceMetadataUrl(this.serverUrl, resourceMetadataUrl);
     const provider = new GatewayOAuthProvider(this.shared, user);
     const asked = mcpClient().computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
     const result = await mcpClient().auth(provider, {
@@ -74,6 +80,7 @@ export class ServerSignIn {
       resourceMetadataUrl,
       scope: asked,
       forceReauthorization: force,
+      fetchFn: this.fetch,
     });
     return result === 'REDIRECT' && provider.authorizationUrl
       ? new ConsentRequired(this.server, provider.authorizationUrl)
@@ -83,7 +90,7 @@ export class ServerSignIn {
   /** The callback leg: the code exchanged (the `iss` checked first) and the tokens stored for the flow's user. */
   async complete(flow: Flow, code: string, iss: string | undefined): Promise<void> {
     const provider = new GatewayOAuthProvider(this.shared, flow.user, flow);
-    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss });
+    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss, fetchFn: this.fetch });
   }
 
   /** The 403 asked for a wider scope: the person is asked for it (a bounded number of times in a row). */
