@@ -114,6 +114,23 @@ describe('ServerSignIn', () => {
     }
   });
 
+  it('sends a code only to the token endpoint its consent link was made for, whichever replica takes it', async () => {
+    const store = new MemoryStore();
+    const [first, second] = [replica(mcp, store, key), replica(mcp, store, key)];
+    const consent = await first.consent('u1');
+    mcp.setMetadata({ token_endpoint: `${new URL(mcp.url).origin}/token-moved` });
+    const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
+    const back = new URL(redirect.headers.get('location')!);
+    const opened = await takeFlow(key, back.searchParams.get('state')!, store);
+    if (!('flow' in opened)) throw new Error(opened.failed);
+    await expect(
+      second.complete(opened.flow, back.searchParams.get('code')!, back.searchParams.get('iss') ?? undefined),
+    ).rejects.toThrow(
+      "the authorization server's token endpoint is no longer the one the consent link was made for: the code is not sent to another",
+    );
+    expect(mcp.paths.filter((path) => path.startsWith('POST /token'))).toEqual([]);
+  });
+
   it('turns a refused refresh grant (invalid_grant) into the consent link', async () => {
     const store = new MemoryStore();
     const signIn = replica(mcp, store, key);
