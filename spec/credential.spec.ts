@@ -5,6 +5,7 @@ describe("the client's credential", () => {
   it.each([
     [{ authorization: 'Bearer a' }, 'Bearer a'],
     [{ 'x-api-key': 'sk-ant' }, 'sk-ant'],
+    [{ 'x-goog-api-key': 'AIza-key' }, 'AIza-key'],
     [{ authorization: 'Bearer a', 'x-api-key': 'sk-ant' }, 'Bearer a'],
     [{ authorization: '' }, undefined],
     [{}, undefined],
@@ -25,6 +26,7 @@ describe("the client's credential", () => {
   it('takes the bearer key, then x-api-key, as the keys a client presented', () => {
     expect(presentedKeys({ authorization: 'Bearer key-1', 'x-api-key': 'key-2' })).toEqual(['key-1', 'key-2']);
     expect(presentedKeys({ authorization: 'Basic a2V5LTE=' })).toEqual([]);
+    expect(presentedKeys({ 'x-goog-api-key': 'key-3' })).toEqual(['key-3']);
   });
 
   it('knows a key by its digest, among several, and no other', () => {
