@@ -1,5 +1,6 @@
 import type { GenerateContentResponse } from '@google/genai' with { 'resolution-mode': 'import' };
 import { NOTES } from '../../fixtures/mcp-tools';
+import type { JudgeInput } from '../../lib/types';
 import { geminiRig, type GeminiGateway } from './gemini-gateway';
 
 const notes = {
@@ -176,6 +177,94 @@ describe.each(clients)('the Gemini wire, driven by @google/genai %s', (_client, 
     expect(first.body.tools?.map((tool) => tool.functionDeclarations?.map((fn) => fn.name))).toEqual([
       ['notes_open', 'notes_read', 'clock_now', 'slow', 'fails'],
       ['ask_user'],
+    ]);
+  });
+
+  it('ends a token budget with the note; a failed later turn with its reason', async () => {
+    const gw = await rig.gateway([{ text: 'Looking.', calls: [{ name: 'clock_now' }] }], {
+      bindings: [notes],
+      maxTokensPerLoop: 100,
+    });
+    expect((await drive(gw, question)).text).toBe(
+      'Looking.\n\nLooking.\n\n[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = 100, 100 used).',
+    );
+    rig.upstream.setScript([{ text: 'Looking.', calls: [{ name: 'clock_now' }] }, { status: 503 }]);
+    expect((await drive(gw, question)).text).toBe(
+      'Looking.\n\n[agent-loop] Stopped before a final answer: the model call of turn 2 failed (HTTP 503: scripted failure 503).',
+    );
+  });
+
+  it('falls through untouched when the first turn fails: the normal handler serves the client’s own request', async () => {
+    let calls = 0;
+    const gw = await rig.gateway(() => (++calls === 1 ? { status: 503 } : { text: 'Plain answer.' }), {
+      bindings: [notes],
+    });
+    expect((await drive(gw, question)).text).toBe('Plain answer.');
+    const [turn, passedOn] = rig.upstream.requests;
+    expect(turn.body.tools).toBeDefined();
+    expect(passedOn.body.tools).toBeUndefined();
+    expect(passedOn.headers['x-mcp-internal']).toBeUndefined();
+  });
+
+  it('runs only maxToolCallsPerTurn calls and sends back the model content listing only those, the signed one first', async () => {
+    const gw = await rig.gateway([{ calls: [{ name: 'notes_open' }, { name: 'clock_now' }] }, { text: 'Done.' }], {
+      bindings: [notes],
+      maxToolCallsPerTurn: 1,
+    });
+    expect((await drive(gw, question)).text).toBe('Done.');
+    const [, second] = rig.upstream.requests;
+    expect(second.refused).toBeUndefined();
+    expect(second.body.contents[1].parts).toEqual([
+      { functionCall: { name: 'notes_open', args: {} }, thoughtSignature: expect.any(String) },
+    ]);
+  });
+
+  it('keeps each turn within maxContextBytes: the loop’s oldest result elided, every call still answered', async () => {
+    const gw = await rig.gateway(
+      [
+        { calls: [{ name: 'big', args: { bytes: 6000 } }] },
+        { calls: [{ name: 'big', args: { bytes: 6000 } }] },
+        { text: 'Big.' },
+      ],
+      { bindings: [{ ...notes, hierarchy: ['big'] }], maxContextBytes: 10_000 },
+    );
+    expect((await drive(gw, question)).text).toBe('Big.');
+    const third = rig.upstream.requests[2];
+    expect(third.refused).toBeUndefined();
+    expect(third.body.contents[2].parts).toEqual([
+      { functionResponse: { name: 'big', response: { output: "[earlier result of 'big' elided: 6000 bytes]" } } },
+    ]);
+    expect(rig.lastParts(2)).toEqual([{ functionResponse: { name: 'big', response: { output: 'x'.repeat(6000) } } }]);
+  });
+
+  it('answers a judge block with its text as the error; the judge reads the Gemini conversation and the wire', async () => {
+    const inputs: JudgeInput[] = [];
+    const judge = {
+      async evaluate(input: JudgeInput) {
+        inputs.push(structuredClone(input));
+        return input.tool === 'clock_now'
+          ? { action: 'block' as const, reason: 'no clocks here' }
+          : { action: 'allow' as const };
+      },
+    };
+    const gw = await rig.gateway([{ text: 'Checking.', calls: [{ name: 'clock_now' }] }, { text: 'Blocked, sorry.' }], {
+      bindings: [notes],
+      judge,
+    });
+    expect((await drive(gw, 'time?')).text).toBe('Checking.\n\nBlocked, sorry.');
+    expect(rig.lastParts(1)).toEqual([
+      { functionResponse: { name: 'clock_now', response: { error: 'tool error: blocked by policy: no clocks here' } } },
+    ]);
+    expect(inputs[0]).toMatchObject({ surface: 'tool_call', wire: 'gemini', tool: 'clock_now' });
+    expect(inputs[0].messages).toEqual([
+      { role: 'user', parts: [{ text: 'time?' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Checking.' },
+          { functionCall: { name: 'clock_now', args: {} }, thoughtSignature: expect.any(String) },
+        ],
+      },
     ]);
   });
 
