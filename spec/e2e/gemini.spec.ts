@@ -1,7 +1,7 @@
 import type { GenerateContentResponse } from '@google/genai' with { 'resolution-mode': 'import' };
 import { NOTES } from '../../fixtures/mcp-tools';
 import type { JudgeInput } from '../../lib/types';
-import { geminiRig, type GeminiGateway } from './gemini-gateway';
+import { CLIENT_KEY, geminiRig, type GeminiGateway } from './gemini-gateway';
 
 const notes = {
   name: 'notes',
@@ -273,5 +273,57 @@ describe.each(clients)('the Gemini wire, driven by @google/genai %s', (_client, 
     const outcome = await drive(gw, question, { toolConfig: { functionCallingConfig: { mode: 'NONE' } } });
     expect(outcome.text).toBe('no tools here');
     expect(rig.upstream.requests[0].body.tools).toBeUndefined();
+  });
+});
+
+describe('the Gemini wire over plain HTTP', () => {
+  const rig = geminiRig();
+  const body = { contents: [{ role: 'user', parts: [{ text: question }] }] };
+  const post = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  it('refuses the JSON-array stream form (no alt=sse) with a 400 in Google’s shape', async () => {
+    const gw = await rig.gateway([{ text: 'hi' }], { bindings: [notes] });
+    const response = await post(`${gw.url}/v1beta/models/${model}:streamGenerateContent?key=${CLIENT_KEY}`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 400,
+        message:
+          'agent-loop streams :streamGenerateContent as server-sent events only: add ?alt=sse to the URL (the @google/genai SDK does), or call :generateContent for one JSON response.',
+        status: 'INVALID_ARGUMENT',
+      },
+    });
+    expect(rig.upstream.requests).toHaveLength(0);
+  });
+
+  it('serves /v1/ too, with the key in the query, forwarded on every turn and never logged', async () => {
+    const gw = await rig.gateway([{ calls: [{ name: 'clock_now' }] }, { text: 'Noon.' }], { bindings: [notes] });
+    const response = await post(`${gw.url}/v1/models/${model}:generateContent?key=${CLIENT_KEY}`);
+    expect(response.status).toBe(200);
+    const answer = await response.json();
+    expect(answer.candidates[0].content).toEqual({ role: 'model', parts: [{ text: 'Noon.' }] });
+    expect(rig.upstream.requests.map((request) => request.path)).toEqual([
+      `/v1/models/${model}:generateContent?key=${CLIENT_KEY}`,
+      `/v1/models/${model}:generateContent?key=${CLIENT_KEY}`,
+    ]);
+    await post(`${gw.url}/v1/models/${model}:generateContent?key=${CLIENT_KEY}`, { 'x-mcp-internal': 'forged' });
+    expect(gw.lines.some((line) => JSON.stringify(line).includes(CLIENT_KEY))).toBe(false);
+    expect(gw.lines).toContainEqual(expect.objectContaining({ path: `/v1/models/${model}:generateContent` }));
+  });
+
+  it('answers a spent keyBudget with a 429 in Google’s shape', async () => {
+    const gw = await rig.gateway([{ text: 'hi' }], { bindings: [notes], keyBudget: { tokens: 10, windowSec: 60 } });
+    const url = `${gw.url}/v1beta/models/${model}:generateContent`;
+    expect((await post(url, { 'x-goog-api-key': CLIENT_KEY })).status).toBe(200);
+    const refused = await post(url, { 'x-goog-api-key': CLIENT_KEY });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: { code: 429, message: expect.stringContaining('token budget'), status: 'RESOURCE_EXHAUSTED' },
+    });
   });
 });
