@@ -305,7 +305,7 @@ describe('the Gemini wire over plain HTTP', () => {
     const gw = await rig.gateway([{ calls: [{ name: 'clock_now' }] }, { text: 'Noon.' }], { bindings: [notes] });
     const response = await post(`${gw.url}/v1/models/${model}:generateContent?key=${CLIENT_KEY}`);
     expect(response.status).toBe(200);
-    const answer = await response.json();
+    const answer = (await response.json()) as { candidates: { content: unknown }[] };
     expect(answer.candidates[0].content).toEqual({ role: 'model', parts: [{ text: 'Noon.' }] });
     expect(rig.upstream.requests.map((request) => request.path)).toEqual([
       `/v1/models/${model}:generateContent?key=${CLIENT_KEY}`,

@@ -22,20 +22,18 @@ function responseText(response: unknown): string {
  */
 export function* geminiHistory(contents: readonly Content[]): Generator<HistoryEntry> {
   let place = 0;
+  /** the calls of the latest content that made any: the next responses answer them, one for one */
+  let asked: string[] = [];
   for (const content of contents) {
-    const asked: string[] = [];
-    for (const part of partsOf(content)) {
-      if (isCall(part)) {
-        const id = part.functionCall.id ?? `#${place++}`;
-        asked.push(id);
-        yield { call: id, tool: part.functionCall.name };
-      }
-    }
+    const parts = partsOf(content);
+    const calls = parts.filter(isCall);
+    if (calls.length > 0) asked = calls.map((part) => part.functionCall.id ?? `#${place++}`);
+    for (const [i, part] of calls.entries()) yield { call: asked[i], tool: part.functionCall.name };
     let answered = 0;
-    for (const part of partsOf(content)) {
+    for (const part of parts) {
       const response = part.functionResponse;
       if (typeof response !== 'object' || response === null) continue;
-      const id = response.id ?? `#${place - asked.length + answered}`;
+      const id = response.id ?? asked[answered];
       answered++;
       yield { answers: id, text: responseText(response.response), failed: 'error' in (response.response ?? {}) };
     }
