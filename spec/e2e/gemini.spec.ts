@@ -1,4 +1,4 @@
-import type { GenerateContentResponse } from '@google/genai' with { 'resolution-mode': 'import' };
+import type { Content, GenerateContentResponse, Part } from '@google/genai' with { 'resolution-mode': 'import' };
 import { NOTES } from '../../fixtures/mcp-tools';
 import type { JudgeInput } from '../../lib/types';
 import { CLIENT_KEY, geminiRig, type GeminiGateway } from './gemini-gateway';
@@ -273,6 +273,101 @@ describe.each(clients)('the Gemini wire, driven by @google/genai %s', (_client, 
     const outcome = await drive(gw, question, { toolConfig: { functionCallingConfig: { mode: 'NONE' } } });
     expect(outcome.text).toBe('no tools here');
     expect(rig.upstream.requests[0].body.tools).toBeUndefined();
+  });
+});
+
+describe.each([false, true])('the Gemini wire: a hand-back and its follow-up (stream: %s)', (stream) => {
+  const rig = geminiRig();
+  const tools = [
+    {
+      functionDeclarations: [
+        { name: 'get_location', description: 'Where the user is.', parametersJsonSchema: { type: 'object' } },
+      ],
+    },
+  ];
+  const ask = async (gw: GeminiGateway, contents: Content[]): Promise<Content> => {
+    if (!stream) {
+      const response = await gw.genai.models.generateContent({ model, contents, config: { tools } });
+      return response.candidates?.[0]?.content as Content;
+    }
+    const parts: Part[] = [];
+    for await (const chunk of await gw.genai.models.generateContentStream({ model, contents, config: { tools } }))
+      parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+    return { role: 'model', parts };
+  };
+
+  it("carries the loop's work in the first call's id; the follow-up puts it back exactly, every id the model's own (none)", async () => {
+    const gw = await rig.gateway(
+      [
+        { calls: [{ name: 'notes_open' }] },
+        { text: 'Where are you?', calls: [{ name: 'get_location' }] },
+        { text: 'In Berlin: buy milk, eggs, coffee beans, lemons.' },
+      ],
+      { bindings: [notes] },
+    );
+    const question: Content = { role: 'user', parts: [{ text: 'what should I buy?' }] };
+    const first = await ask(gw, [question]);
+    const call = first.parts?.find((part) => part.functionCall)?.functionCall;
+    expect(call).toMatchObject({ name: 'get_location', id: expect.stringMatching(/\.al1\./) });
+    const answer = await ask(gw, [
+      question,
+      first,
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: call?.id, name: 'get_location', response: { output: 'Berlin' } } }],
+      },
+    ]);
+    expect(answer.parts?.map((part) => part.text).join('')).toBe('In Berlin: buy milk, eggs, coffee beans, lemons.');
+    expect(rig.upstream.requests).toHaveLength(3);
+    const followUp = rig.upstream.requests[2];
+    expect(followUp.refused).toBeUndefined();
+    expect(followUp.body.contents).toEqual([
+      question,
+      {
+        role: 'model',
+        parts: [{ functionCall: { name: 'notes_open', args: {} }, thoughtSignature: expect.any(String) }],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'notes_open', response: { output: 'note ids: welcome, groceries, standup' } } },
+        ],
+      },
+      {
+        role: 'model',
+        parts: [
+          stream ? expect.objectContaining({ text: 'Where are you?' }) : { text: 'Where are you?' },
+          { functionCall: { name: 'get_location', args: {} }, thoughtSignature: expect.any(String) },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_location', response: { output: 'Berlin' } } }] },
+    ]);
+  });
+
+  it('puts a first turn’s hand-back back as the model sent it: no id it never sent goes upstream', async () => {
+    const gw = await rig.gateway([{ calls: [{ name: 'get_location' }] }, { text: 'Berlin it is.' }], {
+      bindings: [notes],
+    });
+    const question: Content = { role: 'user', parts: [{ text: 'where am I?' }] };
+    const first = await ask(gw, [question]);
+    const call = first.parts?.find((part) => part.functionCall)?.functionCall;
+    await ask(gw, [
+      question,
+      first,
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: call?.id, name: 'get_location', response: { output: 'Berlin' } } }],
+      },
+    ]);
+    const followUp = rig.upstream.requests[1];
+    expect(followUp.refused).toBeUndefined();
+    expect(followUp.body.contents.slice(1)).toEqual([
+      {
+        role: 'model',
+        parts: [{ functionCall: { name: 'get_location', args: {} }, thoughtSignature: expect.any(String) }],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_location', response: { output: 'Berlin' } } }] },
+    ]);
   });
 });
 

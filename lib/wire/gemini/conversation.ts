@@ -6,7 +6,8 @@ import { TakenIds } from '../../loop/call-id';
 import { geminiElision } from './elision';
 import { geminiFunction, partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
-import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
+import type { Conversation, LoopHandBacks, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
+import { carryOnGemini } from './continuation';
 import type { ChatTool } from '../../types';
 
 /** A functionResponse's text: the loop's `output` or `error`, else the response as JSON. */
@@ -64,6 +65,7 @@ export class GeminiConversation implements Conversation<Content> {
   private readonly source: TurnSource<Content>;
   /** the model's own id of each call (by the loop's id), undefined when it sent none */
   private readonly modelIds = new Map<string, string | undefined>();
+  private readonly loopId: string;
   private readonly taken = new TakenIds((content: Content) =>
     partsOf(content).flatMap((part) => (isCall(part) && part.functionCall.id ? [part.functionCall.id] : [])),
   );
@@ -74,7 +76,9 @@ export class GeminiConversation implements Conversation<Content> {
     /** the client's turns read a stream (`:streamGenerateContent?alt=sse`): so do the loop's */
     private readonly streams: boolean,
     budget: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
+    private readonly handBacks: LoopHandBacks,
   ) {
+    this.loopId = budget.loopId;
     this.items = [...client];
     this.body = new TurnBody(fields, 'contents');
     this.source = budgeted(this.body, geminiElision, client.length, budget);
@@ -124,8 +128,12 @@ export class GeminiConversation implements Conversation<Content> {
     this.body.appendTo('tools', [{ functionDeclarations: tools.map(geminiFunction) }]);
   }
 
-  handBack(_turn: TurnResult<Content>, calls: WireCall[]): WireCall[] {
-    return calls;
+  /** The client's calls, the first one's id carrying the loop's earlier work and the model's content as it sent it. */
+  handBack(turn: TurnResult<Content>, calls: WireCall[]): WireCall[] {
+    // the client answers a call by its id: one the model did not send is the loop's, toward the client only
+    const turnNumber = this.own.filter((content) => content.role === 'model').length + 1;
+    const named = calls.map((call, i) => (call.id ? call : { ...call, id: `call_${this.loopId}_${turnNumber}_${i}` }));
+    return carryOnGemini(this.handBacks, this.own, withCalls(turn.output, named), named);
   }
 }
 

@@ -4,6 +4,7 @@ import { withInput } from '../../loop/arguments';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { succeededIn } from '../../hierarchy';
+import { restoreGemini } from './continuation';
 import { GeminiConversation, geminiHistory } from './conversation';
 import { wellFormedResponse } from './model-reply';
 import { GeminiJsonReply, GeminiStreamReply, type Counted } from './reply';
@@ -79,7 +80,13 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       'INVALID_ARGUMENT',
     );
   },
-  restore: () => undefined,
+  restore(request, handBacks) {
+    const body = request as GeminiRequest;
+    const restored = restoreGemini(handBacks, body.contents);
+    if (!restored) return undefined;
+    const { contents, ...reopened } = restored;
+    return { body: { ...body, contents }, ...reopened };
+  },
   succeededIn: (items) => succeededIn(geminiHistory(items as Content[])),
   open(request, setup: LoopSetup, req?: Request): WireLoop<Content> {
     const body = request as GeminiRequest;
@@ -102,7 +109,13 @@ export const geminiWire: Wire<Content, 'gemini'> = {
     };
     const identity = { responseId: `loop_${setup.loopId}`, model };
     return {
-      conversation: new GeminiConversation(body.contents, turnFields(body, own, theirs), streams, setup),
+      conversation: new GeminiConversation(
+        body.contents,
+        turnFields(body, own, theirs),
+        streams,
+        setup,
+        setup.handBacks,
+      ),
       reader,
       clientTools: new Set(declaredNames(theirs)),
       reply(res: Response, options: ReplyOptions) {
