@@ -24,6 +24,8 @@ export interface ActiveBinding {
   /** undefined: the loop uses the run-time `defaultMaxTurns` */
   maxTurns?: number;
   toolTimeoutSec: number;
+  /** the named tools' own timeouts, in seconds, in place of `toolTimeoutSec` */
+  toolTimeouts?: Record<string, number>;
   /** a tool's progress notification starts its timeout afresh (the total budget still bounds it) */
   resetTimeoutOnProgress?: boolean;
   requireApproval: RequireApproval;

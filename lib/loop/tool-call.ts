@@ -72,7 +72,7 @@ export async function runToolCall(
   watch?: ToolWatch,
   approved = false,
 ): Promise<ToolOutcome> {
-  const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
+  const { catalog, trellis, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
   const search = loop.toolSearch;
@@ -98,6 +98,7 @@ export async function runToolCall(
   const waits = approved ? undefined : approvalStep(loop, tool, args, before.ask);
   if (waits) return waits;
 
+  const toolTimeoutSec = loop.binding.toolTimeouts?.[tool] ?? loop.binding.toolTimeoutSec;
   let result: CallToolResult;
   try {
     watch?.reached(trellis);

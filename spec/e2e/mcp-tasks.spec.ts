@@ -51,6 +51,20 @@ describe('MCP tasks (io.modelcontextprotocol/tasks) inside the loop, through the
     expect(tasks.requests.find((request) => request.method === 'tasks/cancel')?.taskId).toBe(tasks.cancelled[0]);
   });
 
+  it("gives a tool its own time with toolTimeouts: the task outlives the binding's toolTimeoutSec", async () => {
+    const { client } = await rig.gateway(
+      [
+        { toolCalls: [{ name: 'build_project', arguments: { project: 'api', steps: 15 } }] },
+        { toolCalls: [{ name: 'endless_crawl' }] },
+        { content: 'Done.' },
+      ],
+      { trellis: trellis(), bindings: [{ ...builds, toolTimeoutSec: 1, toolTimeouts: { build_project: 60 } }] },
+    );
+    await client.chat.completions.create(ask('build it'));
+    expect(rig.toolTexts(1)).toEqual(['built api']);
+    expect(rig.toolTexts(2)).toEqual(['built api', "tool error: 'endless_crawl' timed out after 1s"]);
+  });
+
   it('cancels the task when the client goes away', async () => {
     const { client } = await rig.gateway([{ toolCalls: [{ name: 'endless_crawl' }] }, { content: 'never read' }], {
       trellis: trellis(),
