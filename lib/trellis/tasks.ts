@@ -32,7 +32,7 @@ function defineSchemas() {
       statusMessage: z.string().optional(),
       pollIntervalMs: z.number().optional(),
       result: z.record(z.string(), z.unknown()).optional(),
-      error: z.object({ code: z.number(), message: z.string() }).loose().optional(),
+      error: z.object({ code: z.number().optional(), message: z.string() }).loose().optional(),
     })
     .loose();
   return { task, acknowledged: z.object({}).loose() };
@@ -72,10 +72,12 @@ function taskOf(result: CallToolResult): TaskState | undefined {
 }
 
 /** What a task that ended without a result tells the model (the caller makes it `tool error: ...`). */
-function endedText(task: TaskState): string {
+export function taskEndedText(task: Pick<TaskState, 'taskId' | 'status' | 'statusMessage' | 'error'>): string {
   const why = task.statusMessage ? ` (${task.statusMessage})` : '';
-  if (task.status === 'failed')
-    return `task ${task.taskId} failed: ${task.error?.message ?? 'no error given'}${task.error ? ` (${task.error.code})` : ''}`;
+  if (task.status === 'failed') {
+    const code = task.error?.code === undefined ? '' : ` (${task.error.code})`;
+    return `task ${task.taskId} failed: ${task.error?.message ?? 'no error given'}${code}`;
+  }
   if (task.status === 'cancelled') return `task ${task.taskId} was cancelled by the server${why}`;
   return `task ${task.taskId} needs input from the person, which the loop cannot give to a task yet${why}`;
 }
@@ -104,7 +106,7 @@ export function taskFollower() {
       };
       if (told?.status !== seen.status || told.statusMessage !== seen.statusMessage) onTask?.((told = seen));
       if (task.status === 'completed') return { content: [], ...task.result } as CallToolResult;
-      if (task.status !== 'working') throw new Error(endedText(task));
+      if (task.status !== 'working') throw new Error(taskEndedText(task));
       await sleep(pollDelay(task.pollIntervalMs), undefined, { signal });
       const got = await client.request({ method: 'tasks/get', params: { taskId: task.taskId } }, schemas().task, {
         signal,
