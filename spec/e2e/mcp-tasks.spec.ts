@@ -65,6 +65,19 @@ describe('MCP tasks (io.modelcontextprotocol/tasks) inside the loop, through the
     expect(rig.toolTexts(2)).toEqual(['built api', "tool error: 'endless_crawl' timed out after 1s"]);
   });
 
+  it("cancels the task when the loop's total budget runs out, and the budget note ends the loop", async () => {
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'endless_crawl' }] }, { content: 'never read' }], {
+      trellis: trellis(),
+      bindings: [builds],
+      totalBudgetSec: 1,
+    });
+    const answer = await client.chat.completions.create(ask('crawl'));
+    expect(answer.choices[0].message.content).toContain(
+      '[agent-loop] Stopped before a final answer: the total time budget ran out (totalBudgetSec = 1s).',
+    );
+    await eventually(() => expect(tasks.cancelled).toHaveLength(1));
+  });
+
   it('cancels the task when the client goes away', async () => {
     const { client } = await rig.gateway([{ toolCalls: [{ name: 'endless_crawl' }] }, { content: 'never read' }], {
       trellis: trellis(),
