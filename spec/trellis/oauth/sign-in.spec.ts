@@ -8,6 +8,7 @@ import type { Store } from '../../../lib/store/store';
 import { TokenVault } from '../../../lib/trellis/oauth/vault';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../../lib/store/redis-store';
+import { until } from '../../helpers/store-contract';
 import { memoryLogger } from '../../helpers/memory-logger';
 import { startRedis } from '../../helpers/redis-server';
 
@@ -89,6 +90,8 @@ describe('ServerSignIn', () => {
       () => new RedisStore(Redis, { url: redis.url, prefix: 'oauth-spec:', logger: memoryLogger('error').logger }),
     );
     try {
+      // a store answers once connected: before that its calls fail at once (it never queues a turn behind Redis)
+      await until(() => stores.every((store) => store.unreachable === undefined), 'both stores connected');
       const [first, second] = stores.map((store) => replica(mcp, store, key));
       mcp.setExpiresIn(0);
       const consent = await first.consent('u1');
