@@ -3,12 +3,13 @@ import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
 import { isInternalRequest, markerTrust, markerVerdict, removeMarker } from './marker';
-import { tokenSecret } from './signed-token';
+import { hasSharedSecret, tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { refusePlaceholderSecret } from './placeholder-secret';
 import { ApprovalLedger } from './loop/approval-ledger';
 import { openStore } from './store/options';
 import { FleetLoops } from './store/fleet-loops';
@@ -25,6 +26,7 @@ import { InFlightLoops } from './loop/in-flight';
 import { SelfCaller } from './loop/self-call';
 import { startLoop, type EarlierWork, type LoopServices } from './loop/start';
 import { restoreEarlierWork } from './restored-work';
+import { refusedRequest } from './loop/refused-request';
 import { LoopRecorder } from './telemetry/loop-records';
 import { Telemetry } from './telemetry/loop-telemetry';
 import type { MetricsEndpoint } from './telemetry/options';
@@ -61,6 +63,7 @@ export interface AgentLoopMiddleware extends RequestHandler {
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const config = configOf(options);
   refuseClusterWithoutSecret(config.internalSecret);
+  refusePlaceholderSecret(config.internalSecret);
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const key = tokenSecret(config.internalSecret);
@@ -96,7 +99,11 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)),
     logger,
   );
-  if (config.store) new SharedSettings(store, replica, settings, judge, logger);
+  if (config.store) {
+    const refused = telemetry?.metrics && telemetry.metrics.storeChangeRefused.bind(telemetry.metrics);
+    const secretShared = config.internalSecret !== undefined || hasSharedSecret;
+    new SharedSettings({ store, replica, secret: key, secretShared, settings, judge, logger, refused });
+  }
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });
   const services: LoopServices = {
@@ -194,6 +201,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (!wire.accepts(body)) return next();
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
+    if (refusedRequest(req, res, wire, body)) return;
     // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
     const chained = answerIds.load(wire.chainedOn?.(body));
     if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);

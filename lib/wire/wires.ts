@@ -2,7 +2,8 @@ import { chatWire } from './chat/chat';
 import { chatReader } from './chat/reader';
 import { messagesWire } from './messages/messages';
 import { responsesWire } from './responses/responses';
-import type { JudgeWire, Wire } from '../loop/wire';
+import type { ErrorFields, JudgeWire, Wire } from '../loop/wire';
+import { openAiApi } from './openai-api';
 
 /** Every front door the loop serves, by the end of its path: a wire is its folder and its line here. */
 export const WIRES = [chatWire, responsesWire, messagesWire] as const satisfies readonly Wire[];
@@ -16,3 +17,7 @@ export const JUDGE_WIRE: JudgeWire = { path: chatWire.path, reader: chatReader }
 export function wireFor(path: string): Wire | undefined {
   return WIRES.find((wire) => path.endsWith(wire.path));
 }
+
+/** An error's body in the error shape of the wire whose front door `path` is; OpenAI's on any other path. */
+export const errorBodyFor = (path: string, status: number, message: string, fields?: ErrorFields): unknown =>
+  (wireFor(path) ?? openAiApi).error(status, message, fields);
