@@ -32,7 +32,7 @@ const tools = [
 describe('refusedForDeferredTools', () => {
   it.each([
     [
-      'messages',
+      messagesWire,
       messagesWire,
       {
         type: 'error',
@@ -43,7 +43,7 @@ describe('refusedForDeferredTools', () => {
       },
     ],
     [
-      'responses',
+      responsesWire,
       responsesWire,
       {
         error: {
