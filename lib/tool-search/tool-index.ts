@@ -79,7 +79,7 @@ export class ToolIndex {
   private readonly search_: MiniSearch<Entry>;
   private readonly found: FoundTool[];
   private readonly filled: Promise<void>;
-  /** the characters indexed: what the index weighs, in about 20 bytes of heap each */
+  /** the characters indexed: what the index weighs, 10 to 20 bytes of heap each */
   readonly chars: number;
 
   static of(tools: readonly ChatTool[]): ToolIndex {
