@@ -32,7 +32,7 @@ const tools = [
 describe('refusedForDeferredTools', () => {
   it.each([
     [
-      messagesWire,
+      'messages',
       messagesWire,
       {
         type: 'error',
@@ -43,7 +43,7 @@ describe('refusedForDeferredTools', () => {
       },
     ],
     [
-      responsesWire,
+      'responses',
       responsesWire,
       {
         error: {
