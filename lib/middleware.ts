@@ -14,6 +14,7 @@ import { openStore } from './store/options';
 import { FleetLoops } from './store/fleet-loops';
 import { KeyBudget } from './store/key-budget';
 import { refusedForKeyBudget } from './store/key-budget-refusal';
+import { refusedForDeferredTools } from './tool-search/deferred-refusal';
 import { SharedSettings } from './store/shared-settings';
 import { replicaOf } from './store/replica';
 import { ApprovalTokens } from './loop/approval-token';
@@ -154,6 +155,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     binding: ActiveBinding,
     earlier: EarlierWork,
   ): Promise<void> {
+    if (refusedForDeferredTools(res, wire, body, binding.toolSearch)) return;
     const spend = await refusedForKeyBudget(keyBudget, settings.current.keyBudget, req, res, wire);
     if (spend === 'refused') return;
     const result = await startLoop(services, req, res, wire, body, binding, earlier, spend);
