@@ -2,6 +2,8 @@ import type { Response } from 'express';
 import { refusedForDeferredTools } from '../../lib/tool-search/deferred-refusal';
 import { MAX_DEFERRED_TOOLS } from '../../lib/tool-search/deferred-limits';
 import { toolSearchOf } from '../../lib/tool-search/options';
+import { messagesWire } from '../../lib/wire/messages/messages';
+import { responsesWire } from '../../lib/wire/responses/responses';
 
 /** what a refusal sets on the response */
 function response() {
@@ -52,13 +54,14 @@ describe('refusedForDeferredTools', () => {
     ],
   ])('answers %s 400 in its error shape, with x-agent-loop-stop: deferred-tools', (name, body) => {
     const { res, sent } = response();
-    expect(refusedForDeferredTools(res, { name }, { tools }, on)).toBe(true);
+    const wire = name === 'messages' ? messagesWire : responsesWire;
+    expect(refusedForDeferredTools(res, wire, { tools }, on)).toBe(true);
     expect(sent).toEqual({ status: 400, headers: { 'x-agent-loop-stop': 'deferred-tools' }, body });
   });
 
   it('leaves a request within the bounds alone', () => {
     const { res, sent } = response();
-    expect(refusedForDeferredTools(res, { name: 'messages' }, { tools: tools.slice(0, 10) }, on)).toBe(false);
+    expect(refusedForDeferredTools(res, messagesWire, { tools: tools.slice(0, 10) }, on)).toBe(false);
     expect(sent).toEqual({ headers: {} });
   });
 });
