@@ -6,7 +6,7 @@ import { keyDigest } from './credential';
  * The loop's tokens, `<expiry ms, base 36>.<box, base64url>`: the marker is signed (HMAC-SHA256: its payload readable,
  * unforgeable), continuations and approvals are sealed (AES-256-GCM: unreadable too, their JSON payload deflated).
  * Each kind has its own key, derived (HKDF-SHA256) from the agentLoop's secret, and every token is bound to its
- * purpose (kind, context, the client's credential) and to its expiry: it opens only for the same, before it expires.
+ * purpose (kind, context, the client's identity) and to its expiry: it opens only for the same, before it expires.
  */
 export type TokenKind = 'marker' | 'continuation' | 'approval' | 'oauth' | 'oauth-state' | 'fleet';
 

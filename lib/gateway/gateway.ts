@@ -24,6 +24,7 @@ import {
 import { loopOptions, type AgentLoopOptions } from '../loop-options';
 import { openAiError } from '../openai-error';
 import { parsedOrUndefined } from '../loop/turn-stream';
+import { jsonKind } from '../loop/refused-request';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -122,8 +123,7 @@ function bodyRefusal({ type, body, message }: BodyError): string {
   if (type !== 'entity.parse.failed') return message;
   const json = parsedOrUndefined(body ?? '');
   if (json === undefined) return `the request body is not valid JSON: ${message}`;
-  const kind = json === null ? 'null' : `a ${typeof json}`;
-  return `the request body is JSON but not an object (${kind}); send a JSON object`;
+  return `the request body is JSON but not an object (${jsonKind(json)}); send a JSON object`;
 }
 
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */

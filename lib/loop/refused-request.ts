@@ -5,27 +5,24 @@ import { isObject } from './deltas';
 import type { ErrorFields, Wire, WireRequest } from './wire';
 
 /** What JSON calls a value, the way the API's messages name it ("expected an array, but got a string instead"). */
-const kindOf = (value: unknown): string =>
-  value === null
-    ? 'null'
-    : Array.isArray(value)
-      ? 'an array'
-      : typeof value === 'object'
-        ? 'an object'
-        : `a ${typeof value}`;
+export function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
 
 /** Why the API itself would refuse the request's `tools`: a list of tool objects, or left out (or null). */
 function toolsRefusal(tools: unknown): { message: string; fields: ErrorFields } | undefined {
   if (tools === undefined || tools === null) return undefined;
   if (!Array.isArray(tools))
     return {
-      message: `Invalid type for 'tools': expected an array, but got ${kindOf(tools)} instead.`,
+      message: `Invalid type for 'tools': expected an array, but got ${jsonKind(tools)} instead.`,
       fields: { param: 'tools', code: 'invalid_type' },
     };
   const at = tools.findIndex((tool) => !isObject(tool));
   if (at < 0) return undefined;
   return {
-    message: `Invalid type for 'tools[${at}]': expected an object, but got ${kindOf(tools[at])} instead.`,
+    message: `Invalid type for 'tools[${at}]': expected an object, but got ${jsonKind(tools[at])} instead.`,
     fields: { param: `tools[${at}]`, code: 'invalid_type' },
   };
 }

@@ -6,7 +6,10 @@ import { option, required, type OptionsIn } from '../../option-declaration';
 /** a header name, as RFC 9110 spells a token */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Who the user is: the client's credential by default, else a header the operator's own authentication sets, else a function. */
+/**
+ * Who the user is: the client's identity (its key, hashed) by default, else a header the operator's own
+ * authentication sets, else a function.
+ */
 export type OAuthUser = string | ((req: IncomingMessage) => string | undefined);
 
 export const oauthOptions = {
