@@ -9,6 +9,8 @@ import type { Store } from './store';
 /** The source every change that came from the store is logged with; such a change is not shared again. */
 export const FROM_STORE = 'the store';
 
+/** At most one warning a minute per way in of refused changes (a flood of them would flood the log): the metric counts all. */
+const WARN_EVERY_MS = 60_000;
 const CHANNEL = 'settings';
 const SETTINGS = 'settings';
 const RULES = 'judge-rules';
@@ -38,6 +40,7 @@ export class SharedSettings {
   private joined = false;
   /** the newest change of each kind this replica made or adopted, as signed */
   private readonly held = new Map<SharedKind, { version: number; signed: string }>();
+  private readonly warnedAt = new Map<'message' | 'store', number>();
 
   constructor(private readonly options: SharedSettingsOptions) {
     const { settings, judge, store } = options;
@@ -78,11 +81,14 @@ export class SharedSettings {
     if (change) this.adopt(change.kind, change.version, change.value, text);
   }
 
-  /** the change signed in `text`, else undefined, refused with a warning and counted */
+  /** the change signed in `text`, else undefined: refused, counted, and warned of at most once a minute */
   private opened(text: string, via: 'message' | 'store') {
     const change = openedChange(this.options.secret, text);
     if (change) return change;
     this.options.refused?.(via);
+    const now = Date.now();
+    if (now - (this.warnedAt.get(via) ?? -Infinity) < WARN_EVERY_MS) return undefined;
+    this.warnedAt.set(via, now);
     this.options.logger.warn(
       "agent-loop refused a change of settings or judge rules that is not signed with the fleet's internalSecret; nothing changed",
       { via, replica: this.options.replica },

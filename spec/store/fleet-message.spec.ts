@@ -71,13 +71,13 @@ describe('what replicas share through the store is signed (real redis-server)', 
 
     expect(b.judgeRules.get().rules).toEqual([expect.objectContaining({ tool: 'rm', action: 'block' })]);
     expect(heard.filter((line) => line.message === REFUSED)).toEqual([
-      { level: 'warn', message: REFUSED, via: 'message', replica: 'b' },
-      { level: 'warn', message: REFUSED, via: 'message', replica: 'b' },
+      { level: 'warn', message: REFUSED, via: 'message', replica: 'b' }, // one a minute: the metric counts them all
     ]);
     expect(await registry.metrics()).toContain('agent_loop_store_changes_refused_total{via="message"} 2');
   });
 
   it('refuses an unsigned value written to the store: a replica that starts keeps its own rules', async () => {
+    const genuineRules = (await raw.get(`${PREFIX}judge-rules`))!;
     await raw.set(`${PREFIX}judge-rules`, '[]');
     const lines: LogLine[] = [];
     const registry = new Registry();
@@ -87,6 +87,14 @@ describe('what replicas share through the store is signed (real redis-server)', 
     expect(c.judgeRules.get().rules).toEqual([expect.objectContaining({ tool: 'mv' })]);
     expect(c.settings.get().totalBudgetSec).toBe(77);
     expect(await registry.metrics()).toContain('agent_loop_store_changes_refused_total{via="store"} 1');
+
+    await raw.set(`${PREFIX}settings`, genuineRules); // genuine, but rules where settings belong
+    const moved: LogLine[] = [];
+    const d = replica('d', moved, new Registry(), [other]);
+    await until(() => moved.length > 0, 'd read the store'); // the rules' refusal, read after the settings
+    expect(moved).toEqual([{ level: 'warn', message: REFUSED, via: 'store', replica: 'd' }]);
+    expect(d.settings.get().totalBudgetSec).not.toBe(77);
+    expect(d.judgeRules.get().rules).toEqual([expect.objectContaining({ tool: 'mv' })]);
   });
 
   it('says at start that a replica without internalSecret or MCP_INTERNAL_SECRET shares with no other process', () => {
