@@ -9,6 +9,8 @@ const flow = (): Flow => ({
   verifier: 'v'.repeat(43),
   authorizationServerUrl: 'https://auth.example.com/',
   tokenEndpoint: 'https://auth.example.com/token',
+  authorization: 'https://auth.example.com/authorize?client_id=c1',
+  label: 'u1',
   client: { client_id: 'c1' },
   nonce: newNonce(),
 });
