@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import { credentialOf } from '../../credential';
+import { presentedCredential } from '../../client-identity';
 import { sign, verify, type Purpose } from '../../signed-token';
 import { FLOW_TTL_MS, readFlow, type Flow } from './flow-state';
 import type { OAuthUser } from './options';
@@ -48,7 +48,8 @@ export function authorizationUrl(flow: Flow, state: string): string {
 /** Who the page says is being linked: the name `oauth.user` gives, or the client key by its last characters. */
 export function whoOf(req: IncomingMessage, option: OAuthUser | undefined): string {
   if (option !== undefined) return named(option, req)?.slice(0, 80) ?? 'this gateway user';
-  const key = credentialOf(req) ?? '';
+  const presented = presentedCredential(req);
+  const key = ('credential' in presented ? presented.credential : undefined) ?? '';
   return key.length >= 16 ? `the client whose key ends in …${key.slice(-4)}` : 'this gateway client';
 }
 
