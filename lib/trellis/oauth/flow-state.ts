@@ -40,9 +40,12 @@ export type OpenedFlow = { flow: Flow } | { failed: 'invalid' | 'expired' | 'rep
 /** The flow a state seals, without taking it: the confirmation page reads it, the callback takes it. */
 export function readFlow(key: Buffer, state: string): OpenedFlow {
   const opened = open<Flow>(key, purpose, state, MAX_STATE_BYTES);
-  return 'payload' in opened
+  if (!('payload' in opened)) return { failed: opened.failed === 'expired' ? 'expired' : 'invalid' };
+  // a state sealed by an earlier version lacks what the page and the callback need now
+  const { authorization, tokenEndpoint } = opened.payload;
+  return typeof authorization === 'string' && typeof tokenEndpoint === 'string'
     ? { flow: opened.payload }
-    : { failed: opened.failed === 'expired' ? 'expired' : 'invalid' };
+    : { failed: 'invalid' };
 }
 
 /** The flow a state seals, once: a second callback with the same state (a replay) is refused. */
