@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { RedisStore } from '../../../lib/store/redis-store';
 import { memoryLogger } from '../../helpers/memory-logger';
 import { startRedis } from '../../helpers/redis-server';
+import { until } from '../../helpers/store-contract';
 
 const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
 
@@ -101,6 +102,8 @@ describe('ServerSignIn', () => {
       () => new RedisStore(Redis, { url: redis.url, prefix: 'oauth-spec:', logger: memoryLogger('error').logger }),
     );
     try {
+      // a store not connected yet refuses every operation: the replicas start once theirs are reached
+      await until(() => stores.every((store) => store.unreachable === undefined), 'both stores are reached');
       const [first, second] = stores.map((store) => replica(mcp, store, key));
       mcp.setExpiresIn(0);
       const consent = await first.consent('u1');
