@@ -52,8 +52,9 @@ export interface AgentLoopMiddleware extends RequestHandler {
   /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
   /**
-   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path) alone, for an app that guards its routes
-   * before agentLoop: mount it ahead of the guard, since the person's browser brings no client key
+   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path, its consent page and metadata document) alone,
+   * for an app that guards its routes before agentLoop: mount it ahead of the guard, since the person's browser brings
+   * no client key
    */
   oauthCallbacks: RequestHandler;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */

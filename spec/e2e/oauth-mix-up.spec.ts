@@ -2,7 +2,7 @@ import http from 'node:http';
 import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
-import { ALICE, chat, lastToolText, startGateway, whoamiThenAnswer, type Gateway } from './oauth-gateway';
+import { ALICE, confirm, chat, lastToolText, startGateway, whoamiThenAnswer, type Gateway } from './oauth-gateway';
 
 /**
  * Mix-up (attack 6 of issue 38): server X's metadata names X as issuer but another server H's endpoint, so that the
@@ -44,9 +44,12 @@ describe('OAuth mix-up: metadata naming another server’s endpoints', () => {
 
   it('when the server says it sends iss, sends no code that comes back without it', async () => {
     mcp.setMetadata({ authorization_endpoint: `${honest.origin}/authorize` });
-    const link = new URL((await chat(gateway, ALICE)).headers.get('x-agent-loop-authorize')!);
+    const confirmed = await confirm((await chat(gateway, ALICE)).headers.get('x-agent-loop-authorize')!);
+    const link = new URL(confirmed.location!);
     expect(link.origin).toBe(honest.origin);
-    const back = await fetch(`${gateway.origin}/oauth/callback?code=h-code&state=${link.searchParams.get('state')}`);
+    const back = await fetch(`${gateway.origin}/oauth/callback?code=h-code&state=${link.searchParams.get('state')}`, {
+      headers: { cookie: confirmed.cookie! },
+    });
     expect(back.status).toBe(400);
     expect(mcp.paths).not.toContain('POST /token');
   });

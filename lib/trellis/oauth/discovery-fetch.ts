@@ -101,6 +101,7 @@ function send(
     headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
   if (body !== undefined) headers.set('content-length', String(Buffer.byteLength(body)));
   return new Promise((resolve, reject) => {
+    if (init.signal?.aborted) return reject(refused(url, 'the sign-in was given up'));
     const client = url.protocol === 'https:' ? https : http;
     const options = { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup: pinned(addresses) };
     const req = client.request(url, options, (res) => {

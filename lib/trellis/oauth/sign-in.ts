@@ -19,6 +19,7 @@ const LOCK_TTL_MS = 30_000;
 const LOCK_POLL_MS = 100;
 /** How many times in a row a user is asked for a wider scope before the call fails. */
 export const MAX_STEP_UPS = 2;
+const MAX_LABELS = 1024;
 
 interface Challenge {
   resourceMetadataUrl?: URL;
@@ -38,6 +39,8 @@ const expiring = ({ expiresAt, lifetimeMs = Infinity }: TokenRecord) =>
 export class ServerSignIn {
   private readonly refreshing = new Map<string, Promise<TokenRecord | undefined>>();
   private readonly stepUps = new Map<string, number>();
+  /** who each user is, as the confirmation page says it */
+  private readonly labels = new Map<string, string>();
   /** every request `auth()` makes: bounded, and kept off private addresses the operator did not allow */
   private readonly fetch: FetchLike;
 
@@ -51,6 +54,13 @@ export class ServerSignIn {
 
   get server(): string {
     return this.shared.server;
+  }
+
+  /** Who `user` is, as the confirmation page of their next consent link says it (the latest 1,024 users kept). */
+  remember(user: string, label: string): void {
+    this.labels.delete(user);
+    this.labels.set(user, label);
+    if (this.labels.size > MAX_LABELS) this.labels.delete(this.labels.keys().next().value!);
   }
 
   /** What the user's MCP transport asks before each request, and on a 401. */
@@ -73,7 +83,7 @@ export class ServerSignIn {
     { resourceMetadataUrl, scope, force }: Challenge = {},
   ): Promise<ConsentRequired | undefined> {
     checkResourceMetadataUrl(this.serverUrl, resourceMetadataUrl);
-    const provider = new GatewayOAuthProvider(this.shared, user);
+    const provider = new GatewayOAuthProvider(this.shared, user, undefined, this.labels.get(user));
     const asked = mcpClient().computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
     const result = await mcpClient().auth(provider, {
       serverUrl: this.serverUrl,

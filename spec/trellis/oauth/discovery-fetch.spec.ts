@@ -48,6 +48,32 @@ describe('discoveryFetch', () => {
     expect(seen).toEqual(['GET /metadata', 'GET /metadata']);
   });
 
+  it('connects to the address it checked: a name the operator allows is reached at the address it resolved to', async () => {
+    const named: Resolve = async (host) =>
+      host === 'auth.internal.test' ? [{ address: '127.0.0.1', family: 4 }] : resolve(host);
+    const allowed = `http://auth.internal.test:${internal.port}`;
+    const fetch = discoveryFetch({ serverUrl: PUBLIC_SERVER, privateOrigins: [allowed], resolve: named });
+    expect((await fetch(`${allowed}/metadata`)).status).toBe(200);
+    await expect(discoveryFetch({ serverUrl: PUBLIC_SERVER, resolve: named })(`${allowed}/metadata`)).rejects.toThrow(
+      /private or loopback address/,
+    );
+    expect(seen).toEqual(['GET /metadata']);
+  });
+
+  it('gives up when the sign-in is given up, and sends no body it cannot read as text', async () => {
+    const controller = new AbortController();
+    answer = () => controller.abort();
+    const fetch = discoveryFetch({ serverUrl: internal.origin });
+    await expect(fetch(`${internal.origin}/slow`, { signal: controller.signal })).rejects.toThrow(
+      `OAuth did not fetch ${internal.origin}/slow: the sign-in was given up`,
+    );
+    await expect(fetch(`${internal.origin}/late`, { signal: controller.signal })).rejects.toThrow('given up');
+    expect(seen).toEqual(['GET /slow']);
+    await expect(fetch(`${internal.origin}/x`, { method: 'POST', body: new Blob(['x']) })).rejects.toThrow(
+      'OAuth sends only text and form bodies',
+    );
+  });
+
   it('follows no redirect: the SDK sees it, and the place it points to is not fetched', async () => {
     answer = (_req, res) => void res.writeHead(302, { location: 'http://10.1.2.3/internal' }).end();
     const response = await discoveryFetch({ serverUrl: internal.origin })(`${internal.origin}/.well-known/x`);

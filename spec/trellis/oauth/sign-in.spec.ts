@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { LOGIN_HEADER, startOAuthMcpServer, type OAuthMcpServer } from '../../../fixtures/oauth-mcp-server';
 import { ConsentRequired } from '../../../lib/trellis/oauth/consent';
-import { takeFlow } from '../../../lib/trellis/oauth/flow-state';
+import { authorizationUrl } from '../../../lib/trellis/oauth/connect';
+import { readFlow, takeFlow } from '../../../lib/trellis/oauth/flow-state';
 import { ServerSignIn } from '../../../lib/trellis/oauth/sign-in';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import type { Store } from '../../../lib/store/store';
 import { TokenVault } from '../../../lib/trellis/oauth/vault';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../../lib/store/redis-store';
-import { until } from '../../helpers/store-contract';
 import { memoryLogger } from '../../helpers/memory-logger';
 import { startRedis } from '../../helpers/redis-server';
+import { until } from '../../helpers/store-contract';
 
 const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
 
@@ -23,11 +24,22 @@ function replica(mcp: OAuthMcpServer, store: Store, key: Buffer): ServerSignIn {
   );
 }
 
+/** The authorization request the consent link's confirmation page sends the browser to. */
+function authorizationOf(consent: ConsentRequired, key: Buffer): string {
+  const state = new URL(consent.url).searchParams.get('state')!;
+  const opened = readFlow(key, state);
+  if (!('flow' in opened)) throw new Error(opened.failed);
+  return authorizationUrl(opened.flow, state);
+}
+
 /** Consents as `login` and finishes the flow the way the callback does, without a gateway: the code from the redirect. */
 async function consentAndFinish(signIn: ServerSignIn, store: Store, key: Buffer, user: string, login = 'alice') {
   const consent = await signIn.consent(user);
   expect(consent).toBeInstanceOf(ConsentRequired);
-  const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: login }, redirect: 'manual' });
+  const redirect = await fetch(authorizationOf(consent!, key), {
+    headers: { [LOGIN_HEADER]: login },
+    redirect: 'manual',
+  });
   const back = new URL(redirect.headers.get('location')!);
   const opened = await takeFlow(key, back.searchParams.get('state')!, store);
   if (!('flow' in opened)) throw new Error(opened.failed);
@@ -90,12 +102,15 @@ describe('ServerSignIn', () => {
       () => new RedisStore(Redis, { url: redis.url, prefix: 'oauth-spec:', logger: memoryLogger('error').logger }),
     );
     try {
-      // a store answers once connected: before that its calls fail at once (it never queues a turn behind Redis)
-      await until(() => stores.every((store) => store.unreachable === undefined), 'both stores connected');
+      // a store not connected yet refuses every operation: the replicas start once theirs are reached
+      await until(() => stores.every((store) => store.unreachable === undefined), 'both stores are reached');
       const [first, second] = stores.map((store) => replica(mcp, store, key));
       mcp.setExpiresIn(0);
       const consent = await first.consent('u1');
-      const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
+      const redirect = await fetch(authorizationOf(consent!, key), {
+        headers: { [LOGIN_HEADER]: 'alice' },
+        redirect: 'manual',
+      });
       const state = new URL(redirect.headers.get('location')!).searchParams.get('state')!;
       const taken = await takeFlow(key, state, stores[1]);
       expect(await takeFlow(key, state, stores[0])).toEqual({ failed: 'replayed' });
@@ -122,7 +137,10 @@ describe('ServerSignIn', () => {
     const [first, second] = [replica(mcp, store, key), replica(mcp, store, key)];
     const consent = await first.consent('u1');
     mcp.setMetadata({ token_endpoint: `${new URL(mcp.url).origin}/token-moved` });
-    const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
+    const redirect = await fetch(authorizationOf(consent!, key), {
+      headers: { [LOGIN_HEADER]: 'alice' },
+      redirect: 'manual',
+    });
     const back = new URL(redirect.headers.get('location')!);
     const opened = await takeFlow(key, back.searchParams.get('state')!, store);
     if (!('flow' in opened)) throw new Error(opened.failed);
@@ -152,7 +170,9 @@ describe('ServerSignIn', () => {
     const asks = [];
     for (let i = 0; i < 3; i++) asks.push(await signIn.stepUp('u1', refused as never));
     expect(asks.map((ask) => ask instanceof ConsentRequired)).toEqual([true, true, false]);
-    expect(new URL((asks[0] as ConsentRequired).url).searchParams.get('scope')).toContain('notes:admin');
+    expect(new URL(authorizationOf(asks[0] as ConsentRequired, key)).searchParams.get('scope')).toContain(
+      'notes:admin',
+    );
     expect(asks[2].message).toBe(
       "notes still refuses the call for want of scope 'notes:admin' after 2 requests for it",
     );
