@@ -12,6 +12,11 @@ export interface ScriptedRequest {
   wire: 'chat' | 'responses' | 'messages';
   /** the entry's index: the number of model turns already in the request's conversation */
   turn: number;
+  /**
+   * the conversation as the model holds it, oldest first: the request's `messages` (chat completions, Messages), or
+   * on Responses the input and output items of the responses it chains on (`previous_response_id`), then its `input`
+   */
+  history: Record<string, unknown>[];
 }
 
 /** One entry of a script: a turn, or a function of the request that returns one. */
