@@ -82,7 +82,12 @@ export async function turnFor(script: ScriptEntry[], request: ScriptedRequest): 
   const index = Math.min(request.turn, script.length - 1);
   const entry = script[index];
   if (typeof entry !== 'function') return entry;
-  const returned = await entry(request);
+  let returned: ScriptedTurn;
+  try {
+    returned = await entry(request);
+  } catch (error) {
+    throw new Error(`entry ${index} (a function) threw: ${(error as Error)?.message ?? String(error)}`);
+  }
   try {
     return validTurn(returned);
   } catch (error) {

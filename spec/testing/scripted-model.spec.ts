@@ -137,7 +137,12 @@ describe('scriptedModel', () => {
     expect(thrown).toEqual({
       status: 500,
       body: {
-        error: { message: 'scriptedModel: the tool list is empty', type: 'server_error', param: null, code: null },
+        error: {
+          message: 'scriptedModel: entry 2 (a function) threw: the tool list is empty',
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
       },
     });
   });
