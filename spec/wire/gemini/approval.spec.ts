@@ -1,5 +1,10 @@
 import type * as GenAI from '@google/genai' with { 'resolution-mode': 'import' };
+import type { Request } from 'express';
 import { z } from 'zod';
+import { ApprovalLedger } from '../../../lib/loop/approval-ledger';
+import { ApprovalTokens } from '../../../lib/loop/approval-token';
+import { MemoryStore } from '../../../lib/store/memory-store';
+import { settleApprovalContents } from '../../../lib/wire/gemini/approval';
 import { geminiRig, type GeminiGateway } from '../../e2e/gemini-gateway';
 
 const IDS = 'note ids: groceries';
@@ -119,5 +124,94 @@ describe('approvals on Gemini: a functionCall of the approval tool out, its func
         },
       },
     ]);
+  });
+});
+
+describe('Gemini approval exchanges, settled', () => {
+  const reader = {
+    tool: 'approve_tool_call',
+    tokens: new ApprovalTokens(Buffer.alloc(32, 7), 600),
+    ledger: new ApprovalLedger(new MemoryStore(), 600),
+  };
+  const req = { headers: {} } as Request;
+  const approvalId = reader.tokens.idFor(req, 'notes', {
+    callId: 'call_loop_1_1',
+    tool: 'notes_delete',
+    arguments: { id: 'groceries' },
+    reason: 'it deletes',
+  });
+  const user = { role: 'user', parts: [{ text: 'delete the groceries' }] };
+  const modelTurn = {
+    role: 'model',
+    parts: [
+      { functionCall: { name: 'notes_open', args: {} }, thoughtSignature: 'sig' },
+      { functionCall: { name: 'notes_delete', args: { id: 'groceries' } } },
+    ],
+  };
+  const openAnswer = { functionResponse: { name: 'notes_open', response: { output: IDS } } };
+  const asked = {
+    role: 'model',
+    parts: [
+      {
+        functionCall: {
+          id: approvalId,
+          name: 'approve_tool_call',
+          args: { tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' },
+        },
+      },
+    ],
+  };
+  const answered = (response: Record<string, unknown>) => ({
+    role: 'user',
+    parts: [{ functionResponse: { id: approvalId, name: 'approve_tool_call', response } }],
+  });
+
+  it('reads an older exchange as what it decided, its answer beside the turn’s other answers', () => {
+    const later = { role: 'model', parts: [{ text: 'Deleted.' }] };
+    const settled = settleApprovalContents(reader, req, 'notes', [
+      user,
+      modelTurn,
+      { role: 'user', parts: [openAnswer] },
+      asked,
+      answered({ output: '{"approved": false, "reason": "no"}' }),
+      later,
+      { role: 'user', parts: [{ text: 'thanks' }] },
+    ]);
+    expect(settled?.decisions).toEqual([]);
+    expect(settled?.contents).toEqual([
+      user,
+      modelTurn,
+      {
+        role: 'user',
+        parts: [
+          openAnswer,
+          {
+            functionResponse: {
+              name: 'notes_delete',
+              response: { error: "tool error: 'notes_delete' was not approved: no" },
+            },
+          },
+        ],
+      },
+      later,
+      { role: 'user', parts: [{ text: 'thanks' }] },
+    ]);
+  });
+
+  it('puts the shown call back where the record of the model’s content did not come back', () => {
+    const settled = settleApprovalContents(reader, req, 'notes', [
+      user,
+      asked,
+      answered({ output: { approved: true } }),
+    ]);
+    expect(settled?.contents).toEqual([
+      user,
+      { role: 'model', parts: [{ functionCall: { name: 'notes_delete', args: { id: 'groceries' } } }] },
+    ]);
+    expect(settled?.decisions).toMatchObject([{ outcome: 'granted', tool: 'notes_delete' }]);
+  });
+
+  it('leaves contents without an exchange alone', () => {
+    expect(settleApprovalContents(reader, req, 'notes', [user, modelTurn])).toBeUndefined();
   });
 });
