@@ -1,5 +1,6 @@
 import type { ModelServer, RecordedRequest, ScriptStep } from '../fixtures/model-server';
 import { startModelServer } from '../fixtures/model-server';
+import { startGeminiServer } from '../fixtures/gemini-server';
 import { startMessagesServer } from '../fixtures/messages-server';
 import { startResponsesServer } from '../fixtures/responses-server';
 import { answerAsks } from '../fixtures/ipc';
@@ -7,7 +8,7 @@ import { CALLS_PER_TURN, TURNS, allEchoTexts, echoText, loopIdOfPrompt, textOf }
 
 /**
  * The scripted upstream, in its own process: plays the 4-turn script and counts each loop's requests, on chat
- * completions and (for `--wires`) on OpenAI Responses and Anthropic Messages, in each wire's recorded shapes.
+ * completions and (for `--wires`) on OpenAI Responses, Anthropic Messages and Gemini, in each wire's recorded shapes.
  */
 export interface LoopRecord {
   requests: number;
@@ -91,6 +92,24 @@ const startMessages = () =>
     };
   });
 
+const startGemini = () =>
+  startGeminiServer((body) => {
+    const parts = (role: string) => body.contents.filter((c) => c.role === role).flatMap((c) => c.parts);
+    const { id, record } = recordOf(textOf(parts('user').find((part) => typeof part.text === 'string')?.text));
+    const step = stepOf(id, record, body.contents.filter((c) => c.role === 'model').length + 1, () =>
+      parts('user')
+        .flatMap((part) =>
+          part.functionResponse ? [String(((part.functionResponse as Item).response as Item)?.output ?? '')] : [],
+        )
+        .join('\n'),
+    );
+    return {
+      delayMs: latencyMs,
+      text: step.text,
+      calls: step.calls?.map(({ name, arguments: args }) => ({ name, args })),
+    };
+  });
+
 answerAsks({
   latency: (ms) => void (latencyMs = Number(ms)),
   take: () => {
@@ -101,13 +120,16 @@ answerAsks({
   },
 });
 
-Promise.all([startModelServer(play), startResponses(), startMessages()]).then(([chat, responses, messages]) => {
-  server = chat;
-  wireServers.push(responses, messages);
-  process.send?.({
-    type: 'ready',
-    origin: chat.url.replace(/\/v1$/, ''),
-    responses: responses.url.replace(/\/v1$/, ''),
-    messages: messages.url,
-  });
-});
+Promise.all([startModelServer(play), startResponses(), startMessages(), startGemini()]).then(
+  ([chat, responses, messages, gemini]) => {
+    server = chat;
+    wireServers.push(responses, messages, gemini);
+    process.send?.({
+      type: 'ready',
+      origin: chat.url.replace(/\/v1$/, ''),
+      responses: responses.url.replace(/\/v1$/, ''),
+      messages: messages.url,
+      gemini: gemini.url,
+    });
+  },
+);

@@ -4,6 +4,8 @@ export async function* sseData(chunks: AsyncIterable<Uint8Array | string>): Asyn
   let buffer = '';
   for await (const chunk of chunks) {
     buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    // Gemini's streams end their lines with CRLF
+    if (buffer.includes('\r\n')) buffer = buffer.replace(/\r\n/g, '\n');
     let end: number;
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const event = buffer.slice(0, end);

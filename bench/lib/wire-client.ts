@@ -3,14 +3,17 @@ import type { Sample } from './client';
 import { MODEL, finalText, userPrompt } from './script';
 import { sseData } from './sse';
 
-export type WireName = 'chat' | 'responses' | 'messages';
+export type WireName = 'chat' | 'responses' | 'messages' | 'gemini';
 
-type Reply = {
+type Parts = { candidates?: { content?: { parts?: { text?: string }[] } }[] };
+const partsText = (reply: Parts) => reply.candidates?.[0]?.content?.parts?.map((part) => part.text ?? '').join('');
+
+type Reply = Parts & {
   choices?: { message?: { content?: string } }[];
   output?: { type?: string; content?: { text?: string }[] }[];
   content?: { type?: string; text?: string }[];
 };
-type Event = {
+type Event = Parts & {
   type?: string;
   delta?: string | { type?: string; text?: string };
   choices?: { delta?: { content?: string } }[];
@@ -21,6 +24,8 @@ const WIRE: Record<
   WireName,
   {
     path: string;
+    /** the path a stream is asked on (Gemini's), instead of `stream: true` in the body */
+    streamPath?: string;
     headers: Record<string, string>;
     body(id: string): object;
     text(reply: Reply): string | undefined;
@@ -61,6 +66,14 @@ const WIRE: Record<
         ? event.delta.text
         : undefined,
   },
+  gemini: {
+    path: `/v1beta/models/${MODEL}:generateContent`,
+    streamPath: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`,
+    headers: { 'x-goog-api-key': 'bench' },
+    body: (id) => ({ contents: [{ role: 'user', parts: [{ text: userPrompt(id) }] }] }),
+    text: partsText,
+    delta: (event) => partsText(event) || undefined,
+  },
 };
 
 /** A plain-HTTP client of one wire: one 4-turn loop per call, JSON or streamed, its final text checked against the script. */
@@ -90,13 +103,13 @@ export class WireClient {
       ttfbMs,
       error,
     });
-    const { path, headers, body, text, delta } = WIRE[this.wire];
+    const { path, streamPath, headers, body, text, delta } = WIRE[this.wire];
     try {
       const res = await this.pool.request({
-        path,
+        path: stream ? (streamPath ?? path) : path,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ ...body(id), ...(stream ? { stream: true } : {}) }),
+        body: JSON.stringify({ ...body(id), ...(stream && !streamPath ? { stream: true } : {}) }),
       });
       if (res.statusCode !== 200) return sample(`HTTP ${res.statusCode}: ${(await res.body.text()).slice(0, 300)}`);
       if (!stream) {

@@ -8,7 +8,7 @@ import { TURNS } from './script';
 import { median, round } from './stats';
 import { WireClient, type WireName } from './wire-client';
 
-/** One gateway process driven on one wire: `agent-loop` on each of the three, the peers on chat completions. */
+/** One gateway process driven on one wire: `agent-loop` on each of the four, the peers on chat completions. */
 interface WireTarget {
   label: string;
   system: string;
@@ -19,6 +19,7 @@ const TARGETS: WireTarget[] = [
   { label: 'agent-loop chat', system: 'agent-loop-wires', wire: 'chat' },
   { label: 'agent-loop Responses', system: 'agent-loop-wires', wire: 'responses' },
   { label: 'agent-loop Messages', system: 'agent-loop-wires', wire: 'messages' },
+  { label: 'agent-loop Gemini', system: 'agent-loop-wires', wire: 'gemini' },
   { label: 'self-call-floor', system: 'self-call-floor', wire: 'chat' },
   { label: 'ai-sdk', system: 'ai-sdk', wire: 'chat' },
   { label: 'openai-agents', system: 'openai-agents', wire: 'chat' },
@@ -176,12 +177,13 @@ export async function benchWires(argv: string[], log: (line: string) => void): P
   const load = [os.loadavg()[0]];
   const started = Date.now();
   const upstream = new BenchChild(path.join(__dirname, '..', 'upstream.ts'));
-  const origins = (await upstream.ready) as { origin: string; responses: string; messages: string };
+  const origins = (await upstream.ready) as { origin: string; responses: string; messages: string; gemini: string };
   await upstream.ask('latency', 0);
   const env = {
     BENCH_UPSTREAM: origins.origin,
     BENCH_UPSTREAM_RESPONSES: origins.responses,
     BENCH_UPSTREAM_MESSAGES: origins.messages,
+    BENCH_UPSTREAM_GEMINI: origins.gemini,
   };
   const profile = (label: string) =>
     process.env.WIRES_PROFILES

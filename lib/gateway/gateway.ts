@@ -201,15 +201,14 @@ export function createGateway(config: GatewayConfig): Express {
   // fixRequestBody. Only a verified marker skips it; a forged one gets the whole pipeline.
   app.use(skipWhenInternal(express.json({ limit: bodyLimit })));
   app.use(loop);
-  app.use(
-    '/v1',
+  const forwarding = (target: string) =>
     createProxyMiddleware({
-      target: upstream.url,
+      target,
       changeOrigin: true,
       // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
       // Without a `timeout`, Node's agent ignores the upstream's `Keep-Alive: timeout=N` and keeps an idle connection
       // until the upstream closes it: a turn sent on it as it closes gets a 504, and a first turn then falls through.
-      agent: new (upstream.url.startsWith('https:') ? https : http).Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+      agent,
       on: {
         proxyReq(proxyReq, req, res) {
           // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead
@@ -222,8 +221,14 @@ export function createGateway(config: GatewayConfig): Express {
         proxyRes: (proxyRes) => health.saw(proxyRes.statusCode ?? 502),
         error: upstreamFailure,
       },
-    }),
-  );
+    });
+  const agent = new (upstream.url.startsWith('https:') ? https : http).Agent({
+    keepAlive: true,
+    timeout: IDLE_SOCKET_MS,
+  });
+  app.use('/v1', forwarding(upstream.url));
+  // Gemini's clients ask /v1beta/models/...: the same path at the upstream's origin
+  app.use('/v1beta', forwarding(`${new URL(upstream.url).origin}/v1beta`));
   app.use(refusedBody);
   return app;
 }

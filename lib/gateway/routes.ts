@@ -3,18 +3,23 @@ import { openAiError } from '../openai-error';
 import { isAmbiguousPath } from '../routed-path';
 import { WIRES } from '../wire/wires';
 
-/** What the ready gateway forwards by default, under `/v1`: inference (every wire's), and the model list its clients read. */
+/** What the ready gateway forwards by default, under `/v1` (and `/v1beta`): inference (every wire's), and the model list its clients read. */
 export const INFERENCE_ROUTES = [
   ...WIRES.filter((wire) => !wire.route).map((wire) => `POST ${wire.path.slice(1)}`),
+  'POST models/*:generateContent',
+  'POST models/*:streamGenerateContent',
   'POST completions',
   'POST embeddings',
   'GET models',
   'GET models/*',
 ];
 
-/** `METHOD path`: a method or `*`, then the path under `/v1`, a segment `*` matching any one segment. */
+/**
+ * `METHOD path`: a method or `*`, then the path under `/v1` (or `/v1beta`, Gemini's), a segment `*` matching any one
+ * segment, `*:method` any one ending so (Gemini's `models/*:generateContent`).
+ */
 export const ROUTE =
-  /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (?!(.*\/)?\.\.?(\/|$))(\*|[\w\-.~]+)(\/(\*|[\w\-.~]+))*$/;
+  /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (?!(.*\/)?\.\.?(\/|$))(\*(:[\w\-.~]+)?|[\w\-.~]+)(\/(\*(:[\w\-.~]+)?|[\w\-.~]+))*$/;
 
 interface Route {
   method: string;
@@ -23,8 +28,10 @@ interface Route {
 
 function compiled(route: string): Route {
   const [method, path] = route.split(' ');
-  const segments = path.split('/').map((segment) => (segment === '*' ? '[^/]+' : segment.replace(/\./g, '\\.')));
-  return { method, path: new RegExp(`^/v1/${segments.join('/')}$`, 'i') };
+  const segments = path
+    .split('/')
+    .map((segment) => (segment.startsWith('*') ? `[^/]+${segment.slice(1)}` : segment.replace(/\./g, '\\.')));
+  return { method, path: new RegExp(`^/v1(?:beta)?/${segments.join('/')}$`, 'i') };
 }
 
 function refused(status: number, message: string, code: string): { status: number; body: unknown } {

@@ -9,7 +9,7 @@ export interface ScriptedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** the request's JSON body, parsed */
   body: Record<string, unknown>;
-  wire: 'chat' | 'responses' | 'messages';
+  wire: 'chat' | 'responses' | 'messages' | 'gemini';
   /** the entry's index: the number of model turns already in the request's conversation */
   turn: number;
   /**

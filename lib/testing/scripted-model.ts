@@ -2,6 +2,7 @@ import http from 'node:http';
 import { chatWire } from './chat';
 import { readBody, sendJson as send } from './http';
 import { onLoopback, type OnLoopback } from './loopback';
+import { geminiWire } from './gemini';
 import { messagesWire } from './messages';
 import { responsesWire } from './responses';
 import { checkedScript, turnFor, type ScriptedRequest, type ScriptEntry } from './script';
@@ -10,7 +11,10 @@ import type { Body, ScriptedWire, SseFrame } from './wire';
 export interface ScriptedModel {
   /** resolves once the model listens (`url` is set then) */
   ready: Promise<void>;
-  /** `http://127.0.0.1:<port>/v1`: the base URL of every wire (`/v1/chat/completions`, `/v1/responses`, `/v1/messages`) */
+  /**
+   * `http://127.0.0.1:<port>/v1`: the base URL of every wire (`/v1/chat/completions`, `/v1/responses`, `/v1/messages`);
+   * Gemini's `/v1beta/models/{model}:generateContent` sits at its origin (Google's client adds `/v1beta` itself)
+   */
   readonly url: string;
   /** every request it was sent, in order: path, headers, parsed body, wire and turn index */
   requests: ScriptedRequest[];
@@ -29,18 +33,19 @@ const isObject = (value: unknown): value is Body =>
 
 /**
  * A scripted model on a loopback port, an upstream for a gateway's tests: it speaks OpenAI chat completions,
- * OpenAI Responses and Anthropic Messages, JSON or streamed as each request asks. A request is answered with the
+ * OpenAI Responses, Anthropic Messages and Google Gemini, JSON or streamed as each request asks. A request is answered with the
  * entry whose index is the number of model turns already in its conversation (past the end, the last entry), so
  * concurrent conversations each follow the script.
  */
 export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
   const script = checkedScript(turns);
-  const wires: ScriptedWire[] = [chatWire, responsesWire(), messagesWire];
+  const wires: ScriptedWire[] = [chatWire, responsesWire(), messagesWire, geminiWire];
   const requests: ScriptedRequest[] = [];
   const server = http.createServer(async function scriptedModelServer(req, res) {
-    const wire = wires.find((candidate) => req.url?.split('?')[0] === `/v1${candidate.path}`);
+    const path = req.url?.split('?')[0] ?? '';
+    const wire = wires.find((candidate) => candidate.route?.test(path) ?? path === `/v1${candidate.path}`);
     if (req.method !== 'POST' || !wire) {
-      const said = `scriptedModel answers POST /v1/chat/completions, /v1/responses and /v1/messages, not ${req.method} ${req.url}`;
+      const said = `scriptedModel answers POST /v1/chat/completions, /v1/responses, /v1/messages and /v1beta/models/{model}:generateContent, not ${req.method} ${req.url}`;
       return send(res, 404, (wire ?? chatWire).error(404, said));
     }
     let body: unknown;
@@ -62,8 +67,8 @@ export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
     };
     requests.push(request);
     try {
-      const whole = wire.json(await turnFor(script, request), read, request.turn);
-      if (read.stream === true) stream(res, wire.events(whole, read));
+      const whole = wire.json(await turnFor(script, request), read, request.turn, req.url);
+      if (read.stream === true || wire.streams?.(path)) stream(res, wire.events(whole, read));
       else send(res, 200, whole);
     } catch (error) {
       send(res, 500, wire.error(500, `scriptedModel: ${(error as Error).message}`));

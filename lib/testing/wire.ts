@@ -23,17 +23,21 @@ export interface SseFrame {
 
 /** What the scripted model knows of one wire: its path, how to read a request and how to answer it. */
 export interface ScriptedWire {
-  name: 'chat' | 'responses' | 'messages';
+  name: 'chat' | 'responses' | 'messages' | 'gemini';
   /** the path of this wire under `/v1` */
   path: string;
+  /** a request path this matches is this wire's (Gemini's model sits in its path, under `/v1beta` or `/v1`), not `/v1` + `path` */
+  route?: RegExp;
+  /** the path asks for a stream (Gemini's `:streamGenerateContent`), whatever the body says */
+  streams?(path: string): boolean;
   /** why the API would not read this body (its own words), if it would not */
   unreadable(body: Body): string | undefined;
   /** the model turns already in the request's conversation */
   turnOf(body: Body): number;
   /** the request's conversation as the API holds it (with the responses it chains on), oldest first */
   history(body: Body): Body[];
-  /** the whole reply (JSON) of a turn */
-  json(turn: ScriptedTurn, body: Body, turnIndex: number): Body;
+  /** the whole reply (JSON) of a turn; `path`: the request's */
+  json(turn: ScriptedTurn, body: Body, turnIndex: number, path?: string): Body;
   /** the same reply streamed */
   events(whole: Body, body: Body): SseFrame[];
   error(status: number, message: string): Body;

@@ -1,10 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type * as GenAI from '@google/genai' with { 'resolution-mode': 'import' };
+import { startGeminiServer, type GeminiServer } from '../../fixtures/gemini-server';
 import OpenAI from 'openai';
 import { startMessagesServer, type MessagesServer } from '../../fixtures/messages-server';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { createGateway } from '../../lib/gateway/gateway';
 import { localTrellis } from '../../lib/trellis/local';
 import { recordingUpstream, serveGateway } from '../helpers/upstream';
+
+// The SDK's types are ES module ones; its CommonJS build (the `require` condition) is what runs here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { GoogleGenAI } = require('@google/genai') as typeof GenAI;
 
 const CLIENT_KEY = 'client-key-0123456789abcdef';
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -99,6 +105,67 @@ describe("the ready gateway keeps the client's own key from the upstream", () =>
       await gateway.close();
       await model.close();
     }
+  });
+});
+
+describe("the ready gateway routes Gemini's /v1beta and /v1 and puts the operator's key where Gemini reads it", () => {
+  let upstream: GeminiServer;
+  let gateway: Awaited<ReturnType<typeof serveGateway>> | undefined;
+  beforeEach(async () => {
+    process.env.TEST_OPERATOR_KEY = 'AIza-operator-secret';
+    // the scripted upstream refuses any key but the operator's, in x-goog-api-key or ?key=
+    upstream = await startGeminiServer([{ calls: [{ name: 'clock_now' }] }, { text: 'It is 08:00.' }], {
+      apiKey: 'AIza-operator-secret',
+    });
+    gateway = await serveGateway({
+      upstream: { url: `${upstream.url}/v1`, apiKeyEnv: 'TEST_OPERATOR_KEY' },
+      clientKeys: [CLIENT_KEY],
+      trellis,
+      bindings: [{ name: 'clock', match: { model: 'gemini-*' }, hierarchy: 'clock_now' }],
+      metrics: false,
+    });
+  });
+  afterEach(async () => {
+    await gateway?.close();
+    await upstream.close();
+  });
+
+  it("serves @google/genai on /v1beta (the same path at the upstream's origin), the client's key never upstream", async () => {
+    const client = new GoogleGenAI({
+      apiKey: CLIENT_KEY,
+      // jest's sandbox hides Node's fetch dispatcher from the SDK: it gets this fetch
+      httpOptions: { baseUrl: `http://127.0.0.1:${gateway!.port}`, fetch: (input, init) => fetch(input, init) },
+    });
+    const chunks: string[] = [];
+    const stream = await client.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'time?' });
+    for await (const chunk of stream) chunks.push(chunk.candidates?.[0]?.content?.parts?.[0]?.text ?? '');
+    expect(chunks.join('')).toBe('It is 08:00.');
+    expect(upstream.requests.map(({ path, headers, refused }) => [path, headers['x-goog-api-key'], refused])).toEqual([
+      ['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', 'AIza-operator-secret', undefined],
+      ['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', 'AIza-operator-secret', undefined],
+    ]);
+  });
+
+  it('routes /v1/models/... without doubling /v1, and takes the client’s ?key= off', async () => {
+    const reply = await fetch(
+      `http://127.0.0.1:${gateway!.port}/v1/models/gemini-2.5-flash:generateContent?key=${CLIENT_KEY}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': CLIENT_KEY },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'time?' }] }] }),
+      },
+    );
+    expect(reply.status).toBe(200);
+    expect(upstream.requests.map(({ path }) => path)).toEqual([
+      '/v1/models/gemini-2.5-flash:generateContent',
+      '/v1/models/gemini-2.5-flash:generateContent',
+    ]);
+    const other = await fetch(`http://127.0.0.1:${gateway!.port}/v1beta/models/gemini-2.5-flash:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': CLIENT_KEY },
+      body: '{}',
+    });
+    expect(other.status).toBe(404);
   });
 });
 

@@ -195,7 +195,7 @@ describe('scriptedModel', () => {
   it("answers a path of no wire, or a wire's path under another base, with a 404 that names the paths it serves", async () => {
     const model = await start([{ content: 'hi' }]);
     const said = (path: string) =>
-      `scriptedModel answers POST /v1/chat/completions, /v1/responses and /v1/messages, not POST ${path}`;
+      `scriptedModel answers POST /v1/chat/completions, /v1/responses, /v1/messages and /v1beta/models/{model}:generateContent, not POST ${path}`;
     expect(await post(model, '/embeddings', {})).toEqual({
       status: 404,
       body: { error: expect.objectContaining({ message: said('/v1/embeddings') }) },

@@ -8,6 +8,7 @@ import { geminiFunction, partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
 import type { Conversation, LoopHandBacks, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
 import { carryOnGemini } from './continuation';
+import { approvalCall } from './answer';
 import type { ChatTool } from '../../types';
 
 /** A functionResponse's text: the loop's `output` or `error`, else the response as JSON. */
@@ -77,6 +78,7 @@ export class GeminiConversation implements Conversation<Content> {
     private readonly streams: boolean,
     budget: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
     private readonly handBacks: LoopHandBacks,
+    private readonly approvalTool?: string,
   ) {
     this.loopId = budget.loopId;
     this.items = [...client];
@@ -109,7 +111,10 @@ export class GeminiConversation implements Conversation<Content> {
   /** A turn's answers join the user content of its other answers, when it is the last (an approval's decided call). */
   addOutcomes(kept: WireCall[], outcomes: ToolOutcome[]): void {
     if (kept.length === 0) return;
-    const answers = kept.map((call, i) => functionResponse(call, this.modelIds.get(call.id), outcomes[i]));
+    // a call of an earlier request (an approval's decided call) is the model's own id when it holds one
+    const modelId = (call: WireCall) =>
+      this.modelIds.has(call.id) ? this.modelIds.get(call.id) : this.takenIds().has(call.id) ? call.id : undefined;
+    const answers = kept.map((call, i) => functionResponse(call, modelId(call), outcomes[i]));
     const images = outcomes.flatMap((outcome) =>
       outcomeImages(outcome).map(({ mimeType, data }): Part => ({ inlineData: { mimeType, data } })),
     );
@@ -130,6 +135,9 @@ export class GeminiConversation implements Conversation<Content> {
 
   /** The client's calls, the first one's id carrying the loop's earlier work and the model's content as it sent it. */
   handBack(turn: TurnResult<Content>, calls: WireCall[]): WireCall[] {
+    const asks =
+      this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
+    if (asks) return carryOnGemini(this.handBacks, this.own, { role: 'model', parts: calls.map(approvalCall) }, calls);
     // the client answers a call by its id: one the model did not send is the loop's, toward the client only
     const turnNumber = this.own.filter((content) => content.role === 'model').length + 1;
     const named = calls.map((call, i) => (call.id ? call : { ...call, id: `call_${this.loopId}_${turnNumber}_${i}` }));

@@ -4,6 +4,7 @@ import { withInput } from '../../loop/arguments';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { succeededIn } from '../../hierarchy';
+import { settleApprovalContents } from './approval';
 import { restoreGemini } from './continuation';
 import { GeminiConversation, geminiHistory } from './conversation';
 import { wellFormedResponse } from './model-reply';
@@ -98,6 +99,13 @@ export const geminiWire: Wire<Content, 'gemini'> = {
     return { body: { ...body, contents }, ...reopened };
   },
   succeededIn: (items) => succeededIn(geminiHistory(items as Content[])),
+  approvals: {
+    settle(reader, req, binding, body) {
+      const settled = settleApprovalContents(reader, req, binding, (body as GeminiRequest).contents);
+      return settled && { body: { ...body, contents: settled.contents }, decisions: settled.decisions };
+    },
+    withItems: (body, items) => ({ ...body, contents: [...items] }),
+  },
   open(request, setup: LoopSetup, req?: Request): WireLoop<Content> {
     const body = request as GeminiRequest;
     const path = req?.path ?? '';
@@ -125,9 +133,11 @@ export const geminiWire: Wire<Content, 'gemini'> = {
         streams,
         setup,
         setup.handBacks,
+        setup.approvalTool,
       ),
       reader,
       clientTools: new Set(declaredNames(theirs)),
+      approvalTool: declaredNames(declared).includes(setup.approvalTool) ? setup.approvalTool : undefined,
       reply(res: Response, options: ReplyOptions) {
         if (!streams) return new GeminiJsonReply(res, identity, counted, options.judged);
         return new GeminiStreamReply(res, identity, counted, {

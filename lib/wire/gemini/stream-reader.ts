@@ -21,8 +21,8 @@ export const answerText = (part: Part): string =>
  */
 class StreamedReply {
   private readonly parts: Part[] = [];
-  private head: GenerateContentResponse = {};
-  private candidate: Candidate = {};
+  private readonly head: GenerateContentResponse = {};
+  private readonly candidate: Candidate = {};
   private role: string | undefined;
 
   constructor(private readonly held: HeldBytes) {}
@@ -38,19 +38,19 @@ class StreamedReply {
       throw new Error(`the model stream sent an error: ${what || excerpt(JSON.stringify(chunk))}`);
     }
     const { candidates, ...head } = chunk;
-    this.head = { ...this.head, ...head };
+    Object.assign(this.head, head);
     const candidate = Array.isArray(candidates) && isObject(candidates[0]) ? (candidates[0] as Candidate) : undefined;
     if (!candidate) return '';
     const { content, ...fields } = candidate;
-    this.candidate = { ...this.candidate, ...fields };
+    Object.assign(this.candidate, fields);
     if (typeof content?.role === 'string') this.role = content.role;
     let text = '';
     for (const part of checkedParts(candidate)) {
       this.held.add(deltaBytes(part));
       text += answerText(part);
       const last = this.parts[this.parts.length - 1];
-      if (last && plainText(last) && plainText(part) && last.thought === part.thought)
-        this.parts[this.parts.length - 1] = { ...last, text: `${last.text}${part.text}` };
+      // `last` is the reader's own copy: joined in place
+      if (last && plainText(last) && plainText(part) && last.thought === part.thought) last.text += part.text as string;
       else this.parts.push({ ...part });
     }
     return text;

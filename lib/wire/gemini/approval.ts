@@ -1,0 +1,122 @@
+import type { Request } from 'express';
+import { toolOutcomeText } from '../../tool-outcome';
+import { answerOf, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
+import { settleAndDecide, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
+import { approvedCallId } from '../../loop/approval-token';
+import { isObject } from '../../loop/deltas';
+import { partsOf } from './request';
+import { isCall, type Content, type Part } from './types';
+
+const calls = (content: Content | undefined) => partsOf(content).filter(isCall);
+
+/** The client's answer to an approval, as the loop reads it: `{ output: { approved, reason? } }` (or the fields bare, or a text). */
+function answerText(response: unknown): string {
+  const fields = isObject(response) ? response : {};
+  const said = 'output' in fields ? fields.output : fields;
+  return typeof said === 'string' ? said : (JSON.stringify(said) ?? '');
+}
+
+/** The approval tool calls of a model content that holds no other call, or undefined. */
+function approvalCalls(content: Content, tool: string): Part[] | undefined {
+  if (content.role !== 'model') return undefined;
+  const made = calls(content);
+  return made.length > 0 &&
+    made.every((part) => part.functionCall.name === tool && approvedCallId(part.functionCall.id) !== undefined)
+    ? made
+    : undefined;
+}
+
+/**
+ * Where in `out` the model content is that made call `callId`: the one whose call has that id, else (Gemini 2.5 and 3
+ * send none) the latest model content with calls, which the loop asked approvals for at the end of its turn; -1: none.
+ */
+function holderOf(out: readonly Content[], callId: string): number {
+  let latest = -1;
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i].role !== 'model') continue;
+    const made = calls(out[i]);
+    if (made.some((part) => part.functionCall.id === callId)) return i;
+    if (latest < 0 && made.length > 0 && made.some((part) => part.functionCall.id === undefined)) latest = i;
+  }
+  return latest;
+}
+
+/**
+ * Gemini's approval exchanges: a model content of `functionCall` parts of the approval tool, the client's
+ * `functionResponse` parts answering them in the next content. The latest decide now; an older one's answer goes
+ * beside the turn's other answers (Gemini wants all of a turn's responses in one content).
+ */
+function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHistory<Content> | undefined {
+  const asked = contents.map((content) => approvalCalls(content, tool));
+  if (!asked.some(Boolean)) return undefined;
+  const latest = contents.reduce((last, content, i) => (content.role === 'model' ? i : last), -1);
+  const approvalIds = new Set(asked.flatMap((made) => (made ?? []).map((part) => part.functionCall?.id)));
+  const answersAfter = (i: number) =>
+    new Map(
+      partsOf(contents[i + 1]).flatMap((part) => (part.functionResponse ? [[part.functionResponse.id, part]] : [])),
+    );
+  return {
+    length: contents.length,
+    exchangesAt: (i) => {
+      const answers = asked[i] && answersAfter(i);
+      return asked[i]?.map((part): Exchange => {
+        const id = part.functionCall?.id as string;
+        const answer = answers?.get(id)?.functionResponse;
+        return {
+          approvalId: id,
+          shown: isObject(part.functionCall?.args) ? part.functionCall.args : {},
+          answer: answer && answerOf(answerText(answer.response)),
+          live: i === latest,
+        };
+      });
+    },
+    kept: (i) => {
+      const content = contents[i];
+      const parts = partsOf(content);
+      const kept =
+        content.role === 'user'
+          ? parts.filter((part) => !(part.functionResponse && approvalIds.has(part.functionResponse.id)))
+          : parts;
+      if (kept.length === 0) return undefined;
+      return kept.length === parts.length ? content : { ...content, parts: kept };
+    },
+    holderOf,
+    modelCall: (_callId, call) => ({
+      role: 'model',
+      parts: [{ functionCall: { name: call.tool, args: call.arguments } }],
+    }),
+    answerEarlier: (out, at, callId, outcome) => {
+      const text = toolOutcomeText(outcome);
+      const modelId = calls(out[at]).some((part) => part.functionCall.id === callId) ? { id: callId } : {};
+      const answer: Part = {
+        functionResponse: {
+          ...modelId,
+          name: 'tool' in outcome ? String(outcome.tool) : '',
+          response: outcome.kind === 'approved_earlier' ? { output: text } : { error: text },
+        },
+      };
+      const next = out[at + 1];
+      if (next?.role === 'user') out[at + 1] = { ...next, parts: [...partsOf(next), answer] };
+      else out.splice(at + 1, 0, { role: 'user', parts: [answer] });
+    },
+  };
+}
+
+export interface SettledContents {
+  contents: Content[];
+  decisions: ApprovalDecision[];
+}
+
+/**
+ * Gemini's approval exchanges (the loop's `functionCall` of the approval tool, the client's `functionResponse`) taken
+ * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
+ */
+export function settleApprovalContents(
+  reader: ApprovalReader,
+  req: Request,
+  binding: string,
+  contents: readonly Content[],
+): SettledContents | undefined {
+  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, reader.tool));
+  return settled && { contents: settled.items, decisions: settled.decisions };
+}
