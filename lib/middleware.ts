@@ -39,6 +39,7 @@ import type { Trellis } from './types';
 import type { Wire, WireRequest } from './loop/wire';
 import { JUDGE_WIRE, wireFor } from './wire/wires';
 import { SignIns } from './trellis/oauth/sign-ins';
+import { loggedPath } from './redact';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   /** `source`: who changed them, for the log line (default `settings.update()`) */
@@ -181,11 +182,11 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (verdict === 'forged') {
       // another agentLoop's turn in this app (its own secret) is no forgery: it is just not ours to loop
       if (isInternalRequest(req))
-        logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
+        logger.debug("agent-loop passed on another agentLoop's turn", { path: loggedPath(req.originalUrl) });
       else
         logger.warn(
           'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop',
-          { ip: req.ip, path: req.originalUrl },
+          { ip: req.ip, path: loggedPath(req.originalUrl) },
         );
       return next();
     }
@@ -202,6 +203,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
     if (refusedRequest(req, res, wire, body)) return;
+    const refusal = wire.refusal?.(req);
+    if (refusal !== undefined) return void res.status(400).json(refusal);
     // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
     const chained = answerIds.load(wire.chainedOn?.(body));
     if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);
