@@ -1,4 +1,5 @@
 import { localTrellis } from '../../lib/testing';
+import { CLIENT_KEY, geminiRig } from './gemini-gateway';
 import { rig } from './tool-search-gateway';
 
 const COMMENT = /^: task build [\da-f-]{36} (.*)$/;
@@ -8,15 +9,15 @@ const trellis = localTrellis([
 const bindings = [{ name: 'builds', match: { model: '*' }, hierarchy: 'build' }];
 
 /** The SSE comments about the task in a raw stream, which no official client shows. */
-async function taskComments(baseURL: string, path: string, body: unknown): Promise<string[]> {
+async function taskComments(
+  baseURL: string,
+  path: string,
+  body: unknown,
+  key: Record<string, string> = { authorization: 'Bearer client-key' },
+): Promise<string[]> {
   const response = await fetch(`${baseURL}${path}`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: 'Bearer client-key',
-      'x-api-key': 'client-key',
-      'anthropic-version': '2023-06-01',
-    },
+    headers: { 'content-type': 'application/json', ...key },
     body: JSON.stringify(body),
   });
   const text = await response.text();
@@ -26,7 +27,7 @@ async function taskComments(baseURL: string, path: string, body: unknown): Promi
     .filter((line) => line !== undefined);
 }
 
-describe("a task's status on the three wires: SSE comments, and the official clients read the streams as before", () => {
+describe("a task's status on the wires of OpenAI and Anthropic: SSE comments, and the official clients read the streams as before", () => {
   const state = rig();
   const statuses = ['working: compiling', 'working: linking', 'completed'];
 
@@ -60,9 +61,34 @@ describe("a task's status on the three wires: SSE comments, and the official cli
     const script = [{ toolUses: [{ name: 'build' }] }, { text: 'Built.' }];
     state.messages.setScript(script);
     const ask = { model: 'claude-x', max_tokens: 100, messages: [{ role: 'user' as const, content: 'build' }] };
-    expect(await taskComments(openai.baseURL, '/messages', { ...ask, stream: true })).toEqual(statuses);
+    const key = { 'x-api-key': 'client-key', 'anthropic-version': '2023-06-01' };
+    expect(await taskComments(openai.baseURL, '/messages', { ...ask, stream: true }, key)).toEqual(statuses);
     state.messages.setScript(script);
     const message = await anthropic.messages.stream(ask).finalMessage();
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Built.' })]);
+  });
+});
+
+describe("a task's status on the Gemini wire", () => {
+  const rig = geminiRig();
+
+  it('streamGenerateContent', async () => {
+    const script = [{ calls: [{ name: 'build' }] }, { text: 'Built.' }];
+    const gw = await rig.gateway(script, { trellis, bindings });
+    const body = { contents: [{ role: 'user', parts: [{ text: 'build' }] }] };
+    const path = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
+    expect(await taskComments(gw.url, path, body, { 'x-goog-api-key': CLIENT_KEY })).toEqual([
+      'working: compiling',
+      'working: linking',
+      'completed',
+    ]);
+    rig.upstream.setScript(script);
+    let text = '';
+    for await (const chunk of await gw.genai.models.generateContentStream({
+      model: 'gemini-2.5-flash',
+      contents: 'build',
+    }))
+      text += chunk.text ?? '';
+    expect(text).toBe('Built.');
   });
 });

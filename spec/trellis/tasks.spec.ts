@@ -43,6 +43,12 @@ describe('MCP tasks (io.modelcontextprotocol/tasks) on an MCP Trellis', () => {
     );
   });
 
+  it('fails the call of a task the server cancelled, with its status message', async () => {
+    await expect(trellis.callTool('stopped_job', {}, { signal: signal() })).rejects.toThrow(
+      /task [\w-]+ was cancelled by the server \(the operator stopped it\)$/,
+    );
+  });
+
   it('fails the call of a task that needs input, naming it, for the loop does not answer tasks yet', async () => {
     await expect(trellis.callTool('ask_name', {}, { signal: signal() })).rejects.toThrow(
       /task [\w-]+ needs input from the person, which the loop cannot give to a task yet$/,

@@ -4,6 +4,7 @@ import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerParts, finalResponse, type GeminiIdentity } from './answer';
 import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
 import type { UsageMetadata } from './types';
+import type { ToolTask } from '../../types';
 
 /** What one Gemini loop has counted, turn after turn: each turn's usageMetadata, summed. */
 export interface Counted {
@@ -57,6 +58,10 @@ export class GeminiStreamReply implements Reply {
 
   toolProgress(): void {
     this.writer.toolProgress();
+  }
+
+  toolTask(tool: string, task: ToolTask): void {
+    this.writer.toolTask(tool, task);
   }
 
   send(answer: Answer): void {
