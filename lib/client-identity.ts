@@ -19,8 +19,14 @@ const authorization: CredentialSource = {
 
 const header = (name: string): CredentialSource => ({ name, read: ({ headers }) => trimmed(headers[name]) });
 
+/** Google's clients may send their key as `?key=` instead of `x-goog-api-key`. */
+const keyParameter: CredentialSource = {
+  name: 'the key query parameter',
+  read: ({ url }) => trimmed(new URLSearchParams(url?.split('?')[1] ?? '').get('key')),
+};
+
 /** Every place a client's key is read from, in order: one more is one more line. */
-const CREDENTIAL_SOURCES: readonly CredentialSource[] = [authorization, ...API_KEY_HEADERS.map(header)];
+const CREDENTIAL_SOURCES: readonly CredentialSource[] = [authorization, ...API_KEY_HEADERS.map(header), keyParameter];
 
 /** The one credential a request presents (whichever way it came), or the places that disagree about it. */
 export type Presented = { credential?: string } | { conflicting: string[] };

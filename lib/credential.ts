@@ -4,10 +4,11 @@ import type { Response } from 'express';
 import { openAiError, type OpenAiErrorFields } from './openai-error';
 
 /**
- * The headers a client may send its key in instead of `Authorization: Bearer` (Anthropic's clients: `x-api-key`).
+ * The headers a client may send its key in instead of `Authorization: Bearer` (Anthropic's clients: `x-api-key`,
+ * Google's: `x-goog-api-key`).
  * A wire's `apiKey` can name only one of these, so each is read wherever the client's key is (`client-identity.ts`).
  */
-export const API_KEY_HEADERS = ['x-api-key'] as const;
+export const API_KEY_HEADERS = ['x-api-key', 'x-goog-api-key'] as const;
 export type ApiKeyHeader = (typeof API_KEY_HEADERS)[number];
 
 /** Every header a client's key may come in. */

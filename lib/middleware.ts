@@ -3,12 +3,13 @@ import type { AdminOptions } from './admin/options';
 import { adminRouter } from './admin/router';
 import { activateBindings } from './binding';
 import { isInternalRequest, markerTrust, markerVerdict, removeMarker } from './marker';
-import { tokenSecret } from './signed-token';
+import { hasSharedSecret, tokenSecret } from './signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './logger';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './cluster';
+import { refusePlaceholderSecret } from './placeholder-secret';
 import { ApprovalLedger } from './loop/approval-ledger';
 import { openStore } from './store/options';
 import { FleetLoops } from './store/fleet-loops';
@@ -38,6 +39,7 @@ import type { Trellis } from './types';
 import type { Wire, WireRequest } from './loop/wire';
 import { JUDGE_WIRE, wireFor } from './wire/wires';
 import { SignIns } from './trellis/oauth/sign-ins';
+import { loggedPath } from './redact';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   /** `source`: who changed them, for the log line (default `settings.update()`) */
@@ -50,8 +52,9 @@ export interface AgentLoopMiddleware extends RequestHandler {
   /** what is not ready, by name (`trellis <binding>`: never listed its tools, and why); empty when all is */
   ready(signal?: AbortSignal): Promise<Record<string, string>>;
   /**
-   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path) alone, for an app that guards its routes
-   * before agentLoop: mount it ahead of the guard, since the person's browser brings no client key
+   * the OAuth callbacks (each `trellis.mcp.oauth.redirectUrl`'s path, its consent page and metadata document) alone,
+   * for an app that guards its routes before agentLoop: mount it ahead of the guard, since the person's browser brings
+   * no client key
    */
   oauthCallbacks: RequestHandler;
   /** the registry the loop's metrics are in, with `metrics: {...}` on: serve it at `/metrics` */
@@ -62,6 +65,7 @@ export interface AgentLoopMiddleware extends RequestHandler {
 export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
   const config = configOf(options);
   refuseClusterWithoutSecret(config.internalSecret);
+  refusePlaceholderSecret(config.internalSecret);
   const logger = config.logger ?? defaultLogger();
   const owned: Trellis[] = [];
   const key = tokenSecret(config.internalSecret);
@@ -97,7 +101,11 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       createJudgeRunner(option, logger, telemetry?.metrics, (loopId, verdict) => records?.verdict(loopId, verdict)),
     logger,
   );
-  if (config.store) new SharedSettings(store, replica, settings, judge, logger);
+  if (config.store) {
+    const refused = telemetry?.metrics && telemetry.metrics.storeChangeRefused.bind(telemetry.metrics);
+    const secretShared = config.internalSecret !== undefined || hasSharedSecret;
+    new SharedSettings({ store, replica, secret: key, secretShared, settings, judge, logger, refused });
+  }
   const continuations = new Continuations(key, config.continuationTtlSec);
   const answerIds = new AnswerIds(config.store && { store, ttlMs: config.continuationTtlSec * 1000, logger });
   const services: LoopServices = {
@@ -175,11 +183,11 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     if (verdict === 'forged') {
       // another agentLoop's turn in this app (its own secret) is no forgery: it is just not ours to loop
       if (isInternalRequest(req))
-        logger.debug("agent-loop passed on another agentLoop's turn", { path: req.originalUrl });
+        logger.debug("agent-loop passed on another agentLoop's turn", { path: loggedPath(req.originalUrl) });
       else
         logger.warn(
           'agent-loop ignored an X-MCP-Internal marker that does not verify; the request goes to the normal handler without the loop',
-          { ip: req.ip, path: req.originalUrl },
+          { ip: req.ip, path: loggedPath(req.originalUrl) },
         );
       return next();
     }
@@ -196,6 +204,8 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
     if (refusedRequest(req, res, wire, body)) return;
+    const refusal = wire.refusal?.(req);
+    if (refusal !== undefined) return void res.status(400).json(refusal);
     // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
     const chained = answerIds.load(wire.chainedOn?.(body));
     if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);

@@ -39,3 +39,14 @@ export function redactedArgs(args: readonly unknown[]): unknown[] {
     return typeof arg === 'string' ? redacted(arg) : arg;
   });
 }
+
+/** A request's path and query as a log line or a span shows it: without the `key` a Gemini client may send in the query. */
+export function loggedPath(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0 || !/[?&]key=/.test(url)) return url;
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .filter((pair) => !pair.startsWith('key='));
+  return query.length > 0 ? `${url.slice(0, at)}?${query.join('&')}` : url.slice(0, at);
+}

@@ -22,6 +22,20 @@ describe("the client's identity", () => {
     expect(presentedCredential(request(headers))).toEqual(presented);
   });
 
+  it("reads Google's key as x-goog-api-key or ?key=, one credential when both say the same", () => {
+    const at = (url: string, headers: Record<string, string> = {}) => ({ url, headers }) as unknown as IncomingMessage;
+    expect(presentedCredential(at('/v1beta/models/m:generateContent?key=key-1'))).toEqual({ credential: 'key-1' });
+    expect(presentedCredential(request({ 'x-goog-api-key': 'key-1' }))).toEqual({ credential: 'key-1' });
+    expect(
+      presentedCredential(at('/v1/models/m:generateContent?alt=sse&key=key-1', { 'x-goog-api-key': 'key-1' })),
+    ).toEqual({
+      credential: 'key-1',
+    });
+    expect(presentedCredential(at('/v1/models/m:generateContent?key=key-2', { 'x-goog-api-key': 'key-1' }))).toEqual({
+      conflicting: ['x-goog-api-key', 'the key query parameter'],
+    });
+  });
+
   it('is the SHA-256 of the one key, however it was sent; none without a credential or with conflicting ones', () => {
     expect(clientIdentity(request({ authorization: 'Bearer key-1' }))).toBe(sha256('key-1'));
     expect(clientIdentity(request({ 'x-api-key': 'key-1' }))).toBe(sha256('key-1'));

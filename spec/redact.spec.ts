@@ -1,4 +1,4 @@
-import { redacted, redactedArgs } from '../lib/redact';
+import { loggedPath, redacted, redactedArgs } from '../lib/redact';
 
 describe('redacted', () => {
   it.each([
@@ -77,5 +77,26 @@ describe('redactedArgs', () => {
       '--port',
       '8080',
     ]);
+  });
+});
+
+describe('loggedPath', () => {
+  it.each([
+    [
+      '/v1beta/models/gemini-2.5-flash:generateContent?key=AIza-secret',
+      '/v1beta/models/gemini-2.5-flash:generateContent',
+    ],
+    [
+      '/v1beta/models/g:streamGenerateContent?alt=sse&key=AIza-secret',
+      '/v1beta/models/g:streamGenerateContent?alt=sse',
+    ],
+    [
+      '/v1beta/models/g:streamGenerateContent?key=AIza-secret&alt=sse',
+      '/v1beta/models/g:streamGenerateContent?alt=sse',
+    ],
+    ['/v1/chat/completions?monkey=1', '/v1/chat/completions?monkey=1'],
+    ['/v1/chat/completions', '/v1/chat/completions'],
+  ])('shows %s as %s', (url, shown) => {
+    expect(loggedPath(url)).toBe(shown);
   });
 });

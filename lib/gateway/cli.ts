@@ -23,7 +23,9 @@ function readConfig(file: string): GatewayConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    return fail(`agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}`);
+    return fail(
+      `agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}${readFix(error as NodeJS.ErrnoException)}`,
+    );
   }
   let config: unknown;
   try {
@@ -35,6 +37,16 @@ function readConfig(file: string): GatewayConfig {
   return fail(
     `agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${CONFIG_EXAMPLE}`,
   );
+}
+
+/** What to do about a config file the gateway cannot read. */
+function readFix(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT')
+    return `; give the path of your JSON config, absolute or from ${process.cwd()}, or start from the example: --config node_modules/express-agent-loop/gateway.example.json`;
+  if (error.code === 'EISDIR') return '; --config takes the JSON file itself, e.g. --config gateway.json';
+  if (error.code === 'EACCES' || error.code === 'EPERM')
+    return '; let the user the gateway runs as read it (chmod a+r), or run the gateway as its owner';
+  return '; check the path, and that the user the gateway runs as may read it';
 }
 
 /** What to do about a port the gateway cannot listen on. */

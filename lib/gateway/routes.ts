@@ -5,7 +5,7 @@ import { WIRES } from '../wire/wires';
 
 /** What the ready gateway forwards by default, under `/v1`: inference (every wire's), and the model list its clients read. */
 export const INFERENCE_ROUTES = [
-  ...WIRES.map((wire) => `POST ${wire.path.slice(1)}`),
+  ...WIRES.filter((wire) => !wire.route).map((wire) => `POST ${wire.path.slice(1)}`),
   'POST completions',
   'POST embeddings',
   'GET models',

@@ -23,6 +23,8 @@ export interface SharedAnswerIds {
  */
 export class AnswerIds {
   private readonly upstream = new Map<string, string>();
+  /** the other way: each upstream reply ends one loop, so it has one answer id */
+  private readonly answer = new Map<string, string>();
 
   constructor(private readonly shared?: SharedAnswerIds) {}
 
@@ -60,9 +62,22 @@ export class AnswerIds {
     return this.upstream.get(id) ?? id;
   }
 
+  /** the loop's answer id whose upstream reply is `upstreamId` (what a follow-up chained on); any other id as it is */
+  answerOf(upstreamId: string): string {
+    return this.answer.get(upstreamId) ?? upstreamId;
+  }
+
   private keep(answerId: string, upstreamId: string): void {
-    this.upstream.delete(answerId);
-    if (this.upstream.size >= MAX_REMEMBERED) this.upstream.delete(this.upstream.keys().next().value as string);
+    this.forget(answerId);
+    if (this.upstream.size >= MAX_REMEMBERED) this.forget(this.upstream.keys().next().value as string);
     this.upstream.set(answerId, upstreamId);
+    this.answer.set(upstreamId, answerId);
+  }
+
+  private forget(answerId: string): void {
+    const upstreamId = this.upstream.get(answerId);
+    if (upstreamId === undefined) return;
+    this.upstream.delete(answerId);
+    this.answer.delete(upstreamId);
   }
 }

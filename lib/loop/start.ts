@@ -9,7 +9,7 @@ import type { Settings } from '../tunables';
 import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
-import { wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
+import { frontDoorAt, wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
 import { answerApprovals, recordedDecisions, type ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
 import { Deadline } from './deadline';
@@ -95,7 +95,10 @@ async function deliver(
 function judgeUrlOf(url: string, wire: Wire, judgeWire: JudgeWire): string {
   if (wire.path === judgeWire.path) return url;
   const parsed = new URL(url);
-  parsed.pathname = parsed.pathname.slice(0, parsed.pathname.length - wire.path.length) + judgeWire.path;
+  const at = frontDoorAt(wire, parsed.pathname);
+  parsed.pathname = parsed.pathname.slice(0, at < 0 ? parsed.pathname.length : at) + judgeWire.path;
+  // Gemini's stream form: the judge's call is a JSON one
+  if (parsed.searchParams.has('alt')) parsed.searchParams.delete('alt');
   return parsed.toString();
 }
 
@@ -158,18 +161,22 @@ export async function startLoop(
     const access = await signedIn(configured, req, signal);
     if ('binding' in access) binding = access.binding;
     const split = splitListing('consent' in access ? [] : await binding.catalog.tools(signal), binding.toolSearch);
-    const session = wire.open(body, {
-      loopId: id,
-      tools: [...split.offered],
-      servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native,
-      countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined,
-      maxContextBytes: config.maxContextBytes,
-      stats,
-      logger,
-      handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded, loaded },
-      answerIds: services.answerIds,
-      approvalTool: services.approvals.tool,
-    });
+    const session = wire.open(
+      body,
+      {
+        loopId: id,
+        tools: [...split.offered],
+        servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native,
+        countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined,
+        maxContextBytes: config.maxContextBytes,
+        stats,
+        logger,
+        handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded, loaded },
+        answerIds: services.answerIds,
+        approvalTool: services.approvals.tool,
+      },
+      req,
+    );
     const answer = (reply = session.reply(res, {
       keepAliveSec: config.keepAliveSec,
       signal,
@@ -203,6 +210,7 @@ export async function startLoop(
       stats,
       reply: answer,
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
+      onToolTask: answer.streams ? (tool, task) => answer.toolTask?.(tool, task) : undefined,
       repeats: new RepeatedCalls(config.maxRepeatedCalls),
       keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req, keySpend),
       judge,

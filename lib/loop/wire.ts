@@ -165,6 +165,12 @@ export interface ErrorFields {
   code?: string | null;
 }
 
+/** Where in `path` the wire's own part begins (its `route`'s match, else its `path` at the end); -1: not this wire's. */
+export function frontDoorAt(wire: Pick<Wire, 'path' | 'route'>, path: string): number {
+  if (wire.route) return wire.route.exec(path)?.index ?? -1;
+  return path.endsWith(wire.path) ? path.length - wire.path.length : -1;
+}
+
 /** The model most wires ask for: the body's `model`. */
 export const modelInBody = (body: WireRequest): unknown => body.model;
 
@@ -182,8 +188,10 @@ export interface WireRequest {
 export interface Wire<Output = unknown, Name extends string = string> {
   /** how the loop's telemetry, records and judge name this front door */
   readonly name: Name;
-  /** a request path (`req.path`) that ends with this is this wire's front door */
+  /** a request path (`req.path`) that ends with this is this wire's front door (unless it has a `route`) */
   readonly path: string;
+  /** a request path this matches is this wire's front door (the model in the path: Gemini's `/models/{model}:generateContent`) */
+  readonly route?: RegExp;
   /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
   accepts(body: unknown): body is WireRequest;
   /** the model the request asks for, which bindings match on (`modelInBody`: its body's `model`) */
@@ -208,7 +216,10 @@ export interface Wire<Output = unknown, Name extends string = string> {
   succeededIn(items: readonly unknown[]): Set<string>;
   /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */
   readonly approvals?: WireApprovals;
-  open(body: WireRequest, setup: LoopSetup): WireLoop<Output>;
+  /** a request of this wire's the loop refuses (the error body of a 400, in the wire's shape), though its body is one it serves */
+  refusal?(req: Request): unknown;
+  /** `req`: the client's request (the path says what some wires' bodies do not: Gemini's model and stream form) */
+  open(body: WireRequest, setup: LoopSetup, req?: Request): WireLoop<Output>;
 }
 
 export type { Answer, LoopStats, Reply, TextSink, TokenUsage, ToolOutcome, TurnRequest, TurnResult, WireCall };

@@ -1,10 +1,10 @@
 import Joi from 'joi';
-import type * as IORedis from 'ioredis';
 import { AgentLoopError } from '../errors';
 import { option } from '../option-declaration';
 import { optionalPeer } from '../telemetry/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';
+import type { RedisConstructor } from './redis-client';
 import { RedisStore, type StoreObserver } from './redis-store';
 import type { KeyBudgetOption } from './key-budget';
 import type { Store } from './store';
@@ -58,7 +58,7 @@ export function openStore(
   component = 'agentLoop',
 ): Store {
   if (!option) return new MemoryStore();
-  const ioredis = optionalPeer<typeof IORedis>('ioredis');
+  const ioredis = optionalPeer<{ Redis: RedisConstructor }>('ioredis');
   if (!ioredis)
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_MISSING_PEER',

@@ -83,6 +83,7 @@ export const chatWire: ScriptedWire = {
     return bad >= 0 ? `Invalid value for 'messages[${bad}]': expected a message object with a 'role'.` : undefined;
   },
   turnOf: (body) => assistantTurns(body.messages as Body[]),
+  history: (body) => body.messages as Body[],
   json(turn, body) {
     const { inputTokens, outputTokens } = usageOf(turn);
     return completion(

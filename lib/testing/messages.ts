@@ -117,6 +117,7 @@ export const messagesWire: ScriptedWire = {
     return bad >= 0 ? `messages.${bad}.role: Input should be 'user' or 'assistant'` : undefined;
   },
   turnOf: (body) => assistantTurns(body.messages as Body[]),
+  history: (body) => body.messages as Body[],
   json(turn, body) {
     const blocks = [
       ...(turn.content === undefined ? [] : [{ type: 'text', text: turn.content }]),

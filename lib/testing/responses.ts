@@ -139,14 +139,27 @@ function turnsIn(input: Body[]): number {
 
 const inputOf = (body: Body): Body[] => (Array.isArray(body.input) ? (body.input as Body[]) : []);
 
+/** Past this many responses kept, the oldest is forgotten first: a request chained on it is refused, as on the API. */
+const MAX_KEPT = 10_000;
+
+/** A response this model made, as a request chained on it carries on: its model turns and its whole conversation. */
+interface Kept {
+  turns: number;
+  items: Body[];
+}
+
 /**
  * OpenAI Responses, `POST .../responses`: a model turn is a run of output items in the input, plus the turns of
  * the response it chains on (`previous_response_id`, which this model keeps as the API does).
  */
 export function responsesWire(): ScriptedWire {
-  const turnsOf = new Map<string, number>();
+  const kept = new Map<string, Kept>();
   const chainedOn = (body: Body) =>
-    typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
+    typeof body.previous_response_id === 'string' ? kept.get(body.previous_response_id) : undefined;
+  const history = (body: Body): Body[] => [
+    ...(chainedOn(body)?.items ?? []),
+    ...(typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : inputOf(body)),
+  ];
   return {
     name: 'responses',
     path: '/responses',
@@ -154,19 +167,20 @@ export function responsesWire(): ScriptedWire {
       if (typeof body.input !== 'string' && !Array.isArray(body.input)) return "Missing required parameter: 'input'.";
       const bad = inputOf(body).findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
       if (bad >= 0) return `Invalid value for 'input[${bad}]': expected an item object.`;
-      const chained = chainedOn(body);
-      return chained !== undefined && !turnsOf.has(chained)
-        ? `Previous response with id '${chained}' not found.`
+      return typeof body.previous_response_id === 'string' && !chainedOn(body)
+        ? `Previous response with id '${body.previous_response_id}' not found.`
         : undefined;
     },
-    turnOf: (body) => (turnsOf.get(chainedOn(body) ?? '') ?? 0) + turnsIn(inputOf(body)),
+    turnOf: (body) => (chainedOn(body)?.turns ?? 0) + turnsIn(inputOf(body)),
+    history,
     json(turn, body, turnIndex) {
       const output = [
         ...(turn.content === undefined ? [] : [messageItem(turn.content)]),
         ...(turn.toolCalls ?? []).map(functionCallItem),
       ];
       const id = `resp_${hexId()}`;
-      turnsOf.set(id, turnIndex + 1);
+      if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value as string);
+      kept.set(id, { turns: turnIndex + 1, items: [...history(body), ...output] });
       const { inputTokens, outputTokens } = usageOf(turn);
       return response(id, body, output, { input_tokens: inputTokens, output_tokens: outputTokens });
     },

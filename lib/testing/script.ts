@@ -12,6 +12,11 @@ export interface ScriptedRequest {
   wire: 'chat' | 'responses' | 'messages';
   /** the entry's index: the number of model turns already in the request's conversation */
   turn: number;
+  /**
+   * the conversation as the model holds it, oldest first: the request's `messages` (chat completions, Messages), or
+   * on Responses the input and output items of the responses it chains on (`previous_response_id`), then its `input`
+   */
+  history: Record<string, unknown>[];
 }
 
 /** One entry of a script: a turn, or a function of the request that returns one. */
@@ -77,7 +82,12 @@ export async function turnFor(script: ScriptEntry[], request: ScriptedRequest): 
   const index = Math.min(request.turn, script.length - 1);
   const entry = script[index];
   if (typeof entry !== 'function') return entry;
-  const returned = await entry(request);
+  let returned: ScriptedTurn;
+  try {
+    returned = await entry(request);
+  } catch (error) {
+    throw new Error(`entry ${index} (a function) threw: ${(error as Error)?.message ?? String(error)}`);
+  }
   try {
     return validTurn(returned);
   } catch (error) {

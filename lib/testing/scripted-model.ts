@@ -58,6 +58,7 @@ export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
       body: read,
       wire: wire.name,
       turn: wire.turnOf(read),
+      history: wire.history(read),
     };
     requests.push(request);
     try {

@@ -30,6 +30,8 @@ export interface ScriptedWire {
   unreadable(body: Body): string | undefined;
   /** the model turns already in the request's conversation */
   turnOf(body: Body): number;
+  /** the request's conversation as the API holds it (with the responses it chains on), oldest first */
+  history(body: Body): Body[];
   /** the whole reply (JSON) of a turn */
   json(turn: ScriptedTurn, body: Body, turnIndex: number): Body;
   /** the same reply streamed */

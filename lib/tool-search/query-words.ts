@@ -28,9 +28,13 @@ for (const group of VERBS) {
     );
 }
 
+/** A query is read up to this many characters and words (the verbs it stands for are a few more): each word searched costs a pass over the tools that have it. */
+export const MAX_QUERY_CHARS = 1_000;
+export const MAX_QUERY_WORDS = 32;
+
 /** The query's own words, and the verbs that stand for those it says and that it does not say itself. */
 export function queryWords(query: string): { own: string[]; related: string[] } {
-  const own = toolWords(query);
+  const own = toolWords(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
   const said = new Set(own);
   const more = new Set(own.flatMap((word) => related.get(word) ?? []).filter((word) => !said.has(word)));
   return { own, related: [...more] };

@@ -30,7 +30,7 @@ function compiled(pattern: string): RE2JS {
   const copies = repetitionOf(pattern);
   if (copies > MAX_REPETITION)
     throw new BadPattern(
-      `the pattern is too complex: its repetition counts such as {0,100} come to ${copies} copies (nested counts multiply), at most ${MAX_REPETITION}; ${SIMPLER}`,
+      `the pattern is too complex: its repetition counts ({n} or {n,m}) come to ${copies} copies of what they repeat (nested counts multiply), at most ${MAX_REPETITION}; ${SIMPLER}`,
     );
   let regex: RE2JS;
   try {
@@ -43,7 +43,7 @@ function compiled(pattern: string): RE2JS {
   const size = regex.programSize();
   if (size > MAX_PROGRAM_SIZE)
     throw new BadPattern(
-      `the pattern is too complex: its RE2 program has ${size} instructions, at most ${MAX_PROGRAM_SIZE} (a repetition count such as {0,100} copies what it repeats); ${SIMPLER}`,
+      `the pattern is too complex: its RE2 program has ${size} instructions, at most ${MAX_PROGRAM_SIZE} (each repetition count copies what it repeats); ${SIMPLER}`,
     );
   return regex;
 }

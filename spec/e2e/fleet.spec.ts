@@ -105,7 +105,7 @@ async function admin(replica: Replica, method: string, path: string, body?: unkn
 const ask = (replica: Replica, content: string, key?: string) =>
   client(replica, key).chat.completions.create({ model: 'agent-1', messages: [{ role: 'user', content }] });
 
-const keyOf = (key: string) => createHash('sha256').update(`Bearer ${key}`).digest('hex').slice(0, 12);
+const keyOf = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 12);
 
 beforeAll(async () => {
   [redis, mcp, model] = await Promise.all([startRedis(), startMcpServer(), startModelServer(script)]);

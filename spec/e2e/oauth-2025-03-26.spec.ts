@@ -1,6 +1,15 @@
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
-import { ALICE, chat, consent, lastToolText, startGateway, whoamiThenAnswer, type Gateway } from './oauth-gateway';
+import {
+  authorizationOf,
+  ALICE,
+  chat,
+  consent,
+  lastToolText,
+  startGateway,
+  whoamiThenAnswer,
+  type Gateway,
+} from './oauth-gateway';
 
 /**
  * Servers written to the 2025-03-26 MCP authorization spec: no protected resource metadata, the authorization server
@@ -23,15 +32,15 @@ describe.each([
   });
 
   it('signs the user in at the server’s origin, runs the loop with the token, and refreshes it', async () => {
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     const first = await chat(gateway, ALICE);
     expect(first.headers.get('x-agent-loop-stop')).toBe('authorization');
-    const link = new URL(first.headers.get('x-agent-loop-authorize')!);
+    const link = await authorizationOf(first.headers.get('x-agent-loop-authorize')!);
     expect(`${link.origin}${link.pathname}`).toBe(`${new URL(mcp.url).origin}/authorize`);
     expect(link.searchParams.get('code_challenge_method')).toBe('S256');
     expect(link.searchParams.get('resource')).toBeNull();
     expect(mcp.registrations).toHaveLength(1);
-    const page = await consent(link.toString(), 'alice');
+    const page = await consent(first.headers.get('x-agent-loop-authorize')!, 'alice');
     expect(page.status).toBe(200);
     expect(page.text).toContain(`${mcp.url} is connected`);
     mcp.setExpiresIn(3600);

@@ -5,7 +5,16 @@ import type http from 'node:http';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { LOGIN_HEADER, getTrusting, startOAuthMcpServer, type OAuthMcpServer } from '../../fixtures/oauth-mcp-server';
 import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
-import { ALICE, chat, lastToolText, startGateway, whoamiThenAnswer, type Gateway } from './oauth-gateway';
+import {
+  ALICE,
+  authorizationOf,
+  chat,
+  confirm,
+  lastToolText,
+  startGateway,
+  whoamiThenAnswer,
+  type Gateway,
+} from './oauth-gateway';
 
 const tls = path.join(__dirname, '..', '..', 'fixtures', 'tls');
 const ca = fs.readFileSync(path.join(tls, 'cert.pem'));
@@ -59,12 +68,14 @@ describe('OAuth with a Client ID Metadata Document', () => {
     const first = await chat(gateway, ALICE);
     expect(first.headers.get('x-agent-loop-stop')).toBe('authorization');
     const link = first.headers.get('x-agent-loop-authorize')!;
-    expect(new URL(link).searchParams.get('client_id')).toBe(documentUrl());
+    expect(link.startsWith(`${redirectUrl}/connect?state=`)).toBe(true);
+    const confirmed = await confirm(link, gateway.origin);
+    expect(new URL(confirmed.location!).searchParams.get('client_id')).toBe(documentUrl());
 
-    const authorized = await fetch(link, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
+    const authorized = await fetch(confirmed.location!, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
     const callback = authorized.headers.get('location')!;
     expect(callback.startsWith(`${redirectUrl}?`)).toBe(true);
-    const page = await getTrusting(callback, ca);
+    const page = await getTrusting(callback, ca, { cookie: confirmed.cookie! });
     expect(page.status).toBe(200);
     expect(page.text).toContain(`${mcp.url} is connected`);
     expect(mcp.registrations).toEqual([]);
@@ -82,7 +93,7 @@ describe('OAuth with a Client ID Metadata Document', () => {
   ])('registers the client (RFC 7591) when %s', async (_case, options) => {
     await start(options);
     const first = await chat(gateway, ALICE);
-    const link = new URL(first.headers.get('x-agent-loop-authorize')!);
+    const link = await authorizationOf(first.headers.get('x-agent-loop-authorize')!, gateway.origin);
     expect(mcp.registrations).toHaveLength(1);
     expect(link.searchParams.get('client_id')).toBe(mcp.registrations[0].client_id);
     expect(mcp.documents).toEqual([]);

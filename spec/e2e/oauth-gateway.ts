@@ -23,7 +23,7 @@ type WirePath = '/v1/chat/completions' | '/v1/responses' | '/v1/messages';
  */
 export async function startGateway(
   model: ModelServer,
-  mcp: OAuthMcpServer,
+  mcp: Pick<OAuthMcpServer, 'url'>,
   oauth: Record<string, unknown> = {},
   options: AgentLoopOptions = {},
   upstreams: Partial<Record<WirePath, string>> = {},
@@ -69,11 +69,44 @@ export async function chat(
   };
 }
 
-/** The person's browser: opens the link, logs in as `login` and consents at the authorization server, lands on the callback. */
+/**
+ * The person's browser: opens the link (the gateway's confirmation page), confirms, logs in as `login` and consents
+ * at the authorization server, and lands on the callback with the cookie the confirmation set. The first answer that
+ * is no redirect is the result.
+ */
 export async function consent(url: string, login: string) {
-  const response = await fetch(url, { headers: { [LOGIN_HEADER]: login } });
-  return { status: response.status, url: response.url, text: await response.text() };
+  const shown = await fetch(url);
+  if (shown.status !== 200) return { status: shown.status, url, text: await shown.text() };
+  const confirmed = await confirm(url);
+  if (!confirmed.location) return { status: confirmed.status, url, text: confirmed.text };
+  const atServer = await fetch(confirmed.location, { headers: { [LOGIN_HEADER]: login }, redirect: 'manual' });
+  const callback = atServer.headers.get('location');
+  if (!callback) return { status: atServer.status, url: confirmed.location, text: await atServer.text() };
+  const landed = await fetch(callback, { headers: confirmed.cookie ? { cookie: confirmed.cookie } : {} });
+  return { status: landed.status, url: callback, text: await landed.text() };
 }
+
+/**
+ * The confirm button of the page at `url`: where it sends the browser, and the cookie it sets. `via`: the origin to
+ * send it to, when the page's own is https with the fixtures' certificate (the same app listens on both).
+ */
+export async function confirm(url: string, via?: string) {
+  const { origin, pathname, search } = new URL(url);
+  const response = await fetch(`${via ?? origin}${pathname}${search}`, {
+    method: 'POST',
+    headers: { origin },
+    redirect: 'manual',
+  });
+  return {
+    status: response.status,
+    location: response.headers.get('location') ?? undefined,
+    cookie: response.headers.get('set-cookie')?.split(';')[0],
+    text: await response.text(),
+  };
+}
+
+/** The authorization request a consent link leads to, once confirmed. */
+export const authorizationOf = async (link: string, via?: string) => new URL((await confirm(link, via)).location!);
 
 export const ALICE = 'alice-key-0123456789';
 export const BOB = 'bob-key-0123456789';

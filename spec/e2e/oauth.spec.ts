@@ -6,6 +6,7 @@ import {
   ALICE,
   BOB,
   ask,
+  authorizationOf,
   chat,
   consent,
   lastToolText,
@@ -40,8 +41,10 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
       `[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`,
     );
     expect(model.requests).toHaveLength(0);
-    const asked = new URL(url).searchParams;
-    expect(new URL(url).origin).toBe(new URL(mcp.issuer).origin);
+    expect(url.startsWith(`${gateway.origin}/oauth/callback/connect?state=`)).toBe(true);
+    const authorization = await authorizationOf(url);
+    const asked = authorization.searchParams;
+    expect(authorization.origin).toBe(new URL(mcp.issuer).origin);
     expect(asked.get('code_challenge_method')).toBe('S256');
     expect(asked.get('resource')).toBe(mcp.url);
     expect(asked.get('scope')).toBe('notes:read');
@@ -102,7 +105,7 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
   });
 
   it('refreshes a token about to expire with exactly one refresh grant for 5 loops at once', async () => {
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await signIn(gateway, ALICE, 'alice');
     mcp.setExpiresIn(3600);
     model.setScript(whoamiThenAnswer());
@@ -116,8 +119,9 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
   it('brings the consent back when the refresh grant is refused (invalid_grant)', async () => {
     // the SDK's own console.warn names the refusal (never a token)
     jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await signIn(gateway, ALICE, 'alice');
+    mcp.setExpiresIn(3600);
     mcp.revokeAll();
     const again = await chat(gateway, ALICE);
     expect(again.headers.get('x-agent-loop-stop')).toBe('authorization');
@@ -144,7 +148,10 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     const stepUp = await chat(gateway, ALICE);
     expect(stepUp.headers.get('x-agent-loop-stop')).toBe('authorization');
     const url = stepUp.headers.get('x-agent-loop-authorize')!;
-    expect(new URL(url).searchParams.get('scope')?.split(' ').sort()).toEqual(['notes:admin', 'notes:read']);
+    expect((await authorizationOf(url)).searchParams.get('scope')?.split(' ').sort()).toEqual([
+      'notes:admin',
+      'notes:read',
+    ]);
     await consent(url, 'alice');
     await chat(gateway, ALICE);
     expect(lastToolText(model)).toBe('noted for alice');
@@ -315,7 +322,7 @@ describe('the consent answer on each wire, JSON and streamed', () => {
       {
         type: 'text',
         text: expect.stringMatching(
-          /^\[agent-loop\] .* needs your permission: open http:\/\/127\.0\.0\.1:\d+\/authorize\?.*, then send your message again\.$/,
+          /^\[agent-loop\] .* needs your permission: open http:\/\/127\.0\.0\.1:\d+\/oauth\/callback\/connect\?state=\S+, then send your message again\.$/,
         ),
       },
     ]);

@@ -39,7 +39,7 @@ describe('tool search bounds', () => {
         type: 'tool_result',
         tool_use_id: 'toolu_search',
         content:
-          'tool error: \'tool_search\' cannot search: the pattern is too complex: its repetition counts such as {0,100} come to 1000 copies (nested counts multiply), at most 100; use a simpler pattern, e.g. "pull_request|merge"',
+          'tool error: \'tool_search\' cannot search: the pattern is too complex: its repetition counts ({n} or {n,m}) come to 1000 copies of what they repeat (nested counts multiply), at most 100; use a simpler pattern, e.g. "pull_request|merge"',
         is_error: true,
       },
     ]);

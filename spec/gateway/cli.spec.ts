@@ -180,12 +180,18 @@ describe('agent-loop-gateway (the CLI)', () => {
     );
   });
 
-  it('exits 2 naming a config file it cannot read', async () => {
+  it('exits 2 naming a config file it cannot read, the reason and the fix', async () => {
     const file = path.join(tmpdir(), 'agent-loop-no-such-config.json');
     running = cli('--config', file);
     expect(await running.exited).toBe(2);
     expect(running.stderr).toBe(
-      `agent-loop-gateway: cannot read --config ${file}: ENOENT: no such file or directory, open '${file}'\n`,
+      `agent-loop-gateway: cannot read --config ${file}: ENOENT: no such file or directory, open '${file}'; ` +
+        `give the path of your JSON config, absolute or from ${process.cwd()}, or start from the example: --config node_modules/express-agent-loop/gateway.example.json\n`,
+    );
+    running = cli('--config', tmpdir());
+    expect(await running.exited).toBe(2);
+    expect(running.stderr).toBe(
+      `agent-loop-gateway: cannot read --config ${tmpdir()}: EISDIR: illegal operation on a directory, read; --config takes the JSON file itself, e.g. --config gateway.json\n`,
     );
   });
 

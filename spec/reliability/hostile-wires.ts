@@ -1,5 +1,8 @@
 import fc from 'fast-check';
-import type { WireName } from '../../lib/wire/wires';
+import type { WireName as AnyWire } from '../../lib/wire/wires';
+
+/** The wires this suite drives (Gemini's is not in it yet). */
+type WireName = Exclude<AnyWire, 'gemini'>;
 
 /**
  * Hostile inputs for the three front doors, as fast-check arbitraries: client bodies (valid requests with fields

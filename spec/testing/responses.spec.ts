@@ -75,6 +75,14 @@ describe('the scripted model on Responses', () => {
       input: 'Thanks.',
     });
     expect(third.output_text).toBe('Anything else?');
+    // a function entry reads the conversation whole: the chained responses' input and output, then the new input
+    expect(model.requests.at(-1)!.history).toEqual([
+      { type: 'message', role: 'user', content: 'What time is it?' },
+      call,
+      { type: 'function_call_output', call_id: call.call_id, output: '12:00' },
+      second.output[0],
+      { type: 'message', role: 'user', content: 'Thanks.' },
+    ]);
     const refused = await client.responses
       .create({ model: 'gpt-test', previous_response_id: 'resp_unknown', input: 'Hi' })
       .catch((error: unknown) => error);

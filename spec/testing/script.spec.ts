@@ -10,6 +10,7 @@ const asked = (turn: number): ScriptedRequest => ({
   body: {},
   wire: 'chat',
   turn,
+  history: [],
 });
 
 describe('a script of the scripted model', () => {

@@ -42,7 +42,7 @@ describe('scriptedModel', () => {
     expect([a, b, c, d].map(textOf)).toEqual(['two', 'zero', 'one', 'two']);
   });
 
-  it('records every request it answers: path, headers, parsed body, wire and turn index', async () => {
+  it('records every request it answers: path, headers, parsed body, wire, turn index and history', async () => {
     const model = await start([{ content: 'hi' }]);
     await post(model, '/chat/completions', { model: 'm', messages: [user('q'), assistant('a'), user('q')] });
     await post(model, '/responses', { model: 'm', input: 'q' });
@@ -54,6 +54,7 @@ describe('scriptedModel', () => {
         body: { model: 'm', messages: [user('q'), assistant('a'), user('q')] },
         wire: 'chat',
         turn: 1,
+        history: [user('q'), assistant('a'), user('q')],
       },
       {
         path: '/v1/responses',
@@ -61,6 +62,7 @@ describe('scriptedModel', () => {
         body: { model: 'm', input: 'q' },
         wire: 'responses',
         turn: 0,
+        history: [{ type: 'message', role: 'user', content: 'q' }],
       },
       {
         path: '/v1/messages',
@@ -68,6 +70,7 @@ describe('scriptedModel', () => {
         body: { model: 'm', max_tokens: 9, messages: [user('q')] },
         wire: 'messages',
         turn: 0,
+        history: [user('q')],
       },
     ]);
   });
@@ -134,7 +137,12 @@ describe('scriptedModel', () => {
     expect(thrown).toEqual({
       status: 500,
       body: {
-        error: { message: 'scriptedModel: the tool list is empty', type: 'server_error', param: null, code: null },
+        error: {
+          message: 'scriptedModel: entry 2 (a function) threw: the tool list is empty',
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
       },
     });
   });

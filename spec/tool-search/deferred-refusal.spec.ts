@@ -33,6 +33,7 @@ describe('refusedForDeferredTools', () => {
   it.each([
     [
       'messages',
+      messagesWire,
       {
         type: 'error',
         error: {
@@ -43,6 +44,7 @@ describe('refusedForDeferredTools', () => {
     ],
     [
       'responses',
+      responsesWire,
       {
         error: {
           message: expect.stringMatching(/^agent-loop: too many deferred tools/),
@@ -52,9 +54,8 @@ describe('refusedForDeferredTools', () => {
         },
       },
     ],
-  ])('answers %s 400 in its error shape, with x-agent-loop-stop: deferred-tools', (name, body) => {
+  ])('answers %s 400 in its error shape, with x-agent-loop-stop: deferred-tools', (_name, wire, body) => {
     const { res, sent } = response();
-    const wire = name === 'messages' ? messagesWire : responsesWire;
     expect(refusedForDeferredTools(res, wire, { tools }, on)).toBe(true);
     expect(sent).toEqual({ status: 400, headers: { 'x-agent-loop-stop': 'deferred-tools' }, body });
   });

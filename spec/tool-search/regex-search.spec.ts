@@ -59,7 +59,7 @@ describe('regexSearch', () => {
     const long = [tool('notes', 'ab'.repeat(20_000))];
     await expect(regexSearch(long, '(?:a?.|.b?){0,1000}QQ', 5)).rejects.toThrow(
       new BadPattern(
-        `the pattern is too complex: its repetition counts such as {0,100} come to 1000 copies (nested counts multiply), at most ${MAX_REPETITION}; use a simpler pattern, e.g. "pull_request|merge"`,
+        `the pattern is too complex: its repetition counts ({n} or {n,m}) come to 1000 copies of what they repeat (nested counts multiply), at most ${MAX_REPETITION}; use a simpler pattern, e.g. "pull_request|merge"`,
       ),
     );
   });
@@ -67,7 +67,7 @@ describe('regexSearch', () => {
   it('refuses a pattern whose RE2 program is larger than MAX_PROGRAM_SIZE', async () => {
     await expect(regexSearch(tools, '(?:a?.|.b?){0,30}QQ', 5)).rejects.toThrow(
       new BadPattern(
-        `the pattern is too complex: its RE2 program has 244 instructions, at most ${MAX_PROGRAM_SIZE} (a repetition count such as {0,100} copies what it repeats); use a simpler pattern, e.g. "pull_request|merge"`,
+        `the pattern is too complex: its RE2 program has 244 instructions, at most ${MAX_PROGRAM_SIZE} (each repetition count copies what it repeats); use a simpler pattern, e.g. "pull_request|merge"`,
       ),
     );
   });

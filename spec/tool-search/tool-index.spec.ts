@@ -2,6 +2,7 @@ import { asChatTools, catalogTools, type CatalogQuery } from '../../fixtures/too
 import heldOut from '../../fixtures/tool-catalog/held-out-queries.json';
 import queries from '../../fixtures/tool-catalog/queries.json';
 import { MAX_FOUND_DESCRIPTION, MAX_INDEXED_CHARS, ToolIndex } from '../../lib/tool-search/tool-index';
+import { SLICE_MS } from '../../lib/tool-search/event-loop-slices';
 import type { ChatTool } from '../../lib/types';
 
 const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): ChatTool => ({
@@ -93,6 +94,28 @@ describe('ToolIndex', () => {
       clearInterval(ticking);
     }
     expect(turns).toBeGreaterThan(0);
+  });
+
+  it('searches word by word, handing the event loop back between words once a slice has run', async () => {
+    const index = ToolIndex.of(tools);
+    await index.search('filled', 1);
+    let now = 0;
+    jest.spyOn(performance, 'now').mockImplementation(() => (now += SLICE_MS + 1));
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    try {
+      expect((await index.search('merge pull request', 1)).map((found) => found.name)).toEqual(['merge_pull_request']);
+    } finally {
+      spinning = false;
+      jest.restoreAllMocks();
+    }
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 
   it('finds the tool users ask for in the top 5 at least 9 times in 10, over a catalog of real MCP servers', async () => {

@@ -1,19 +1,25 @@
 import { WIRES, wireFor } from '../../lib/wire/wires';
 
-describe('wireFor: the wire of a front door, by the end of its path', () => {
+describe('wireFor: the wire of a front door, by the end of its path or its route', () => {
   it.each([
     ['/v1/chat/completions', 'chat'],
     ['/openai/deployments/gpt/chat/completions', 'chat'],
     ['/v1/responses', 'responses'],
     ['/v1/messages', 'messages'],
     ['/anthropic/v1/messages', 'messages'],
+    ['/v1beta/models/gemini-2.5-flash:generateContent', 'gemini'],
+    ['/v1/models/gemini-3-pro-preview:streamGenerateContent', 'gemini'],
+    ['/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-pro:generateContent', 'gemini'],
   ])('%s is %s', (path, wire) => {
     expect(wireFor(path)?.name).toBe(wire);
   });
 
-  it('serves no other path, and knows the three wires', () => {
+  it('serves no other path, and knows the four wires', () => {
     expect(wireFor('/v1/embeddings')).toBeUndefined();
+    expect(wireFor('/v1beta/models/gemini-2.5-flash:countTokens')).toBeUndefined();
+    expect(wireFor('/v1beta/models/gemini-2.5-flash')).toBeUndefined();
+    expect(wireFor('/v1beta/models/a/b:generateContent')).toBeUndefined();
     expect(wireFor('/v1/messages/count_tokens')).toBeUndefined();
-    expect(WIRES.map((wire) => wire.name)).toEqual(['chat', 'responses', 'messages']);
+    expect(WIRES.map((wire) => wire.name)).toEqual(['chat', 'responses', 'messages', 'gemini']);
   });
 });

@@ -5,7 +5,9 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { connectUrl } from './connect';
 import { newNonce, sealFlow, type Flow } from './flow-state';
+import { checkEndpoints, tokenEndpointOf } from './mix-up';
 import type { OAuthOptions } from './options';
 import type { TokenVault } from './vault';
 
@@ -19,6 +21,12 @@ export interface ServerAuth {
   /** the discovery last made for this server (per replica: the callback leg carries its own in the state) */
   discovery?: OAuthDiscoveryState;
 }
+
+const withoutState = (url: URL) => {
+  const bare = new URL(url);
+  bare.searchParams.delete('state');
+  return bare.toString();
+};
 
 /** The Client ID Metadata Document's URL, beside the callback; an https one only, as the draft asks. */
 export function clientMetadataUrl(redirectUrl: string): string | undefined {
@@ -46,7 +54,7 @@ export function clientMetadata({ redirectUrl, clientSecret, scopes }: OAuthOptio
  * sealed state the callback opened, on the callback leg.
  */
 export class GatewayOAuthProvider implements OAuthClientProvider {
-  /** the authorization URL, once `auth()` decided the user must consent */
+  /** the link the person is given (the gateway's confirmation page), once `auth()` decided the user must consent */
   authorizationUrl?: string;
   private verifier?: string;
 
@@ -54,6 +62,8 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     private readonly shared: ServerAuth,
     private readonly user: string,
     private readonly flow?: Flow,
+    /** who is being linked, as the confirmation page says it */
+    private readonly label = 'this gateway user',
   ) {}
 
   get redirectUrl(): string {
@@ -96,17 +106,26 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
-  /** On the callback leg: the authorization server the code is bound to, as the state recorded it. */
+  /**
+   * On the callback leg: the authorization server and token endpoint the code is bound to, as the state recorded
+   * them; what this replica discovered since is used only when it names both.
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
     const known = this.shared.discovery;
     if (!this.flow) return known;
-    const { authorizationServerUrl, resourceMetadataUrl } = this.flow;
-    return known?.authorizationServerUrl === authorizationServerUrl
+    const { authorizationServerUrl, resourceMetadataUrl, tokenEndpoint } = this.flow;
+    return known?.authorizationServerUrl === authorizationServerUrl && tokenEndpointOf(known) === tokenEndpoint
       ? known
       : { authorizationServerUrl, resourceMetadataUrl };
   }
 
+  /** What `auth()` discovered: refused when it could be a mix-up, or when it moved the flow's token endpoint. */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    checkEndpoints(state.authorizationServerMetadata);
+    if (this.flow && tokenEndpointOf(state) !== this.flow.tokenEndpoint)
+      throw new Error(
+        "the authorization server's token endpoint is no longer the one the consent link was made for: the code is not sent to another",
+      );
     this.shared.discovery = state;
   }
 
@@ -119,7 +138,8 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
 
   /**
    * The SDK asks for `state` before it makes the PKCE verifier, so the state it put in the URL is replaced here by
-   * the sealed flow, verifier included, which any replica can open.
+   * the sealed flow, verifier and authorization request included, which any replica can open. The person is given
+   * the gateway's confirmation page for it, not the authorization request itself.
    */
   async redirectToAuthorization(url: URL): Promise<void> {
     const client = await this.clientInformation();
@@ -131,11 +151,13 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       user: this.user,
       verifier: this.verifier,
       authorizationServerUrl: discovery.authorizationServerUrl,
+      tokenEndpoint: tokenEndpointOf(discovery),
+      authorization: withoutState(url),
+      label: this.label,
       ...(discovery.resourceMetadataUrl ? { resourceMetadataUrl: discovery.resourceMetadataUrl } : {}),
       client: publicClient,
       nonce: newNonce(),
     };
-    url.searchParams.set('state', sealFlow(this.shared.key, flow));
-    this.authorizationUrl = url.toString();
+    this.authorizationUrl = connectUrl(this.shared.options.redirectUrl, sealFlow(this.shared.key, flow));
   }
 }

@@ -1,19 +1,25 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AuthProvider, InsufficientScopeError } from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { mcpClient } from '../mcp-sdk';
 import { GatewayOAuthProvider, type ServerAuth } from './client-provider';
 import { ConsentRequired } from './consent';
+import { checkResourceMetadataUrl, discoveryFetch } from './discovery-fetch';
 import { newNonce, type Flow } from './flow-state';
 import type { Store } from '../../store/store';
 import type { TokenRecord } from './vault';
 
-/** An access token this close to its expiry is refreshed before it is used. */
+/**
+ * An access token this close to its expiry is refreshed before it is used: a minute, or a tenth of its life for a
+ * short-lived one, which is then used for most of its life and refreshed once.
+ */
 const REFRESH_BEFORE_MS = 60_000;
+const REFRESH_BEFORE_SHARE = 0.1;
 /** One refresh at a time per user and server, fleet-wide; a lock a crashed replica held frees itself. */
 const LOCK_TTL_MS = 30_000;
 const LOCK_POLL_MS = 100;
 /** How many times in a row a user is asked for a wider scope before the call fails. */
 export const MAX_STEP_UPS = 2;
+const MAX_LABELS = 1024;
 
 interface Challenge {
   resourceMetadataUrl?: URL;
@@ -22,8 +28,8 @@ interface Challenge {
   force?: boolean;
 }
 
-const expiring = (record: TokenRecord) =>
-  record.expiresAt !== undefined && record.expiresAt - Date.now() <= REFRESH_BEFORE_MS;
+const expiring = ({ expiresAt, lifetimeMs = Infinity }: TokenRecord) =>
+  expiresAt !== undefined && expiresAt - Date.now() <= Math.min(REFRESH_BEFORE_MS, lifetimeMs * REFRESH_BEFORE_SHARE);
 
 /**
  * Every user's sign-in to one MCP server, through the SDK's `auth()`: the consent link, the callback's code exchange,
@@ -33,15 +39,28 @@ const expiring = (record: TokenRecord) =>
 export class ServerSignIn {
   private readonly refreshing = new Map<string, Promise<TokenRecord | undefined>>();
   private readonly stepUps = new Map<string, number>();
+  /** who each user is, as the confirmation page says it */
+  private readonly labels = new Map<string, string>();
+  /** every request `auth()` makes: bounded, and kept off private addresses the operator did not allow */
+  private readonly fetch: FetchLike;
 
   constructor(
     readonly shared: ServerAuth,
     readonly serverUrl: string,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.fetch = discoveryFetch({ serverUrl, privateOrigins: shared.options.privateOrigins });
+  }
 
   get server(): string {
     return this.shared.server;
+  }
+
+  /** Who `user` is, as the confirmation page of their next consent link says it (the latest 1,024 users kept). */
+  remember(user: string, label: string): void {
+    this.labels.delete(user);
+    this.labels.set(user, label);
+    if (this.labels.size > MAX_LABELS) this.labels.delete(this.labels.keys().next().value!);
   }
 
   /** What the user's MCP transport asks before each request, and on a 401. */
@@ -63,13 +82,15 @@ export class ServerSignIn {
     user: string,
     { resourceMetadataUrl, scope, force }: Challenge = {},
   ): Promise<ConsentRequired | undefined> {
-    const provider = new GatewayOAuthProvider(this.shared, user);
+    checkResourceMetadataUrl(this.serverUrl, resourceMetadataUrl);
+    const provider = new GatewayOAuthProvider(this.shared, user, undefined, this.labels.get(user));
     const asked = mcpClient().computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
     const result = await mcpClient().auth(provider, {
       serverUrl: this.serverUrl,
       resourceMetadataUrl,
       scope: asked,
       forceReauthorization: force,
+      fetchFn: this.fetch,
     });
     return result === 'REDIRECT' && provider.authorizationUrl
       ? new ConsentRequired(this.server, provider.authorizationUrl)
@@ -79,7 +100,7 @@ export class ServerSignIn {
   /** The callback leg: the code exchanged (the `iss` checked first) and the tokens stored for the flow's user. */
   async complete(flow: Flow, code: string, iss: string | undefined): Promise<void> {
     const provider = new GatewayOAuthProvider(this.shared, flow.user, flow);
-    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss });
+    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss, fetchFn: this.fetch });
   }
 
   /** The 403 asked for a wider scope: the person is asked for it (a bounded number of times in a row). */

@@ -2,19 +2,13 @@ import type { Request, Response } from 'express';
 import { redacted } from '../../redact';
 import type { Logger } from '../../types';
 import { clientMetadata, clientMetadataUrl } from './client-provider';
+import { confirmedHere, connectUrl, forgetConfirmation, page, refusal, serveConnect } from './connect';
 import { takeFlow } from './flow-state';
 import { withSecret, type OAuthOptions } from './options';
 import { ServerSignIn } from './sign-in';
 import { MemoryStore } from '../../store/memory-store';
 import type { Store } from '../../store/store';
 import { TokenVault } from './vault';
-
-const escaped = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** The small page the person sees in the browser at the end of a sign-in. */
-function page(title: string, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escaped(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem"><h1 style="font-size:1.4rem">${escaped(title)}</h1><p>${escaped(message)}</p></body></html>`;
-}
 
 const pathOf = (url: string) => new URL(url).pathname;
 
@@ -51,13 +45,21 @@ export class SignIns {
     return this.servers.size;
   }
 
-  /** Serves the request when it is a callback (or its metadata document); false: not ours. */
+  /** Serves the request when it is a callback, its confirmation page or its metadata document; false: not ours. */
   serve(req: Request, res: Response): boolean {
-    if (req.method !== 'GET' || this.servers.size === 0) return false;
+    if ((req.method !== 'GET' && req.method !== 'POST') || this.servers.size === 0) return false;
     const path = new URL(req.originalUrl, 'http://agent-loop').pathname;
+    const confirming = [...this.callbacks.values()].find(
+      (candidate) => pathOf(connectUrl(candidate.redirectUrl, '')) === path,
+    );
+    if (confirming) {
+      serveConnect(req, res, this.key, confirming.redirectUrl);
+      return true;
+    }
+    if (req.method !== 'GET') return false;
     const options = this.callbacks.get(path);
     if (options) {
-      void this.callback(req, res);
+      void this.callback(req, res, options.redirectUrl);
       return true;
     }
     const document = [...this.callbacks.values()].find(
@@ -70,19 +72,11 @@ export class SignIns {
     return true;
   }
 
-  private async callback(req: Request, res: Response): Promise<void> {
+  private async callback(req: Request, res: Response, redirectUrl: string): Promise<void> {
     const query = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
-    const refuse = (why: string, meta: Record<string, unknown> = {}) => {
+    const refuse = (why: string, meta: Record<string, unknown> = {}, status = 400) => {
       this.logger.warn('agent-loop refused an OAuth callback', { ip: req.ip, why, ...meta });
-      res
-        .status(400)
-        .type('html')
-        .send(
-          page(
-            'Not connected',
-            `The sign-in did not complete: ${why}. Nothing was stored; send your message again for a new link.`,
-          ),
-        );
+      res.status(status).type('html').send(refusal(why));
     };
     res.setHeader('cache-control', 'no-store');
     const error = query('error');
@@ -93,6 +87,13 @@ export class SignIns {
     const opened = await takeFlow(this.key, state, this.store).catch(() => ({ failed: 'unreadable' as const }));
     if (!('flow' in opened)) return refuse(`the state is ${opened.failed}`);
     const { flow } = opened;
+    forgetConfirmation(res, flow, redirectUrl);
+    if (!confirmedHere(req, this.key, flow))
+      return refuse(
+        'this browser did not confirm it on the gateway’s page (open the link the gateway gave, in this browser)',
+        { server: flow.server },
+        403,
+      );
     const signIn = this.servers.get(flow.server);
     if (!signIn) return refuse('the state names no server of this gateway');
     try {

@@ -7,6 +7,7 @@ import { mcpClient } from '../mcp-sdk';
 import type { OAuthUser } from './options';
 import type { ServerSignIn } from './sign-in';
 import { userOf } from './user';
+import { whoOf } from './connect';
 
 export interface UserTrellisOptions {
   signIn: ServerSignIn;
@@ -79,6 +80,7 @@ export function userTrellises(options: UserTrellisOptions): (req: IncomingMessag
   return function forRequest(req) {
     const user = userOf(req, options.user);
     if (user === undefined) return undefined;
+    signIn.remember(user, whoOf(req, options.user));
     let view = views.get(user);
     if (!view) {
       if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);

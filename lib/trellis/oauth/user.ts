@@ -7,7 +7,7 @@ import type { OAuthUser } from './options';
 export const userKey = (user: string): string =>
   createHash('sha256').update(`agent-loop oauth user\n${user}`).digest('base64url').slice(0, 22);
 
-function named(option: OAuthUser, req: IncomingMessage): string | undefined {
+export function named(option: OAuthUser, req: IncomingMessage): string | undefined {
   if (typeof option === 'string') {
     const value = req.headers[option.toLowerCase()];
     return typeof value === 'string' ? value : undefined;

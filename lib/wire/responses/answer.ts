@@ -12,6 +12,8 @@ export interface ResponseIdentity {
   binding: string;
   /** the tools the client declared, which its Response echoes (the upstream's echoes the binding's too) */
   tools: unknown[];
+  /** the id the client chained on (its `previous_response_id`), null when it chained on none */
+  previousResponseId: string | null;
 }
 
 export const responseUsage = (usage: TokenUsage) => ({
@@ -81,6 +83,8 @@ export function finalResponse(
       : { created_at: identity.createdAt }),
     model: typeof shape.model === 'string' ? shape.model : identity.model,
     ...('tools' in shape ? { tools: identity.tools } : {}),
+    // the last reply chains on the loop's turn before it, an upstream id the client never saw
+    previous_response_id: identity.previousResponseId,
   };
   return {
     ...shape,

@@ -154,13 +154,14 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
   }
 
   private skeleton(): ResponseItem {
-    const { id, createdAt, model } = this.identity;
+    const { id, createdAt, model, previousResponseId } = this.identity;
     return {
       id,
       object: 'response',
       created_at: createdAt,
       status: 'in_progress',
       model,
+      previous_response_id: previousResponseId,
       output: [],
       usage: null,
       error: null,

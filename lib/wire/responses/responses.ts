@@ -172,6 +172,9 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
       model: typeof body.model === 'string' ? body.model : '',
       binding: setup.handBacks.binding,
       tools: Array.isArray(body.tools) ? body.tools : [],
+      // restore chained the body on the upstream's reply: the client's Response names the id it sent
+      previousResponseId:
+        typeof body.previous_response_id === 'string' ? setup.answerIds.answerOf(body.previous_response_id) : null,
     };
     const answered = (upstreamId: string) => setup.answerIds.remember(id, upstreamId);
     return {

@@ -65,7 +65,7 @@ describe('GatewayOAuthProvider', () => {
     expect(await new GatewayOAuthProvider(auth, 'u1').tokens()).toBeUndefined();
   });
 
-  it('puts the sealed flow in the URL’s state: verifier, authorization server and client travel to the callback, the secret does not', async () => {
+  it('gives the confirmation page’s link, the flow sealed in its state: verifier, authorization request and client travel to the callback, the secret does not', async () => {
     const auth = shared({ redirectUrl, clientId: 'c1', clientSecret: 'cs-1' });
     const provider = new GatewayOAuthProvider(auth, 'u1');
     provider.saveDiscoveryState({
@@ -77,7 +77,7 @@ describe('GatewayOAuthProvider', () => {
       new URL('https://auth.example.com/authorize?state=placeholder&client_id=c1'),
     );
     const url = new URL(provider.authorizationUrl!);
-    expect(url.searchParams.get('state')).not.toBe('placeholder');
+    expect(`${url.origin}${url.pathname}`).toBe(`${redirectUrl}/connect`);
     expect(url.toString()).not.toContain('verifier-0123456789');
     const opened = await takeFlow(auth.key, url.searchParams.get('state')!, new MemoryStore());
     expect(opened).toEqual({
@@ -86,6 +86,9 @@ describe('GatewayOAuthProvider', () => {
         user: 'u1',
         verifier: 'verifier-0123456789',
         authorizationServerUrl: 'https://auth.example.com/',
+        tokenEndpoint: 'https://auth.example.com/token',
+        authorization: 'https://auth.example.com/authorize?client_id=c1',
+        label: 'this gateway user',
         resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
         client: { client_id: 'c1' },
         nonce: expect.any(String),
@@ -105,6 +108,9 @@ describe('GatewayOAuthProvider', () => {
       user: 'u1',
       verifier: 'v',
       authorizationServerUrl: 'https://auth.example.com/',
+      tokenEndpoint: 'https://auth.example.com/token',
+      authorization: 'https://auth.example.com/authorize?client_id=c1',
+      label: 'u1',
       client: { client_id: 'c1' },
       nonce: 'n',
     };
@@ -113,5 +119,18 @@ describe('GatewayOAuthProvider', () => {
       resourceMetadataUrl: undefined,
     });
     expect(() => new GatewayOAuthProvider(auth, 'u1').codeVerifier()).toThrow('no PKCE verifier');
+    auth.discovery = {
+      authorizationServerUrl: 'https://auth.example.com/',
+      authorizationServerMetadata: {
+        issuer: 'https://auth.example.com/',
+        authorization_endpoint: 'https://auth.example.com/authorize',
+        token_endpoint: 'https://auth.example.com/token-moved',
+        response_types_supported: ['code'],
+      },
+    };
+    expect(new GatewayOAuthProvider(auth, 'u1', flow).discoveryState()).toEqual({
+      authorizationServerUrl: 'https://auth.example.com/',
+      resourceMetadataUrl: undefined,
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newNonce, sealFlow, takeFlow, type Flow } from '../../../lib/trellis/oauth/flow-state';
+import { newNonce, readFlow, sealFlow, takeFlow, type Flow } from '../../../lib/trellis/oauth/flow-state';
 import { MemoryStore } from '../../../lib/store/memory-store';
 
 const key = randomBytes(32);
@@ -8,6 +8,9 @@ const flow = (): Flow => ({
   user: 'u1',
   verifier: 'v'.repeat(43),
   authorizationServerUrl: 'https://auth.example.com/',
+  tokenEndpoint: 'https://auth.example.com/token',
+  authorization: 'https://auth.example.com/authorize?client_id=c1',
+  label: 'u1',
   client: { client_id: 'c1' },
   nonce: newNonce(),
 });
@@ -38,5 +41,11 @@ describe('the sealed state of a sign-in', () => {
     const sealed = sealFlow(key, flow());
     jest.setSystemTime(1_000_000 + 10 * 60 * 1000 + 1);
     expect(await takeFlow(key, sealed, store)).toEqual({ failed: 'expired' });
+  });
+
+  it('reads as invalid a state an earlier version sealed, without the authorization request and token endpoint', () => {
+    const { authorization: _request, tokenEndpoint: _endpoint, ...earlier } = flow();
+    expect(readFlow(key, sealFlow(key, earlier as Flow))).toEqual({ failed: 'invalid' });
+    expect(readFlow(key, sealFlow(key, flow()))).toEqual({ flow: expect.objectContaining({ label: 'u1' }) });
   });
 });

@@ -48,6 +48,14 @@ describe('SignIns', () => {
     expect(await signIns.vault.list()).toEqual([]);
   });
 
+  it('serves the confirmation page beside the callback, GET and POST: a forged state gets a 400 page', async () => {
+    for (const method of ['get', 'post'] as const) {
+      const { text } = await request(app(signIns))[method]('/oauth/callback/connect?state=forged').expect(400);
+      expect(text).toContain('The sign-in did not complete: the state is invalid.');
+    }
+    await request(app(signIns)).post('/oauth/callback').expect(418);
+  });
+
   it('escapes what the authorization server sent on the page', async () => {
     const { text } = await request(app(signIns)).get('/oauth/callback?error=%3Cscript%3E').expect(400);
     expect(text).not.toContain('<script>');

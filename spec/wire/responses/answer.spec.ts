@@ -3,7 +3,14 @@ import { answerOutput, finalResponse, messageItem, responseUsage } from '../../.
 import type { ResponseItem } from '../../../lib/wire/responses/items';
 import type { TurnResult } from '../../../lib/loop/wire';
 
-const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes', tools: [] };
+const identity = {
+  id: 'resp_loop',
+  createdAt: 1700000000,
+  model: 'agent',
+  binding: 'notes',
+  tools: [],
+  previousResponseId: null,
+};
 const reasoning = { type: 'reasoning', id: 'rs_1', summary: [] };
 const search = { type: 'web_search_call', id: 'ws_1', status: 'completed' };
 const own = {
@@ -70,6 +77,7 @@ describe('the client’s Response', () => {
       object: 'response',
       status: 'completed',
       model: 'up',
+      previous_response_id: null,
       error: null,
       output: [own],
       usage: responseUsage({ input: 4, output: 2, total: 6 }),
@@ -79,6 +87,7 @@ describe('the client’s Response', () => {
       object: 'response',
       created_at: 1700000000,
       model: 'agent',
+      previous_response_id: null,
       status: 'completed',
       error: null,
       output: [],
@@ -89,6 +98,18 @@ describe('the client’s Response', () => {
       output_tokens: 2,
       total_tokens: 6,
     });
+  });
+
+  it("names the id the client chained on as previous_response_id, not the upstream's turn before the last", () => {
+    const answer: Answer = {
+      stop: 'final',
+      text: '',
+      last: { ...last([]), reply: { id: 'resp_up', output: [], previous_response_id: 'resp_upstream_turn_1' } },
+    };
+    expect(finalResponse(answer, { ...identity, previousResponseId: 'resp_client' }, []).previous_response_id).toBe(
+      'resp_client',
+    );
+    expect(finalResponse(answer, identity, []).previous_response_id).toBeNull();
   });
 
   it("echoes the client's own tools where the last reply echoed the request's, the binding's included", () => {
@@ -129,6 +150,7 @@ describe('the client’s Response', () => {
       object: 'response',
       created_at: 1700000000,
       model: 'agent',
+      previous_response_id: null,
       status: 'completed',
       error: null,
       output: [],

@@ -2,7 +2,14 @@ import type { Answer } from '../../../lib/loop/reply';
 import { ResponsesJsonReply, ResponsesStreamReply } from '../../../lib/wire/responses/reply';
 import { servedReply } from '../../helpers/served-reply';
 
-const identity = { id: 'resp_loop', createdAt: 1700000000, model: 'agent', binding: 'notes', tools: [] };
+const identity = {
+  id: 'resp_loop',
+  createdAt: 1700000000,
+  model: 'agent',
+  binding: 'notes',
+  tools: [],
+  previousResponseId: null,
+};
 const ignore = (): undefined => undefined;
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
 const events = (text: string) =>
@@ -22,6 +29,7 @@ describe('the Responses answer to the client', () => {
       object: 'response',
       created_at: 1700000000,
       model: 'agent',
+      previous_response_id: null,
       status: 'completed',
       error: null,
       output: [

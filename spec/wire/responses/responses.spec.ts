@@ -363,6 +363,34 @@ describe('the loop on OpenAI Responses (POST /v1/responses)', () => {
     expect(model.requests[3].body.input).toEqual([{ type: 'function_call_output', call_id: 'wx', output: 'snow' }]);
   });
 
+  it("shows the id the client chained on as previous_response_id, never the upstream's: whole and on every streamed Response", async () => {
+    model.setScript([
+      { text: 'plain' },
+      { calls: [{ callId: 'n1', name: 'notes_open' }] },
+      { text: 'Notes a and b.' },
+      { calls: [{ callId: 'n2', name: 'notes_open' }] },
+      { text: 'Still a and b.' },
+      { text: 'Fresh.' },
+    ]);
+    const earlier = await client.responses.create({ model: 'plain-1', input: 'hi' });
+    const whole = await client.responses.create({
+      model: 'agent-1',
+      previous_response_id: earlier.id,
+      input: 'notes?',
+    });
+    const responses: OpenAI.Responses.Response[] = [];
+    const stream = client.responses.stream({ model: 'agent-1', previous_response_id: whole.id, input: 'again?' });
+    for await (const event of stream)
+      if (event.type === 'response.created' || event.type === 'response.completed') responses.push(event.response);
+    const unchained = await client.responses.create({ model: 'agent-1', input: 'notes?' });
+
+    expect(whole.previous_response_id).toBe(earlier.id);
+    expect(responses.map((response) => response.previous_response_id)).toEqual([whole.id, whole.id]);
+    expect(unchained.previous_response_id).toBeNull();
+    // the upstream's ids stay inside: its chain ran on them
+    expect(model.requests[2].body.previous_response_id).toBe(model.replies[1].id);
+  });
+
   it('streams a hand-back: the call as its own output item, its arguments, then response.completed', async () => {
     model.setScript([
       { text: 'Checking.', calls: [{ callId: 'n1', name: 'notes_open' }] },

@@ -1,0 +1,71 @@
+import type { Response } from 'express';
+import { JsonAnswerReply } from '../../loop/json-reply';
+import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
+import { answerParts, finalResponse, type GeminiIdentity } from './answer';
+import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
+import type { UsageMetadata } from './types';
+
+/** What one Gemini loop has counted, turn after turn: each turn's usageMetadata, summed. */
+export interface Counted {
+  usage?: UsageMetadata;
+}
+
+/** A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's headers. */
+export class GeminiJsonReply extends JsonAnswerReply {
+  constructor(
+    res: Response,
+    private readonly identity: GeminiIdentity,
+    private readonly counted: Counted,
+    judged: boolean,
+  ) {
+    super(res, judged);
+  }
+
+  protected answerOf(answer: Answer): unknown {
+    return finalResponse(answer, this.counted.usage, this.identity);
+  }
+}
+
+/**
+ * A `:streamGenerateContent?alt=sse` client: the turns' text goes out as it arrives; the loop's note, the handed-back
+ * calls, the finishReason and the summed usage in the last chunk.
+ */
+export class GeminiStreamReply implements Reply {
+  readonly streams = true;
+  private readonly writer: GeminiStreamWriter;
+
+  constructor(
+    res: Response,
+    identity: GeminiIdentity,
+    private readonly counted: Counted,
+    options: GeminiStreamOptions,
+  ) {
+    this.writer = new GeminiStreamWriter(res, identity, options);
+  }
+
+  get committed(): boolean {
+    return this.writer.committed;
+  }
+
+  text(delta: string): Promise<void> | void {
+    return this.writer.text(delta);
+  }
+
+  toolsRunning(): void {
+    this.writer.toolsRunning();
+  }
+
+  toolProgress(): void {
+    this.writer.toolProgress();
+  }
+
+  send(answer: Answer): void {
+    const note = noteParagraph(answer);
+    const { parts, finishReason } = answerParts({ ...answer, text: '', note: undefined });
+    this.writer.finish([...(note === '' ? [] : [{ text: note }]), ...parts], finishReason, this.counted.usage);
+  }
+
+  dispose(): void {
+    this.writer.dispose();
+  }
+}

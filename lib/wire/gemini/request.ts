@@ -1,0 +1,93 @@
+import type { Request } from 'express';
+import { isObject } from '../../loop/deltas';
+import type { ChatTool } from '../../types';
+import type { WireRequest } from '../../loop/wire';
+import type { Content } from './types';
+
+export interface GeminiRequest extends WireRequest {
+  contents: Content[];
+  tools?: unknown;
+  toolConfig?: unknown;
+}
+
+/** A function as Gemini takes it, its schema whole in `parametersJsonSchema`. */
+export interface FunctionDeclaration {
+  name: string;
+  description?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * `.../models/{model}:generateContent` and `:streamGenerateContent`, under `/v1beta/`, `/v1/` or Vertex's
+ * `.../publishers/google/`: the model is the path's, never the body's.
+ */
+export const GEMINI_ROUTE = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/;
+
+/** The model the path names (`gemini-2.5-flash`), or undefined when the path is no Gemini route. */
+export const modelInPath = (path: string): string | undefined => GEMINI_ROUTE.exec(path)?.[1];
+
+/** `:streamGenerateContent`: the client reads a stream (SSE with `alt=sse`, else the JSON array form). */
+export const isStreamPath = (path: string): boolean => GEMINI_ROUTE.exec(path)?.[2] === 'streamGenerateContent';
+
+/** What the client asked with `alt=sse` (the SDK always does when it streams). */
+export const asksForSse = (req: Request): boolean => req.query.alt === 'sse';
+
+/** `toolConfig.functionCallingConfig.mode: 'NONE'`: the model calls no function, so the loop has nothing to run. */
+function callsNoFunction(toolConfig: unknown): boolean {
+  return isObject(toolConfig) && isObject(toolConfig.functionCallingConfig)
+    ? toolConfig.functionCallingConfig.mode === 'NONE'
+    : false;
+}
+
+/** A generateContent request the loop can serve: contents of user and model turns, each a list of parts. */
+export function isGeminiRequest(body: unknown): body is GeminiRequest {
+  if (!isObject(body) || !Array.isArray(body.contents) || body.contents.length === 0) return false;
+  if (callsNoFunction(body.toolConfig)) return false;
+  return body.contents.every(
+    (content) =>
+      isObject(content) &&
+      Array.isArray(content.parts) &&
+      (content.role === undefined || content.role === 'user' || content.role === 'model'),
+  );
+}
+
+/**
+ * The binding's tools (MCP's definitions as chat functions) as Gemini takes them: the JSON Schema whole in
+ * `parametersJsonSchema` (MCP's schemas are JSON Schema; the OpenAPI subset of `parameters` would lose what it
+ * cannot say, `$ref`, `oneOf`, `additionalProperties`, ...).
+ */
+export const geminiFunction = ({ function: { name, description, parameters } }: ChatTool): FunctionDeclaration => ({
+  name,
+  ...(description === undefined ? {} : { description }),
+  parametersJsonSchema: parameters ?? { type: 'object' },
+});
+
+/** The client's tools: every `functionDeclarations` list and any other tool (`googleSearch`, `codeExecution`, ...). */
+export const clientToolsOf = (tools: unknown): Record<string, unknown>[] =>
+  Array.isArray(tools) ? tools.filter(isObject) : [];
+
+/** The names of the functions the client declared. */
+export function declaredNames(tools: readonly Record<string, unknown>[]): string[] {
+  return tools.flatMap((tool) =>
+    Array.isArray(tool.functionDeclarations)
+      ? tool.functionDeclarations.flatMap((fn) => (isObject(fn) && typeof fn.name === 'string' ? [fn.name] : []))
+      : [],
+  );
+}
+
+/** The client's tools without the functions named in `dropped` (a tool left with no function goes too). */
+export function withoutFunctions(
+  tools: readonly Record<string, unknown>[],
+  dropped: (name: string) => boolean,
+): Record<string, unknown>[] {
+  return tools.flatMap((tool) => {
+    if (!Array.isArray(tool.functionDeclarations)) return [tool];
+    const kept = tool.functionDeclarations.filter((fn) => !(isObject(fn) && dropped(String(fn.name))));
+    if (kept.length === tool.functionDeclarations.length) return [tool];
+    return kept.length === 0 ? [] : [{ ...tool, functionDeclarations: kept }];
+  });
+}
+
+/** The parts of a content, each an object. */
+export const partsOf = (content: Content | undefined): Content['parts'] =>
+  Array.isArray(content?.parts) ? content.parts.filter(isObject) : [];

@@ -1,0 +1,33 @@
+import type { Request } from 'express';
+import {
+  asksForSse,
+  declaredNames,
+  isStreamPath,
+  modelInPath,
+  withoutFunctions,
+} from '../../../lib/wire/gemini/request';
+
+describe('a Gemini request', () => {
+  it('names its model and its form in the path, its stream format in the query', () => {
+    expect(modelInPath('/v1beta/models/gemini-3-pro-preview:streamGenerateContent')).toBe('gemini-3-pro-preview');
+    expect(modelInPath('/v1beta/models/gemini-3-pro-preview')).toBeUndefined();
+    expect(isStreamPath('/v1/models/g:streamGenerateContent')).toBe(true);
+    expect(isStreamPath('/v1/models/g:generateContent')).toBe(false);
+    expect(asksForSse({ query: { alt: 'sse' } } as unknown as Request)).toBe(true);
+    expect(asksForSse({ query: {} } as unknown as Request)).toBe(false);
+  });
+
+  it("reads the client's function names, and takes functions out of its tools, a tool left empty with them", () => {
+    const tools = [
+      { functionDeclarations: [{ name: 'a' }, { name: 'b' }, 'junk'] },
+      { functionDeclarations: [{ name: 'c' }] },
+      { googleSearch: {} },
+    ];
+    expect(declaredNames(tools)).toEqual(['a', 'b', 'c']);
+    expect(withoutFunctions(tools, (name) => name === 'b' || name === 'c')).toEqual([
+      { functionDeclarations: [{ name: 'a' }, 'junk'] },
+      { googleSearch: {} },
+    ]);
+    expect(withoutFunctions(tools, () => false)).toEqual(tools);
+  });
+});
