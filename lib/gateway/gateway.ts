@@ -25,6 +25,7 @@ import { loopOptions, type AgentLoopOptions } from '../loop-options';
 import { openAiError } from '../openai-error';
 import { parsedOrUndefined } from '../loop/turn-stream';
 import { jsonKind } from '../loop/refused-request';
+import { errorBodyFor } from '../wire/wires';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -126,10 +127,10 @@ function bodyRefusal({ type, body, message }: BodyError): string {
   return `the request body is JSON but not an object (${jsonKind(json)}); send a JSON object`;
 }
 
-/** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
-const refusedBody: ErrorRequestHandler = function refusedBody(error: BodyError, _req, res, next) {
+/** A body express.json() refused (not JSON, too large): its wire's error (else OpenAI's), not Express's HTML page. */
+const refusedBody: ErrorRequestHandler = function refusedBody(error: BodyError, req, res, next) {
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
-  res.status(error.status).json(openAiError(bodyRefusal(error), 'invalid_request_error'));
+  res.status(error.status).json(errorBodyFor(req.path, error.status, bodyRefusal(error)));
 };
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {

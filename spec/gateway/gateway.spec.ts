@@ -177,7 +177,7 @@ describe('createGateway', () => {
       'request entity too large',
     ],
   ])(
-    'answers a body express.json() refuses (%s) with an OpenAI-style JSON error, no HTML and no stack',
+    'answers a body express.json() refuses (%s) with a JSON error in the wire’s shape, no HTML and no stack',
     async (body, status, message) => {
       const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, bodyLimit: 200, logger: quiet });
       const res = await request(app)
@@ -186,7 +186,16 @@ describe('createGateway', () => {
         .send(body)
         .expect(status);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.body).toEqual({ error: { message, type: 'invalid_request_error' } });
+      expect(res.body).toEqual({ error: { message, type: 'invalid_request_error', param: null, code: null } });
+      const onMessages = await request(app)
+        .post('/v1/messages')
+        .set('content-type', 'application/json')
+        .send(body)
+        .expect(status);
+      expect(onMessages.body).toEqual({
+        type: 'error',
+        error: { type: status === 413 ? 'request_too_large' : 'invalid_request_error', message },
+      });
     },
   );
 
