@@ -27,6 +27,8 @@ import { parsedOrUndefined } from '../loop/turn-stream';
 import { jsonKind } from '../loop/refused-request';
 import { errorBodyFor } from '../wire/wires';
 import { optionalPeer } from '../telemetry/optional-peer';
+import { defaultLogger } from '../logger';
+import type { Logger } from '../types';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
 /** what express.json() takes as its `limit` */
@@ -155,6 +157,15 @@ export function validateGatewayConfig(config: unknown): void {
   validGatewayConfig(config);
 }
 
+/** `metrics` left out: on when prom-client is installed, else off with one line saying why `/metrics` answers 404. */
+function metricsWhenInstalled(logger: Logger): Record<string, never> | false {
+  if (optionalPeer('prom-client') !== undefined) return {};
+  logger.info(
+    'agent-loop metrics are off: prom-client is not installed (npm install prom-client serves them on /metrics)',
+  );
+  return false;
+}
+
 /**
  * A ready gateway: express.json() (skipped by the loop's own turns), the agent loop, and a proxy to the upstream as
  * the normal handler; `/healthz`, `/readyz`, and `/metrics` (on by default when prom-client is installed).
@@ -178,7 +189,7 @@ export function createGateway(config: GatewayConfig): Express {
   const apiKey = upstreamKeyOf(upstream.apiKeyEnv);
   const loop: AgentLoopMiddleware = agentLoop({
     ...options,
-    metrics: metrics ?? (optionalPeer('prom-client') !== undefined && {}),
+    metrics: metrics ?? metricsWhenInstalled(options.logger ?? defaultLogger()),
   });
   const health = new UpstreamHealth(upstream.url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
   const app = express();

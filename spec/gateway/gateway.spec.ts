@@ -3,9 +3,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { AgentLoopError } from '../../lib';
+import type * as Gateway from '../../lib/gateway/gateway';
 import { createGateway } from '../../lib/gateway/gateway';
 import { localTrellis } from '../../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
+import { memoryLogger } from '../helpers/memory-logger';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '08:00' }]);
@@ -165,6 +167,28 @@ describe('createGateway', () => {
       .send({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
       .expect(502);
     expect(res.body.error.message).toMatch(/^upstream unreachable: /);
+  });
+
+  it('says at start-up that /metrics is off when prom-client is not installed, and not when the config turned it off', async () => {
+    let gateway: typeof Gateway | undefined;
+    jest.isolateModules(() => {
+      jest.doMock('prom-client', () => {
+        throw new Error("Cannot find module 'prom-client'");
+      });
+      gateway = jest.requireActual<typeof Gateway>('../../lib/gateway/gateway');
+    });
+    const { logger, lines } = memoryLogger('info');
+    const app = gateway!.createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger });
+    gateway!.createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, metrics: false, logger });
+    jest.dontMock('prom-client');
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        message:
+          'agent-loop metrics are off: prom-client is not installed (npm install prom-client serves them on /metrics)',
+      },
+    ]);
+    await request(app).get('/metrics').expect(404);
   });
 
   it.each([

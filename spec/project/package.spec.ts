@@ -47,3 +47,23 @@ describe('the admin page as the package ships it', () => {
     }
   });
 });
+
+describe('the source maps as the package ships them', () => {
+  it('carry their TypeScript inline: the lib/ a map names is not in the package', () => {
+    expect(packed().filter((file) => file.startsWith('lib/'))).toEqual([]);
+    const build = ts.getParsedCommandLineOfConfigFile(
+      path.join(ROOT, 'tsconfig.build.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+    )!;
+    const file = path.join(ROOT, 'lib', 'glob.ts');
+    const written = new Map<string, string>();
+    ts.createProgram([file], { ...build.options, declaration: false, noEmitOnError: false }).emit(
+      undefined,
+      (name, text) => written.set(path.basename(name), text),
+    );
+    const map = JSON.parse(written.get('glob.js.map')!) as { sources: string[]; sourcesContent?: string[] };
+    expect(map.sources).toEqual(['../lib/glob.ts']);
+    expect(map.sourcesContent).toEqual([readFileSync(file, 'utf8')]);
+  }, 60_000);
+});

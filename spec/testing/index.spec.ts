@@ -102,14 +102,17 @@ describe('express-agent-loop/testing', () => {
       '--no-watchman',
       '--runInBand',
     ];
-    const { stderr } = await run(process.execPath, args, {
+    const { LOG_LEVEL: _level, ...env } = process.env;
+    const { stdout, stderr } = await run(process.execPath, args, {
       cwd: dir,
-      env: { ...process.env, LOG_LEVEL: 'error', NODE_NO_WARNINGS: '1' },
+      env: { ...env, NODE_NO_WARNINGS: '1' },
     }).catch((error: { stdout: string; stderr: string }) => {
       throw new Error(`the README example failed:\n${error.stdout}\n${error.stderr}`);
     });
     expect(stderr).toMatch(/PASS cjs\/gateway\.test\.js/);
     expect(stderr).toMatch(/PASS esm\/gateway\.test\.js/);
     expect(stderr).toMatch(/Tests:\s+4 passed, 4 total/);
+    // the example's quiet logger: none of the loop's log lines among jest's output
+    expect(`${stdout}${stderr}`).not.toContain('agent-loop');
   }, 120_000);
 });
