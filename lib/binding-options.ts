@@ -102,6 +102,16 @@ export const bindingOptions = {
     }),
   ),
   toolTimeoutSec: tunable(wholeNumber(1, 300, 30, { does: 'per tool call' })),
+  /** more time for the tools named, in seconds (long-running tools, MCP tasks); at most `totalBudgetSec` */
+  toolTimeouts: option<Record<string, number>>({
+    schema: Joi.object().pattern(/./, Joi.number().integer().min(1).max(3600)),
+    hint: 'it must map tool names to whole seconds from 1 to 3600, at most totalBudgetSec, e.g. toolTimeouts: { build_project: 1800 }',
+    doc: {
+      range: '`{ toolName: seconds }`, each 1 to 3600 and at most `totalBudgetSec`',
+      fallback: '',
+      does: "the named tools' own `toolTimeoutSec` (an MCP task's whole run, polling included); a value above `totalBudgetSec` is refused at start-up",
+    },
+  }),
   /** a tool's progress notification starts its timeout afresh, up to the total budget (default false) */
   resetTimeoutOnProgress: defaulted<boolean>({
     schema: Joi.boolean().default(false),

@@ -120,6 +120,21 @@ function activeBinding(
   return { name, trellis, catalog, ...tuning };
 }
 
+/** A tool given more time than the whole loop has would be cut by the total budget all the same: refused. */
+function checkToolTimeouts(
+  index: number,
+  toolTimeouts: Record<string, number> | undefined,
+  totalBudgetSec: number,
+): void {
+  for (const [tool, seconds] of Object.entries(toolTimeouts ?? {})) {
+    if (seconds <= totalBudgetSec) continue;
+    throw new AgentLoopError(
+      'ERR_AGENT_LOOP_OUT_OF_RANGE',
+      `agentLoop: option 'bindings[${index}].toolTimeouts.${tool}' is ${seconds}, above totalBudgetSec (${totalBudgetSec}), which would cut the call first; give it at most ${totalBudgetSec}, or raise totalBudgetSec to ${seconds}.`,
+    );
+  }
+}
+
 /** Makes every binding ready at start-up; Trellis instances the options describe (rather than pass) go to `owned`. */
 export function activateBindings(valid: Config, logger: Logger, owned: Trellis[], signIns?: SignIns): Bindings {
   const trellisOf = trellisResolver(logger, owned, signIns);
@@ -132,12 +147,14 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
         `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
       );
     }
-    const { maxTurns, toolTimeoutSec, resetTimeoutOnProgress, requireApproval } = spec;
+    const { maxTurns, toolTimeoutSec, toolTimeouts, resetTimeoutOnProgress, requireApproval } = spec;
+    checkToolTimeouts(i, toolTimeouts, valid.totalBudgetSec);
     const toolSearch = toolSearchOf(valid.toolSearch, spec.toolSearch);
     return {
       binding: activeBinding(spec.name, spec.hierarchy, trellis, logger, {
         maxTurns,
         toolTimeoutSec,
+        ...(toolTimeouts ? { toolTimeouts } : {}),
         resetTimeoutOnProgress,
         requireApproval,
         toolSearch,

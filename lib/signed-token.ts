@@ -8,13 +8,13 @@ import { keyDigest } from './credential';
  * Each kind has its own key, derived (HKDF-SHA256) from the agentLoop's secret, and every token is bound to its
  * purpose (kind, context, the client's credential) and to its expiry: it opens only for the same, before it expires.
  */
-export type TokenKind = 'marker' | 'continuation' | 'approval' | 'oauth' | 'oauth-state';
+export type TokenKind = 'marker' | 'continuation' | 'approval' | 'oauth' | 'oauth-state' | 'fleet';
 
 export interface Purpose {
   kind: TokenKind;
   /** what else the token is for, e.g. the binding and the model's call id */
   context?: string;
-  /** the client's credential (see `credentialOf` in credential.ts): only a request carrying the same one opens the token */
+  /** the client's identity (`clientIdentity`): only a request of the same client opens the token */
   credential?: string;
 }
 

@@ -57,6 +57,16 @@ export interface CallToolOptions {
   headers?: IncomingHttpHeaders;
   /** called for each progress notification the tool sends while it runs */
   onProgress?(progress: ToolProgress): void;
+  /** called when the call runs as an MCP task, and again each time its status or status message changes */
+  onTask?(task: ToolTask): void;
+}
+
+/** A tool call that runs as an MCP task (`io.modelcontextprotocol/tasks`), as its server last described it. */
+export interface ToolTask {
+  id: string;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  /** server text: shown to the client's stream, and in the admin list only with `captureContent` */
+  statusMessage?: string;
 }
 
 /** Where tools run. Any object of this shape works as the `trellis` option. */

@@ -19,6 +19,16 @@ describe('the options of a binding', () => {
       "agentLoop: option 'bindings[0].toolTimeoutSec' is 0; it must be a whole number from 1 to 300 (default 30), e.g. toolTimeoutSec: 30.",
     ],
     [
+      { bindings: [{ ...binding, toolTimeouts: { a: 0 } }] },
+      'ERR_AGENT_LOOP_OUT_OF_RANGE',
+      "agentLoop: option 'bindings[0].toolTimeouts.a' is 0; must be greater than or equal to 1; it must map tool names to whole seconds from 1 to 3600, at most totalBudgetSec, e.g. toolTimeouts: { build_project: 1800 }.",
+    ],
+    [
+      { totalBudgetSec: 600, bindings: [{ ...binding, toolTimeouts: { a: 1800 } }] },
+      'ERR_AGENT_LOOP_OUT_OF_RANGE',
+      "agentLoop: option 'bindings[0].toolTimeouts.a' is 1800, above totalBudgetSec (600), which would cut the call first; give it at most 600, or raise totalBudgetSec to 1800.",
+    ],
+    [
       { bindings: [{ ...binding, maxturns: 3 }] },
       'ERR_AGENT_LOOP_UNKNOWN_OPTION',
       "agentLoop: unknown option 'bindings[0].maxturns'. Did you mean `maxTurns`?",

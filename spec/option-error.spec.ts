@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../lib/errors';
+import { configOf } from '../lib/loop-options';
 import { distance, validated } from '../lib/option-error';
 
 const schema = Joi.object({
@@ -87,6 +88,24 @@ describe('validated', () => {
     );
     expect(refusal({ colour: 'red' }).message).toBe(
       "agentLoop: unknown option 'colour'. Known options here: maxTurns, name, internalSecret, trellis, bindings.",
+    );
+  });
+
+  it.each([
+    ['maxTurnsPerLoop', 'defaultMaxTurns'],
+    ['maxTurnPerLoop', 'defaultMaxTurns'],
+    ['maxTokenPerLoop', 'maxTokensPerLoop'],
+    ['totalBudgetSeconds', 'totalBudgetSec'],
+  ])("guesses a name that keeps the meaning of '%s' (words left out or added, none swapped): `%s`", (key, guess) => {
+    expect(() => configOf({ [key]: 5 } as never)).toThrow(
+      `agentLoop: unknown option '${key}'. Did you mean \`${guess}\`?`,
+    );
+  });
+
+  it("guesses a binding's maxTurns for its maxTurnsPerLoop, not maxTokensPerLoop", () => {
+    const binding = { name: 'notes', match: { model: 'agent' }, hierarchy: ['notes_open'], maxTurnsPerLoop: 5 };
+    expect(() => configOf({ bindings: [binding] } as never)).toThrow(
+      "agentLoop: unknown option 'bindings[0].maxTurnsPerLoop'. Did you mean `maxTurns`?",
     );
   });
 

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { bearerOf, isKnownKey, keyDigest, refuseKey } from '../credential';
+import { bearerOf, invalidKeyError, isKnownKey, keyDigest, refuseKey } from '../credential';
 import type { Logger } from '../types';
 
 /**
@@ -20,6 +20,6 @@ export function bearerAuth(key: string, logger: Logger) {
       given === undefined
         ? 'admin API: no admin key given; send Authorization: Bearer <admin key>'
         : 'admin API: incorrect admin key provided';
-    refuseKey(res, 'Bearer realm="agent-loop admin"', message, { param: null });
+    refuseKey(res, 'Bearer realm="agent-loop admin"', invalidKeyError(message, { param: null }));
   };
 }

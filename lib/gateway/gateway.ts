@@ -5,7 +5,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
 import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from '../admin/gateway-admin';
-import { clientKeysOf, requireClientKey } from './client-keys';
+import { clientKeysOf, MIN_CLIENT_KEY_CHARS, requireClientKey } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../marker';
@@ -23,6 +23,7 @@ import {
 } from '../option-declaration';
 import { loopOptions, type AgentLoopOptions } from '../loop-options';
 import { openAiError } from '../openai-error';
+import { parsedOrUndefined } from '../loop/turn-stream';
 import { optionalPeer } from '../telemetry/optional-peer';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 
@@ -73,8 +74,8 @@ export const gatewayOptions = {
   }),
   /** keys a client may send (`Authorization: Bearer <key>` or `x-api-key: <key>`) */
   clientKeys: option<string[]>({
-    schema: Joi.array().items(Joi.string().min(16)).min(1),
-    hint: 'it must be a list of keys of at least 16 characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv',
+    schema: Joi.array().items(Joi.string().min(MIN_CLIENT_KEY_CHARS)).min(1),
+    hint: `it must be a list of keys of at least ${MIN_CLIENT_KEY_CHARS} characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv`,
   }),
   /** an environment variable holding more, separated by commas or white space */
   clientKeysEnv: option<string>({
@@ -107,17 +108,28 @@ const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopKeys),
 
 const validGatewayConfig = validator<ValidGatewayConfig>('createGateway', gatewaySchema, gatewayOptions);
 
+interface BodyError {
+  status?: number;
+  expose?: boolean;
+  type?: string;
+  /** the body as received, on a parse failure */
+  body?: string;
+  message: string;
+}
+
+/** Why express.json() refused a body: JSON but no object or list (what its strict mode takes), no JSON, too large. */
+function bodyRefusal({ type, body, message }: BodyError): string {
+  if (type !== 'entity.parse.failed') return message;
+  const json = parsedOrUndefined(body ?? '');
+  if (json === undefined) return `the request body is not valid JSON: ${message}`;
+  const kind = json === null ? 'null' : `a ${typeof json}`;
+  return `the request body is JSON but not an object (${kind}); send a JSON object`;
+}
+
 /** A body express.json() refused (not JSON, too large): an OpenAI-style error, not Express's HTML page and stack. */
-const refusedBody: ErrorRequestHandler = function refusedBody(
-  error: { status?: number; expose?: boolean; type?: string; message: string },
-  _req,
-  res,
-  next,
-) {
+const refusedBody: ErrorRequestHandler = function refusedBody(error: BodyError, _req, res, next) {
   if (res.headersSent || !error.expose || !error.status || error.status >= 500) return next(error);
-  const message =
-    error.type === 'entity.parse.failed' ? `the request body is not valid JSON: ${error.message}` : error.message;
-  res.status(error.status).json(openAiError(message, 'invalid_request_error'));
+  res.status(error.status).json(openAiError(bodyRefusal(error), 'invalid_request_error'));
 };
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {

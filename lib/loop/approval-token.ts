@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf } from '../credential';
+import { clientIdentity } from '../client-identity';
 import { open, seal, type Purpose } from '../signed-token';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, type PendingApproval } from './approval';
 
@@ -16,7 +16,7 @@ export type ReadApproval = { opened: SealedApproval; token: string } | { failed:
 const purpose = (req: IncomingMessage, binding: string, callId: string): Purpose => ({
   kind: 'approval',
   context: `${binding}\n${callId}`,
-  credential: credentialOf(req),
+  credential: clientIdentity(req),
 });
 
 /** The model's call id an approval call's id names; undefined for an id that is not an approval's. */
@@ -25,7 +25,7 @@ export function approvedCallId(id: unknown): string | undefined {
   return at > 0 ? (id as string).slice(0, at) : undefined;
 }
 
-/** Approval tokens, sealed for the client that asked (its credential) and expiring after `ttlSec`. */
+/** Approval tokens, sealed for the client that asked (its identity) and expiring after `ttlSec`. */
 export class ApprovalTokens {
   constructor(
     private readonly key: Buffer,

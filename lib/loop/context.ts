@@ -5,7 +5,7 @@ import type { DeferredTools } from '../tool-search/deferred-tools';
 import type { ToolSearchConfig } from '../tool-search/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
+import type { ChatCompletion, Logger, RequireApproval, ToolProgress, ToolTask, Trellis } from '../types';
 import type { Config } from '../loop-options';
 import type { Settings } from '../tunables';
 import type { KeyMeter } from '../store/key-budget';
@@ -24,6 +24,8 @@ export interface ActiveBinding {
   /** undefined: the loop uses the run-time `defaultMaxTurns` */
   maxTurns?: number;
   toolTimeoutSec: number;
+  /** the named tools' own timeouts, in seconds, in place of `toolTimeoutSec` */
+  toolTimeouts?: Record<string, number>;
   /** a tool's progress notification starts its timeout afresh (the total budget still bounds it) */
   resetTimeoutOnProgress?: boolean;
   requireApproval: RequireApproval;
@@ -77,6 +79,8 @@ export interface Loop {
   reply: Reply;
   /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
   onToolProgress?(tool: string, progress: ToolProgress): void;
+  /** a running tool's MCP task changed its status; undefined: nobody listens */
+  onToolTask?(tool: string, task: ToolTask): void;
   repeats: RepeatedCalls;
   /** the client key's token budget (`keyBudget`): adds a turn's tokens, true once the key spent it */
   keyBudget?: KeyMeter;

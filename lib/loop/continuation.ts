@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf } from '../credential';
+import { clientIdentity } from '../client-identity';
 import { open, seal, type Opened, type Purpose } from '../signed-token';
 import type { HandBacks, LoopHandBacks } from './wire';
 
@@ -52,10 +52,10 @@ function sealedWorkOf(opened: Opened<unknown>): Opened<SealedWork> {
 }
 
 /** A token is bound to the binding that wrote it, to the model's call id that carries it and to the client. */
-const purpose = (binding: string, callId: string, credential: string | undefined): Purpose => ({
+const purpose = (req: IncomingMessage, binding: string, callId: string): Purpose => ({
   kind: 'continuation',
   context: `${binding}\n${callId}`,
-  credential,
+  credential: clientIdentity(req),
 });
 
 /** Where the token starts in a call id that carries one; -1: it carries none. */
@@ -86,13 +86,13 @@ export class Continuations {
       ...(loaded.length > 0 ? { loaded: [...loaded] } : {}),
     };
     if (Buffer.byteLength(JSON.stringify(sealed)) > MAX_WORK_BYTES) return undefined;
-    const token = seal(this.key, purpose(binding, callId, credentialOf(req)), sealed, Date.now() + this.ttlSec * 1000);
+    const token = seal(this.key, purpose(req, binding, callId), sealed, Date.now() + this.ttlSec * 1000);
     return token.length > MAX_CONTINUATION_CHARS ? undefined : token;
   }
 
   /** The work the token carries, for this binding and client, at most `maxBytes` of it; else why not. */
   openWork(req: IncomingMessage, binding: string, callId: string, token: string, maxBytes: number): Opened<SealedWork> {
-    return sealedWorkOf(open(this.key, purpose(binding, callId, credentialOf(req)), token, maxBytes));
+    return sealedWorkOf(open(this.key, purpose(req, binding, callId), token, maxBytes));
   }
 }
 

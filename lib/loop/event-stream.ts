@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { onAbort } from '../signals';
+import type { ToolTask } from '../types';
 import { KeepAlive } from './keep-alive';
 
 /** Starts a server-sent event stream: its headers go out at once, so proxies pass each event on as it comes. */
@@ -84,6 +85,11 @@ export class EventStream {
     return drained(this.res, signal);
   }
 
+  /** An SSE comment: every client's parser skips it; one line, so that no server text can frame an event. */
+  comment(text: string): void {
+    this.write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`);
+  }
+
   quiet(): void {
     this.keepAlive.stop();
   }
@@ -111,6 +117,12 @@ export abstract class EventStreamWriter {
   /** A tool's progress tells the client the loop is alive: a beat, at most one a second. */
   toolProgress(): void {
     this.stream.toolProgress();
+  }
+
+  /** A tool running as an MCP task changed its status: `: task <tool> <id> <status>[: <status message>]`. */
+  toolTask(tool: string, task: ToolTask): void {
+    const message = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
+    this.stream.comment(`task ${tool} ${task.id} ${task.status}${message}`);
   }
 
   /** Waits, when a write found the client's socket full (no `room`), until it drained or `signal` ended the loop. */

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { TokenUsage, TurnResult, WireCall } from './wire';
 import type { StopReason } from './budget-note';
 import type { LoopStats } from './context';
+import type { ToolTask } from '../types';
 
 /** How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns. */
 export interface Answer {
@@ -45,6 +46,8 @@ export interface Reply {
   toolsRunning(): void;
   /** a running tool reported progress */
   toolProgress?(): void;
+  /** a running tool's MCP task changed its status (a streaming reply writes an SSE comment) */
+  toolTask?(tool: string, task: ToolTask): void;
   /** what must hold before the answer goes out (a fleet's record of its id): awaited, then `send` */
   beforeSend?(answer: Answer): Promise<void> | undefined;
   send(answer: Answer, stats: LoopStats): void;

@@ -210,6 +210,7 @@ export async function startLoop(
       stats,
       reply: answer,
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
+      onToolTask: answer.streams ? (tool, task) => answer.toolTask?.(tool, task) : undefined,
       repeats: new RepeatedCalls(config.maxRepeatedCalls),
       keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req, keySpend),
       judge,

@@ -4,7 +4,7 @@ import { TimedOut, withinTimeout } from '../signals';
 import { TOOL_SEARCH } from '../tool-search/tool-search-tool';
 import type { ToolOutcome } from '../tool-outcome';
 import { resultImages, resultText } from '../trellis/result';
-import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress } from '../types';
+import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress, ToolTask } from '../types';
 import type { WireCall } from './wire';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
 import { callArguments } from './arguments';
@@ -60,6 +60,15 @@ function approvalStep(
   return { kind: 'pending', approval: { arguments: args, reason } };
 }
 
+/** Who hears of a call's MCP task: the admin record and a streaming client; undefined when neither does. */
+function taskListener(loop: Loop, tool: string, watch: ToolWatch | undefined): ((task: ToolTask) => void) | undefined {
+  if (watch?.task === undefined && loop.onToolTask === undefined) return undefined;
+  return function onTask(task) {
+    watch?.task?.(task);
+    loop.onToolTask?.(tool, task);
+  };
+}
+
 /**
  * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
  * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run;
@@ -72,7 +81,7 @@ export async function runToolCall(
   watch?: ToolWatch,
   approved = false,
 ): Promise<ToolOutcome> {
-  const { catalog, trellis, toolTimeoutSec, resetTimeoutOnProgress } = loop.binding;
+  const { catalog, trellis, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
   const search = loop.toolSearch;
@@ -98,11 +107,13 @@ export async function runToolCall(
   const waits = approved ? undefined : approvalStep(loop, tool, args, before.ask);
   if (waits) return waits;
 
+  const toolTimeoutSec = loop.binding.toolTimeouts?.[tool] ?? loop.binding.toolTimeoutSec;
   let result: CallToolResult;
   try {
     watch?.reached(trellis);
     // progress is asked of the server only when something uses it
     const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
+    const onTask = taskListener(loop, tool, watch);
     const call = function callTrellis(signal: AbortSignal, extend: () => void) {
       function onProgress(progress: ToolProgress) {
         if (resetTimeoutOnProgress) extend();
@@ -112,6 +123,7 @@ export async function runToolCall(
         signal,
         headers: loop.req.headers,
         ...(listens ? { onProgress } : {}),
+        ...(onTask ? { onTask } : {}),
         ...(watch?.meta ? { meta: watch.meta } : {}),
       });
     };

@@ -159,6 +159,12 @@ export interface JudgeWire {
 export type ApiKeyOf =
   { header: 'authorization' } | { header: ApiKeyHeader; defaults?: Readonly<Record<string, string>> };
 
+/** What an error's body says past its message: the request's field at fault, and a code (OpenAI's shape shows both). */
+export interface ErrorFields {
+  param?: string | null;
+  code?: string | null;
+}
+
 /** Where in `path` the wire's own part begins (its `route`'s match, else its `path` at the end); -1: not this wire's. */
 export function frontDoorAt(wire: Pick<Wire, 'path' | 'route'>, path: string): number {
   if (wire.route) return wire.route.exec(path)?.index ?? -1;
@@ -196,6 +202,8 @@ export interface Wire<Output = unknown, Name extends string = string> {
   readonly apiKey: ApiKeyOf;
   /** the body of a 429 (a spent `keyBudget`) in this wire's error shape */
   rateLimited(message: string): unknown;
+  /** the body of an error the loop answers itself (a refused credential, an invalid field) in this wire's error shape */
+  error(status: number, message: string, fields?: ErrorFields): unknown;
   /**
    * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too) and every
    * call id the model's own again, chained on the upstream's reply where it chains on a loop's answer; undefined

@@ -1,4 +1,4 @@
-import type { LoopRecorder, LoopRecordView } from '../telemetry/loop-records';
+import type { LoopRecorder, LoopRecordView, ToolCallRecord, TurnRecord } from '../telemetry/loop-records';
 import type { Store } from './store';
 
 /** How often a replica writes its running loops to the store. */
@@ -9,10 +9,27 @@ const PREFIX = 'loops:';
 
 export type FleetLoopView = LoopRecordView & { replica: string };
 
+const callWithout = ({ arguments: _arguments, result: _result, ...call }: ToolCallRecord): ToolCallRecord => call;
+const turnWithout = ({ content: _content, toolCalls, ...turn }: TurnRecord): TurnRecord => ({
+  ...turn,
+  toolCalls: toolCalls.map(callWithout),
+});
+
+/**
+ * A loop as the store gets it: what `captureContent` captured (the model's text, tool arguments and results) stays in
+ * this replica's memory, never in Redis in plaintext for whoever reads it there.
+ */
+export const withoutContent = (view: LoopRecordView): LoopRecordView => ({
+  ...view,
+  turns: view.turns.map(turnWithout),
+  ...(view.running ? { running: view.running.map(callWithout) } : {}),
+});
+
 /**
  * The loop list of a fleet: each replica writes the loops it runs to the store every second (kept 5 s), and reads
  * everyone's, so `GET /admin/api/loops` on any replica lists the loops running on every one, each with its `replica`.
- * Without a store, or while it is away, the list is this replica's.
+ * Without a store, or while it is away, the list is this replica's. Captured content is listed for this replica's
+ * loops only: it is never written to the store.
  */
 export class FleetLoops {
   private readonly timer: NodeJS.Timeout;
@@ -47,7 +64,7 @@ export class FleetLoops {
 
   private async beat(): Promise<void> {
     await this.store
-      .set(PREFIX + this.replica, JSON.stringify(this.records.inFlight()), { ttlMs: GONE_MS })
+      .set(PREFIX + this.replica, JSON.stringify(this.records.inFlight().map(withoutContent)), { ttlMs: GONE_MS })
       .catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialOf, keyDigest } from '../credential';
+import { clientIdentity } from '../client-identity';
 import type { Logger } from '../types';
 import type { Store } from './store';
 
@@ -23,7 +23,7 @@ const windowOf = (windowSec: number, now = Date.now()) => Math.floor(now / 1000 
 const prefixOf = (budget: KeyBudgetOption, window: number) => `budget:${budget.windowSec}:${window}:`;
 
 /**
- * The token budget per client key (`keyBudget`): what the loops of one credential (the bearer or `x-api-key`, hashed)
+ * The token budget per client key (`keyBudget`): what the loops of one key (its hash, however it was sent)
  * spent in the current window, summed in the store with atomic increments, so a fleet sums it as one. While the store
  * is away, the budget is not enforced (a request is never dropped for it): a warning at most once a minute, and a metric.
  */
@@ -36,10 +36,9 @@ export class KeyBudget {
     private readonly unenforced?: () => void,
   ) {}
 
-  /** the hash a key is counted under; undefined for a request without a credential (not budgeted) */
+  /** the hash a key is counted under (the client's identity); undefined for a request without a credential (not budgeted) */
   keyOf(req: IncomingMessage): string | undefined {
-    const credential = credentialOf(req);
-    return credential === undefined ? undefined : keyDigest(credential).toString('hex');
+    return clientIdentity(req);
   }
 
   /** what `key` spent in the window in force; undefined while the store cannot say */

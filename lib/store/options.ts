@@ -1,10 +1,10 @@
 import Joi from 'joi';
-import type * as IORedis from 'ioredis';
 import { AgentLoopError } from '../errors';
 import { option } from '../option-declaration';
 import { optionalPeer } from '../telemetry/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';
+import type { RedisConstructor } from './redis-client';
 import { RedisStore, type StoreObserver } from './redis-store';
 import type { KeyBudgetOption } from './key-budget';
 import type { Store } from './store';
@@ -46,7 +46,7 @@ export const keyBudgetOption = option<KeyBudgetOption>({
   doc: {
     range: '`{ tokens, windowSec }`, or left out',
     fallback: 'no budget',
-    does: 'the `total_tokens` the loops of one client key (its bearer or `x-api-key`, hashed) may spend per window, summed across the fleet with `store` (else per process): a new loop of a spent key gets HTTP 429 with `retry-after` and `x-agent-loop-stop: key-budget`, a running one stops like `maxTokensPerLoop` (it sends its tokens every 4 turns and at its end, and sees the spend of other loops between: [A fleet](fleet.md)); `GET /admin/api/key-budget`; run-time tunable',
+    does: 'the `total_tokens` the loops of one client key (hashed, one key however it is sent: bearer or `x-api-key`) may spend per window, summed across the fleet with `store` (else per process): a new loop of a spent key gets HTTP 429 with `retry-after` and `x-agent-loop-stop: key-budget`, a running one stops like `maxTokensPerLoop` (it sends its tokens every 4 turns and at its end, and sees the spend of other loops between: [A fleet](fleet.md)); `GET /admin/api/key-budget`; run-time tunable',
   },
 });
 
@@ -58,7 +58,7 @@ export function openStore(
   component = 'agentLoop',
 ): Store {
   if (!option) return new MemoryStore();
-  const ioredis = optionalPeer<typeof IORedis>('ioredis');
+  const ioredis = optionalPeer<{ Redis: RedisConstructor }>('ioredis');
   if (!ioredis)
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_MISSING_PEER',

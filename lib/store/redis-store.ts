@@ -1,6 +1,6 @@
-import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { redacted } from '../redact';
 import type { Logger } from '../types';
+import type { RedisClient, RedisConstructor } from './redis-client';
 import type { SetOptions, Store } from './store';
 
 /** One store call's time and whether it answered, for the store's metrics. */
@@ -48,11 +48,11 @@ export class RedisStore implements Store {
   private subscribed: Promise<unknown> = Promise.resolve();
 
   constructor(
-    Redis: new (url: string, options: RedisOptions) => RedisClient,
+    Redis: RedisConstructor,
     private readonly options: RedisStoreOptions,
   ) {
     this.description = redacted(options.url);
-    const common: RedisOptions = {
+    const common = {
       retryStrategy: () => RECONNECT_MS,
       connectTimeout: COMMAND_TIMEOUT_MS,
       disconnectTimeout: 100,

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../types';
+import type { ChatUsage, ToolTask } from '../types';
 import { chatUsage, type TokenUsage, type TurnResult, type WireCall } from '../loop/turn-result';
 import { argumentsText } from './content';
 
@@ -22,6 +22,8 @@ export interface ToolCallRecord {
   /** with `telemetry.captureContent` only */
   arguments?: string;
   result?: string;
+  /** the MCP task it runs as, as last polled; its `statusMessage` (server text) with `captureContent` only */
+  task?: ToolTask;
 }
 
 export interface TurnRecord {
@@ -99,6 +101,12 @@ export class LoopRecord {
       record.outcome = outcome;
       if (this.captureContent) record.result = clipped(text);
     };
+  }
+
+  /** the running call `callId` runs as an MCP task, now in this state */
+  task(callId: string, { id, status, statusMessage }: ToolTask): void {
+    const record = this.turns.at(-1)?.toolCalls.find((call) => call.id === callId);
+    if (record) record.task = { id, status, ...(this.captureContent && statusMessage ? { statusMessage } : {}) };
   }
 
   verdict(verdict: Omit<VerdictRecord, 'turn'>): void {

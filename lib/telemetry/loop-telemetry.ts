@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Trellis } from '../types';
+import type { ToolTask, Trellis } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from '../loop/turn-result';
 import type { LoopRecord, LoopRecorder } from './loop-records';
 import { createMetrics, type LoopLabels, type LoopMetrics } from './metrics';
@@ -53,6 +53,8 @@ export class ToolWatch {
     private readonly span: ToolSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
     private readonly record?: (outcome: string, text: string) => void,
+    /** the admin record of the call's MCP task */
+    readonly task?: (task: ToolTask) => void,
   ) {
     this.meta = span?.carrier;
   }
@@ -97,6 +99,7 @@ export class LoopTelemetry {
       this.span?.tool(call),
       this.metrics,
       this.records?.record.tool(call),
+      this.records && ((task) => this.records!.record.task(call.id, task)),
     );
   }
 

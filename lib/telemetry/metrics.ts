@@ -30,6 +30,7 @@ export class LoopMetrics {
   private readonly storeSeconds: Histogram<'operation' | 'outcome'>;
   private readonly storeErrors: Counter<'operation'>;
   private readonly unenforced: Counter;
+  private readonly refusedChanges: Counter<'via'>;
 
   constructor(prom: Prom, option: MetricsOption) {
     const registry = (this.registry = (option.registry as Registry | undefined) ?? prom.register);
@@ -99,6 +100,11 @@ export class LoopMetrics {
       (c) => new prom.Counter(c),
       'Key budget checks and sums skipped because the store was unreachable: the loop ran on without the budget.',
     );
+    this.refusedChanges = metric(
+      'store_changes_refused_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['via'] }),
+      "Settings or judge rules changes refused because they were not signed with the fleet's internalSecret (via: message, store).",
+    );
     this.verdicts = metric(
       'judge_verdicts_total',
       (c) => new prom.Counter({ ...c, labelNames: ['binding', 'surface', 'action'] }),
@@ -145,6 +151,10 @@ export class LoopMetrics {
 
   keyBudgetUnenforced(): void {
     this.unenforced.inc();
+  }
+
+  storeChangeRefused(via: 'message' | 'store'): void {
+    this.refusedChanges.inc({ via });
   }
 
   verdict(binding: string, surface: string, action: string): void {

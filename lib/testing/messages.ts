@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { assistantTurns, nextId, usageOf, type Body, type ScriptedWire } from './wire';
+import { messagesError } from '../wire/messages/error';
 
 /**
  * The shapes of Anthropic's Messages API, as recordings of the real API in public SDKs' test fixtures hold them:
@@ -16,19 +17,9 @@ export interface MessagesUsage {
   cache_read_input_tokens: number;
 }
 
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  404: 'not_found_error',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  529: 'overloaded_error',
-};
-
 /** The API's error body. */
 export const anthropicError = (status: number, message: string): Body => ({
-  type: 'error',
-  error: { type: ERROR_TYPES[status] ?? 'api_error', message },
+  ...messagesError(status, message),
   request_id: `req_${randomBytes(12).toString('hex')}`,
 });
 

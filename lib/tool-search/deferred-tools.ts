@@ -3,7 +3,8 @@ import type { ChatTool } from '../types';
 import type { ClientSearch, Conversation } from '../loop/wire';
 import { MAX_RESULTS, type ToolSearchConfig } from './options';
 import { BadPattern, regexSearch } from './regex-search';
-import { ToolIndex, type FoundTool } from './tool-index';
+import { ClientIndexes } from './client-indexes';
+import type { FoundTool } from './tool-index';
 import { toolSearchTool, TOOL_SEARCH, type SearchKind } from './tool-search-tool';
 
 /** What a loop's tool search starts from. */
@@ -46,20 +47,8 @@ export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfi
   return split;
 }
 
-const MAX_CLIENT_INDEXES = 32;
-/** Clients send the same deferred tools with every request: their index is kept, by the listing's JSON, for the next. */
-const clientIndexes = new Map<string, { held: readonly ChatTool[]; index: ToolIndex }>();
-
-function indexOver(held: readonly ChatTool[], client: readonly ChatTool[]): ToolIndex {
-  if (client.length === 0) return ToolIndex.of(held);
-  const key = JSON.stringify(client);
-  const kept = clientIndexes.get(key);
-  clientIndexes.delete(key);
-  const entry = kept?.held === held ? kept : { held, index: ToolIndex.of([...held, ...client]) };
-  clientIndexes.set(key, entry);
-  if (clientIndexes.size > MAX_CLIENT_INDEXES) clientIndexes.delete(clientIndexes.keys().next().value!);
-  return entry.index;
-}
+/** the index over the client's deferred tools, kept across requests (the process's one) */
+const clientIndexes = new ClientIndexes();
 
 /**
  * One loop's tools held back, the binding's and the client's own: `tool_search` finds them, and each one found is
@@ -126,7 +115,7 @@ export class DeferredTools {
   }
 
   /** The loop's answer to a `tool_search` call: the tools found as JSON, each of them loaded. */
-  search(args: Record<string, unknown>): ToolOutcome {
+  async search(args: Record<string, unknown>): Promise<ToolOutcome> {
     const { query } = args;
     if (typeof query !== 'string' || query.trim() === '')
       return {
@@ -139,16 +128,11 @@ export class DeferredTools {
     try {
       found =
         this.kind === 'regex'
-          ? regexSearch([...this.held, ...this.client], query, this.maxResults)
-          : indexOver(this.held, this.client).search(query, this.maxResults);
+          ? await regexSearch([...this.held, ...this.client], query, this.maxResults)
+          : await clientIndexes.over(this.held, this.client).search(query, this.maxResults);
     } catch (error) {
       if (!(error instanceof BadPattern)) throw error;
-      return {
-        kind: 'invalid',
-        tool: TOOL_SEARCH,
-        why: 'bad_query',
-        problem: `the pattern does not compile under RE2: ${error.message}`,
-      };
+      return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: error.message };
     }
     for (const { name } of found) this.add(name);
     return { kind: 'ok', text: JSON.stringify(found) };

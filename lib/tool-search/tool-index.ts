@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import type { ChatTool } from '../types';
+import { EventLoopSlices } from './event-loop-slices';
 import { queryWords } from './query-words';
 import { toolWords } from './tool-words';
 
@@ -12,6 +13,8 @@ export interface FoundTool {
 /** A found tool's description is cut here: the model reads the whole definition once the tool is loaded. */
 export const MAX_FOUND_DESCRIPTION = 300;
 
+/** Each field of a tool is indexed up to this many characters: a long text costs time and memory, and says little more. */
+export const MAX_INDEXED_CHARS = 4_096;
 const MAX_SCHEMA_DEPTH = 4;
 /** a word the query stands for counts less than one it says */
 const RELATED_WEIGHT = 0.6;
@@ -52,16 +55,32 @@ interface Entry {
 }
 
 const firstSentence = (text: string): string => text.split(/(?<=[.!?])\s|\n/, 1)[0];
+const cut = (text: string): string => (text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text);
+
+function entryOf({ function: fn }: ChatTool, id: number): Entry {
+  const description = cut(fn.description ?? '');
+  return {
+    id,
+    name: cut(fn.name),
+    summary: firstSentence(description),
+    description,
+    parameters: cut(parameterText(fn.parameters).join(' ')),
+  };
+}
 
 /**
  * BM25 (MiniSearch's BM25+) over a tool listing: each tool's name split into words (weighted most), its description
- * (its first sentence counted twice), and its parameters' names and descriptions. Built once per listing:
- * `ToolIndex.of` hands back the same index for the same listing (the catalog keeps one array until Trellis lists anew).
+ * (its first sentence counted twice), and its parameters' names and descriptions, each cut to MAX_INDEXED_CHARS.
+ * Built once per listing: `ToolIndex.of` hands back the same index for the same listing (the catalog keeps one array
+ * until Trellis lists anew). It is built a slice at a time, the event loop free between them; a search waits for it.
  */
 export class ToolIndex {
   private static readonly built = new WeakMap<readonly ChatTool[], ToolIndex>();
   private readonly search_: MiniSearch<Entry>;
   private readonly found: FoundTool[];
+  private readonly filled: Promise<void>;
+  /** the characters indexed: what the index weighs, in about 20 bytes of heap each */
+  readonly chars: number;
 
   static of(tools: readonly ChatTool[]): ToolIndex {
     let index = ToolIndex.built.get(tools);
@@ -76,20 +95,27 @@ export class ToolIndex {
       processTerm: (term) => term,
       searchOptions: { boost: { name: 2, summary: 1, description: 1, parameters: 0.5 }, combineWith: 'OR' },
     });
-    this.search_.addAll(
-      tools.map(({ function: fn }, id) => ({
-        id,
-        name: fn.name,
-        summary: firstSentence(fn.description ?? ''),
-        description: fn.description ?? '',
-        parameters: parameterText(fn.parameters).join(' '),
-      })),
+    const entries = tools.map(entryOf);
+    this.chars = entries.reduce(
+      (sum, entry) =>
+        sum + entry.name.length + entry.summary.length + entry.description.length + entry.parameters.length,
+      0,
     );
     this.found = tools.map(foundTool);
+    this.filled = this.fill(entries);
+  }
+
+  private async fill(entries: Entry[]): Promise<void> {
+    const slices = new EventLoopSlices();
+    for (const entry of entries) {
+      await slices.between();
+      this.search_.add(entry);
+    }
   }
 
   /** At most `max` tools, best first; none for a query with no word the listing knows. */
-  search(query: string, max: number): FoundTool[] {
+  async search(query: string, max: number): Promise<FoundTool[]> {
+    await this.filled;
     const { own, related } = queryWords(query);
     const words = new Set(own);
     return this.search_

@@ -3,6 +3,7 @@ import { AgentLoopError } from '../errors';
 import { option, required, schemaOf, validator, type OptionsIn } from '../option-declaration';
 import type { CallToolResult, Tool, Trellis } from '../types';
 import { abortable } from '../signals';
+import { localTaskOption, runAsTask } from './local-task';
 
 const localToolOptions = {
   name: required<string>({ schema: Joi.string(), hint: "it must be the tool's name, e.g. name: 'clock_now'" }),
@@ -21,6 +22,8 @@ const localToolOptions = {
     schema: Joi.function(),
     hint: 'it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString()',
   }),
+  /** the tool runs as a task (MCP's tasks extension), scripted: its steps' status messages, a failure, an input */
+  task: localTaskOption,
 };
 
 export type LocalTool = OptionsIn<typeof localToolOptions>;
@@ -68,11 +71,13 @@ export function localTrellis(tools: LocalTool[]): Trellis {
     async listTools() {
       return definitions;
     },
-    async callTool(name, args, { signal }) {
+    async callTool(name, args, options) {
+      const { signal } = options;
       const tool = byName.get(name);
       if (!tool) throw new Error(`unknown tool '${name}'`);
       signal.throwIfAborted();
-      return abortable(run(tool, args, signal), signal);
+      const work = () => run(tool, args, signal);
+      return abortable(tool.task ? runAsTask(tool.task, work, options) : work(), signal);
     },
   };
 }

@@ -3,6 +3,7 @@ import { settledWithin } from '../signals';
 import type { Logger } from '../types';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { mcpClient } from './mcp-sdk';
+import { acceptTasks, tasksCapabilities } from './tasks';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
 export type { McpServerAddress } from './mcp-transport';
@@ -95,6 +96,7 @@ export function mcpConnection({
   async function connect(): Promise<Client> {
     const client = new (mcpClient().Client)(CLIENT_INFO, {
       versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
+      capabilities: tasksCapabilities,
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
     });
     client.onclose = () => forget(client);
@@ -104,6 +106,7 @@ export function mcpConnection({
       if (STREAM_DROPPED.test(error.message)) probe(client);
     };
     await client.connect(transportFor(address, trellis, logger, streams.schedule));
+    acceptTasks(client.transport!);
     logger.debug('trellis connected', { trellis, protocolVersion: client.getNegotiatedProtocolVersion() });
     return client;
   }

@@ -15,6 +15,7 @@ import {
   type ValidMcpTrellisOptions,
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
+import { taskFollower } from './tasks';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
 import type { SignIns } from './oauth/sign-ins';
@@ -103,6 +104,9 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
   const logger = options.logger ?? defaultLogger();
   const ttlMs = options.listTtlSec * 1000;
   const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
+  const tasks = taskFollower();
+  const callFollowing: typeof callOn = (client, name, args, callOptions) =>
+    callOn(client, name, args, callOptions).then((result) => tasks.follow(client, result, callOptions));
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
   let listing: Promise<Tool[]> | undefined;
   let generation = 0;
@@ -170,7 +174,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       withClient,
       readable,
       listAll,
-      callOn,
+      callOn: callFollowing,
       listTtlMs: ttlMs,
     });
 
@@ -190,7 +194,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       const lease = pool.acquire(callOptions.headers);
       try {
         return await readable(
-          withClient((client) => callOn(client, name, args, callOptions), signal, lease.connection),
+          withClient((client) => callFollowing(client, name, args, callOptions), signal, lease.connection),
           signal,
         );
       } finally {
@@ -199,6 +203,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     },
     mcpSession: () => shared.sessionId(),
     async close() {
+      await tasks.settled();
       await Promise.all([shared.close(), pool.close()]);
     },
   };

@@ -3,7 +3,8 @@ import { chatReader } from './chat/reader';
 import { geminiWire } from './gemini/gemini';
 import { messagesWire } from './messages/messages';
 import { responsesWire } from './responses/responses';
-import { frontDoorAt, type JudgeWire, type Wire } from '../loop/wire';
+import { frontDoorAt, type ErrorFields, type JudgeWire, type Wire } from '../loop/wire';
+import { openAiApi } from './openai-api';
 
 /** Every front door the loop serves, by the end of its path: a wire is its folder and its line here. */
 export const WIRES = [chatWire, responsesWire, messagesWire, geminiWire] as const satisfies readonly Wire[];
@@ -17,3 +18,7 @@ export const JUDGE_WIRE: JudgeWire = { path: chatWire.path, reader: chatReader }
 export function wireFor(path: string): Wire | undefined {
   return WIRES.find((wire) => frontDoorAt(wire, path) >= 0);
 }
+
+/** An error's body in the error shape of the wire whose front door `path` is; OpenAI's on any other path. */
+export const errorBodyFor = (path: string, status: number, message: string, fields?: ErrorFields): unknown =>
+  (wireFor(path) ?? openAiApi).error(status, message, fields);

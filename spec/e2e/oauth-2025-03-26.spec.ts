@@ -23,7 +23,7 @@ describe.each([
   });
 
   it('signs the user in at the server’s origin, runs the loop with the token, and refreshes it', async () => {
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     const first = await chat(gateway, ALICE);
     expect(first.headers.get('x-agent-loop-stop')).toBe('authorization');
     const link = new URL(first.headers.get('x-agent-loop-authorize')!);

@@ -47,7 +47,7 @@ describe('OAuth across a fleet: two gateways on one Redis', () => {
   });
 
   it('makes exactly one refresh grant for 5 loops at once across both replicas after the token expired', async () => {
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     const first = await chat(a, ALICE);
     await consent(first.headers.get('x-agent-loop-authorize')!, 'alice');
     mcp.setExpiresIn(3600);

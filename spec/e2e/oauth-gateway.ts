@@ -23,7 +23,7 @@ type WirePath = '/v1/chat/completions' | '/v1/responses' | '/v1/messages';
  */
 export async function startGateway(
   model: ModelServer,
-  mcp: OAuthMcpServer,
+  mcp: Pick<OAuthMcpServer, 'url'>,
   oauth: Record<string, unknown> = {},
   options: AgentLoopOptions = {},
   upstreams: Partial<Record<WirePath, string>> = {},

@@ -103,7 +103,7 @@ describe('OAuth secrets stay out of every output', () => {
     const unauthorized = await chat(gateway, ALICE);
     expect(unauthorized.headers.get('x-agent-loop-stop')).toBe('authorization');
     outputs.push(JSON.stringify(unauthorized.body));
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await consent(unauthorized.headers.get('x-agent-loop-authorize')!, 'alice');
     mcp.revokeAll();
     const invalidGrant = await chat(gateway, ALICE);

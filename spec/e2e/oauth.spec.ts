@@ -102,7 +102,7 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
   });
 
   it('refreshes a token about to expire with exactly one refresh grant for 5 loops at once', async () => {
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await signIn(gateway, ALICE, 'alice');
     mcp.setExpiresIn(3600);
     model.setScript(whoamiThenAnswer());
@@ -116,8 +116,9 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
   it('brings the consent back when the refresh grant is refused (invalid_grant)', async () => {
     // the SDK's own console.warn names the refusal (never a token)
     jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await signIn(gateway, ALICE, 'alice');
+    mcp.setExpiresIn(3600);
     mcp.revokeAll();
     const again = await chat(gateway, ALICE);
     expect(again.headers.get('x-agent-loop-stop')).toBe('authorization');

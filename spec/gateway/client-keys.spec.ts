@@ -138,9 +138,17 @@ describe('client keys of the ready gateway', () => {
       "createGateway: option 'clientKeys' is an array (not shown); it must be a list of keys of at least 16 characters each",
     ],
     [{ clientKey: [KEY] }, "createGateway: unknown option 'clientKey'. Did you mean `clientKeys`?"],
-  ])('refuses %j at start-up with a coded error that shows no key', (keys, message) => {
-    const config = { upstream: { url: upstream.url }, logger: quiet, ...keys };
-    expect(() => createGateway(config as never)).toThrow(AgentLoopError);
-    expect(() => createGateway(config as never)).toThrow(message);
-  });
+    [
+      { clientKeysEnv: 'TEST_CLIENT_KEYS', env: `${KEY},ab` },
+      "createGateway: option 'clientKeysEnv' names TEST_CLIENT_KEYS, whose key 2 is 2 characters long (not shown); every client key must have at least 16 characters: set TEST_CLIENT_KEYS to longer keys, separated by commas.",
+    ],
+  ])(
+    'refuses %j at start-up with a coded error that shows no key',
+    ({ env, ...keys }: Record<string, unknown>, message) => {
+      if (typeof env === 'string') process.env.TEST_CLIENT_KEYS = env;
+      const config = { upstream: { url: upstream.url }, logger: quiet, ...keys };
+      expect(() => createGateway(config as never)).toThrow(AgentLoopError);
+      expect(() => createGateway(config as never)).toThrow(message);
+    },
+  );
 });

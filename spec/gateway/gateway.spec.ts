@@ -169,6 +169,8 @@ describe('createGateway', () => {
 
   it.each([
     ['{"model":', 400, 'the request body is not valid JSON: Unexpected end of JSON input'],
+    ['null', 400, 'the request body is JSON but not an object (null); send a JSON object'],
+    [' "hi"', 400, 'the request body is JSON but not an object (a string); send a JSON object'],
     [
       JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(300) }] }),
       413,

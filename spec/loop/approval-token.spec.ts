@@ -39,6 +39,12 @@ describe("an approval's token: the call waiting, sealed in the id of the approva
     ]);
   });
 
+  it('opens for the same key however the client sends it (bearer or x-api-key)', () => {
+    const id = tokens.idFor(alice, 'notes', pending);
+    const asApiKey = { headers: { 'x-api-key': 'alice' } } as unknown as IncomingMessage;
+    expect(tokens.read(asApiKey, 'notes', id)).toEqual({ opened: pending, token: id.slice('call_del.ap1.'.length) });
+  });
+
   it('expires after ttlSec', () => {
     jest.useFakeTimers();
     const id = tokens.idFor(alice, 'notes', pending);

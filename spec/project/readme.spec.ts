@@ -100,12 +100,12 @@ function scratchProject(): string {
   return dir;
 }
 
-/** The optional peers, which a new user has not installed. */
-const PEERS = /[\\/]node_modules[\\/](prom-client|@opentelemetry[\\/]api)([\\/]|$)/;
+/** The optional peers (package.json's peerDependenciesMeta), which a new user has not installed. */
+const PEERS = /[\\/]node_modules[\\/](prom-client|ioredis|@opentelemetry[\\/]api)([\\/]|$)/;
 
 /**
  * What a new user's `tsc --noEmit` says of the programs and of this package's declarations: strict, Node 16 modules,
- * no skipLibCheck (TypeScript's default), and neither prom-client nor @opentelemetry/api installed. Another
+ * no skipLibCheck (TypeScript's default), and none of prom-client, ioredis or @opentelemetry/api installed. Another
  * package's own declarations are its own (@anthropic-ai/sdk's ESM types name @opentelemetry/api too).
  */
 function typeErrors(files: string[]): string[] {

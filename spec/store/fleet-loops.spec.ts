@@ -39,6 +39,35 @@ describe('FleetLoops: the loop list of every replica', () => {
     await Promise.all([storeA.close(), storeB.close()]);
   });
 
+  it('never writes captured content to the store: the text, arguments and results stay in the replica that ran the loop', async () => {
+    const prefix = 'loops-content-spec:';
+    const store = new RedisStore(Redis, { url: redis.url, prefix, logger: memoryLogger('error').logger });
+    const records = new LoopRecorder(true);
+    const loops = new FleetLoops(store, 'a', records, true);
+    const record = records.start('loop-with-content', 'notes', 'agent-1');
+    const turnEnded = record.turn();
+    const done = record.tool({ id: 'c1', name: 'notes_read', arguments: '{"path":"secret-arguments"}', index: 0 });
+    done('ok', 'secret-result');
+    record.tool({ id: 'c2', name: 'notes_read', arguments: '{"path":"running-arguments"}', index: 1 });
+    turnEnded('ok', { text: 'secret-model-text', calls: [], output: {}, stop: 'stop', id: 'r', model: 'm', reply: {} });
+    const raw = new Redis(redis.url);
+    try {
+      await until(async () => (await raw.get(`${prefix}loops:a`)) !== null, 'the beat wrote the loop list');
+      const written = (await raw.get(`${prefix}loops:a`))!;
+      expect(written).toContain('loop-with-content');
+      expect(written).not.toMatch(/secret-arguments|secret-result|secret-model-text|running-arguments/);
+      const [own] = (await loops.snapshot()).inFlight;
+      expect(own.turns[0]).toEqual(expect.objectContaining({ content: 'secret-model-text' }));
+      expect(own.turns[0].toolCalls[0]).toEqual(
+        expect.objectContaining({ arguments: '{"path":"secret-arguments"}', result: 'secret-result' }),
+      );
+    } finally {
+      raw.disconnect();
+      await loops.close();
+      await store.close();
+    }
+  });
+
   it('without a store, lists this replica’s loops', async () => {
     const records = new LoopRecorder(false);
     const loops = new FleetLoops(new MemoryStore(), 'solo', records, false);

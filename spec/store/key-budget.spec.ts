@@ -9,12 +9,13 @@ const req = (headers: Record<string, string>) => ({ headers }) as unknown as Inc
 describe('KeyBudget: tokens per client key per window', () => {
   afterEach(() => jest.useRealTimers());
 
-  it('counts a key under the hash of its credential (bearer, else x-api-key), never the credential; none without one', () => {
+  it('counts a key under the hash of the key, however it was sent (bearer or x-api-key), never the key; none without one', () => {
     const budgets = new KeyBudget(new MemoryStore(), memoryLogger().logger);
     expect(budgets.keyOf(req({ authorization: 'Bearer alice-key' }))).toMatch(/^[0-9a-f]{64}$/);
-    expect(budgets.keyOf(req({ 'x-api-key': 'alice-key' }))).not.toBe(
+    expect(budgets.keyOf(req({ 'x-api-key': 'alice-key' }))).toBe(
       budgets.keyOf(req({ authorization: 'Bearer alice-key' })),
     );
+    expect(budgets.keyOf(req({ 'x-api-key': 'bob-key' }))).not.toBe(budgets.keyOf(req({ 'x-api-key': 'alice-key' })));
     expect(budgets.keyOf(req({}))).toBeUndefined();
     expect(keyMeter(budgets, budget, req({}))).toBeUndefined();
     expect(keyMeter(budgets, undefined, req({ authorization: 'Bearer a' }))).toBeUndefined();

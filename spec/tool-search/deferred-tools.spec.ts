@@ -54,11 +54,11 @@ describe('DeferredTools', () => {
     return names;
   };
 
-  it('answers a search with { name, description } as JSON and loads what it found, once', () => {
+  it('answers a search with { name, description } as JSON and loads what it found, once', async () => {
     const loaded: string[] = [];
     const deferred = new DeferredTools(held, [], 'bm25', 5, loaded);
     expect(deferred.holds('merge_pull_request')).toBe(true);
-    const outcome = deferred.search({ query: 'merge a pull request' });
+    const outcome = await deferred.search({ query: 'merge a pull request' });
     expect(outcome).toEqual({
       kind: 'ok',
       text: JSON.stringify([
@@ -68,14 +68,14 @@ describe('DeferredTools', () => {
     });
     expect(offered(deferred)).toEqual(['merge_pull_request', 'create_pull_request']);
     expect(deferred.holds('merge_pull_request')).toBe(false);
-    deferred.search({ query: 'pull request' });
+    await deferred.search({ query: 'pull request' });
     expect(offered(deferred)).toEqual([]);
     expect(loaded).toEqual(['merge_pull_request', 'create_pull_request']);
   });
 
-  it("searches the client's tools held back beside the binding's; the client's found are handed back", () => {
+  it("searches the client's tools held back beside the binding's; the client's found are handed back", async () => {
     const deferred = new DeferredTools(held, [tool('get_weather', 'Weather forecast for a city')], 'bm25', 1, []);
-    expect(JSON.parse((deferred.search({ query: 'weather in Berlin' }) as { text: string }).text)).toEqual([
+    expect(JSON.parse(((await deferred.search({ query: 'weather in Berlin' })) as { text: string }).text)).toEqual([
       { name: 'get_weather', description: 'Weather forecast for a city' },
     ]);
     const clientTools = new Set<string>();
@@ -83,7 +83,7 @@ describe('DeferredTools', () => {
     expect([...clientTools]).toEqual(['get_weather']);
   });
 
-  it('opens only when it holds tools back, offering tool_search and what a continuation loaded, which it carries on', () => {
+  it('opens only when it holds tools back, offering tool_search and what a continuation loaded, which it carries on', async () => {
     const names: string[] = [];
     const conversation = {
       offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
@@ -104,27 +104,27 @@ describe('DeferredTools', () => {
       new Set(),
     );
     expect(names).toEqual(['tool_search', 'get_weather', 'slack_post_message']);
-    deferred!.search({ query: '^merge' });
+    await deferred!.search({ query: '^merge' });
     expect(loaded).toEqual(['get_weather', 'slack_post_message', 'merge_pull_request']);
     expect(deferred?.tool.function.parameters).toMatchObject({
       properties: { query: { description: expect.stringContaining('RE2') } },
     });
   });
 
-  it('reads the query as an RE2 pattern in the regex variant', () => {
+  it('reads the query as an RE2 pattern in the regex variant', async () => {
     const deferred = new DeferredTools(held, [], 'regex', 5, []);
     expect(
-      JSON.parse((deferred.search({ query: '^merge|slack' }) as { text: string }).text).map(
+      JSON.parse(((await deferred.search({ query: '^merge|slack' })) as { text: string }).text).map(
         (t: { name: string }) => t.name,
       ),
     ).toEqual(['merge_pull_request', 'slack_post_message']);
-    expect(toolOutcomeText(deferred.search({ query: '(' }))).toBe(
+    expect(toolOutcomeText(await deferred.search({ query: '(' }))).toBe(
       "tool error: 'tool_search' cannot search: the pattern does not compile under RE2: missing closing ): `(`",
     );
   });
 
-  it.each([[{}], [{ query: '' }], [{ query: 7 }]])('refuses %j', (args) => {
-    expect(toolOutcomeText(new DeferredTools(held, [], 'bm25', 5, []).search(args))).toBe(
+  it.each([[{}], [{ query: '' }], [{ query: 7 }]])('refuses %j', async (args) => {
+    expect(toolOutcomeText(await new DeferredTools(held, [], 'bm25', 5, []).search(args))).toBe(
       `tool error: 'tool_search' cannot search: it needs a query, e.g. {"query":"create a pull request"}`,
     );
   });

@@ -51,7 +51,7 @@ describe('localTrellis', () => {
     [
       [{ name: 'a', handle: () => '' }],
       'ERR_AGENT_LOOP_UNKNOWN_OPTION',
-      "localTrellis: unknown option 'tools[0].handle'. Did you mean `handler`? Known options here: name, description, inputSchema, _meta, handler.",
+      "localTrellis: unknown option 'tools[0].handle'. Did you mean `handler`? Known options here: name, description, inputSchema, _meta, handler, task.",
     ],
     [
       [{ name: 'a' }],

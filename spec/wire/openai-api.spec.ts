@@ -8,6 +8,15 @@ describe("OpenAI's API, as its two wires share it", () => {
     });
   });
 
+  it("answers an error in OpenAI's shape, naming the field at fault and a code when there are", () => {
+    expect(openAiApi.error(400, 'bad', { param: 'tools', code: 'invalid_type' })).toEqual({
+      error: { message: 'bad', type: 'invalid_request_error', param: 'tools', code: 'invalid_type' },
+    });
+    expect(openAiApi.error(502, 'down')).toEqual({
+      error: { message: 'down', type: 'server_error', param: null, code: null },
+    });
+  });
+
   it("takes the key as a bearer token, the model from the body, and passes OpenAI's organization and project on", () => {
     expect(openAiApi.apiKey).toEqual({ header: 'authorization' });
     expect(openAiApi.modelOf({ model: 'gpt-4o' }, {} as Request)).toBe('gpt-4o');

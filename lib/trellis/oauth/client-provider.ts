@@ -6,6 +6,7 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { newNonce, sealFlow, type Flow } from './flow-state';
+import { checkEndpoints, tokenEndpointOf } from './mix-up';
 import type { OAuthOptions } from './options';
 import type { TokenVault } from './vault';
 
@@ -96,17 +97,26 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
-  /** On the callback leg: the authorization server the code is bound to, as the state recorded it. */
+  /**
+   * On the callback leg: the authorization server and token endpoint the code is bound to, as the state recorded
+   * them; what this replica discovered since is used only when it names both.
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
     const known = this.shared.discovery;
     if (!this.flow) return known;
-    const { authorizationServerUrl, resourceMetadataUrl } = this.flow;
-    return known?.authorizationServerUrl === authorizationServerUrl
+    const { authorizationServerUrl, resourceMetadataUrl, tokenEndpoint } = this.flow;
+    return known?.authorizationServerUrl === authorizationServerUrl && tokenEndpointOf(known) === tokenEndpoint
       ? known
       : { authorizationServerUrl, resourceMetadataUrl };
   }
 
+  /** What `auth()` discovered: refused when it could be a mix-up, or when it moved the flow's token endpoint. */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    checkEndpoints(state.authorizationServerMetadata);
+    if (this.flow && tokenEndpointOf(state) !== this.flow.tokenEndpoint)
+      throw new Error(
+        "the authorization server's token endpoint is no longer the one the consent link was made for: the code is not sent to another",
+      );
     this.shared.discovery = state;
   }
 
@@ -131,6 +141,7 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       user: this.user,
       verifier: this.verifier,
       authorizationServerUrl: discovery.authorizationServerUrl,
+      tokenEndpoint: tokenEndpointOf(discovery),
       ...(discovery.resourceMetadataUrl ? { resourceMetadataUrl: discovery.resourceMetadataUrl } : {}),
       client: publicClient,
       nonce: newNonce(),

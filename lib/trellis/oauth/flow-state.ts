@@ -5,14 +5,16 @@ import type { Store } from '../../store/store';
 
 /**
  * What the callback needs to finish one sign-in, sealed (AES-256-GCM) into the authorization request's `state`, so
- * that any replica sharing `internalSecret` finishes it: whose it is, the PKCE verifier, the authorization server the
- * code is bound to, and the client it registered (no secret).
+ * that any replica sharing `internalSecret` finishes it: whose it is, the PKCE verifier, the authorization server and
+ * token endpoint the code is bound to, and the client it registered (no secret).
  */
 export interface Flow {
   server: string;
   user: string;
   verifier: string;
   authorizationServerUrl: string;
+  /** where the code is exchanged: the callback sends it there or nowhere */
+  tokenEndpoint: string;
   resourceMetadataUrl?: string;
   client: OAuthClientInformationMixed;
   /** one-time: the callback takes a state once */

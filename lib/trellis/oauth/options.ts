@@ -38,6 +38,17 @@ export const oauthOptions = {
     hint: "it must be a list of scopes to ask for, e.g. scopes: ['repo:read']",
     qualified: true,
   }),
+  privateOrigins: option<string[]>({
+    schema: Joi.array()
+      .items(
+        Joi.string()
+          .uri({ scheme: ['http', 'https'] })
+          .pattern(/^https?:\/\/[^/?#]+\/?$/, { name: 'origin' }),
+      )
+      .min(1),
+    hint: "it must be a list of origins (scheme, host, port) the sign-in may reach on private or loopback addresses, e.g. privateOrigins: ['https://auth.internal:8443']",
+    qualified: true,
+  }),
   user: option<OAuthUser>({
     schema: Joi.alternatives().try(Joi.string().pattern(HEADER_NAME), Joi.function()),
     hint: "it must be the name of a header your authentication sets, e.g. user: 'x-user-id', or (req) => string | undefined",
@@ -68,6 +79,7 @@ export const oauthOption = option<OAuthOptions>({
     clientSecret: oauthOptions.clientSecret.schema,
     clientSecretEnv: oauthOptions.clientSecretEnv.schema,
     scopes: oauthOptions.scopes.schema,
+    privateOrigins: oauthOptions.privateOrigins.schema,
     user: oauthOptions.user.schema,
   })
     .with('clientSecret', 'clientId')
@@ -77,11 +89,12 @@ export const oauthOption = option<OAuthOptions>({
       'object.with': '{{#main}} goes with the clientId it was issued for: give clientId beside it',
       'object.oxor': 'give clientSecret or clientSecretEnv, not both',
     }),
-  hint: "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }",
+  hint: "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, privateOrigins?, user? }",
   qualified: true,
   inner: oauthOptions,
   doc: {
-    range: '`{ redirectUrl, clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }` (`url` servers only)',
+    range:
+      '`{ redirectUrl, clientId?, clientSecret? or clientSecretEnv?, scopes?, privateOrigins?, user? }` (`url` servers only)',
     fallback: 'none',
     does: 'each user signs in to the server (OAuth 2.1: discovery, registration, PKCE); the loop answers with the consent link until they did ([OAuth](mcp.md#oauth))',
   },

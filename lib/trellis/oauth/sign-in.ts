@@ -1,14 +1,19 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AuthProvider, InsufficientScopeError } from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { mcpClient } from '../mcp-sdk';
 import { GatewayOAuthProvider, type ServerAuth } from './client-provider';
 import { ConsentRequired } from './consent';
+import { checkResourceMetadataUrl, discoveryFetch } from './discovery-fetch';
 import { newNonce, type Flow } from './flow-state';
 import type { Store } from '../../store/store';
 import type { TokenRecord } from './vault';
 
-/** An access token this close to its expiry is refreshed before it is used. */
+/**
+ * An access token this close to its expiry is refreshed before it is used: a minute, or a tenth of its life for a
+ * short-lived one, which is then used for most of its life and refreshed once.
+ */
 const REFRESH_BEFORE_MS = 60_000;
+const REFRESH_BEFORE_SHARE = 0.1;
 /** One refresh at a time per user and server, fleet-wide; a lock a crashed replica held frees itself. */
 const LOCK_TTL_MS = 30_000;
 const LOCK_POLL_MS = 100;
@@ -22,8 +27,8 @@ interface Challenge {
   force?: boolean;
 }
 
-const expiring = (record: TokenRecord) =>
-  record.expiresAt !== undefined && record.expiresAt - Date.now() <= REFRESH_BEFORE_MS;
+const expiring = ({ expiresAt, lifetimeMs = Infinity }: TokenRecord) =>
+  expiresAt !== undefined && expiresAt - Date.now() <= Math.min(REFRESH_BEFORE_MS, lifetimeMs * REFRESH_BEFORE_SHARE);
 
 /**
  * Every user's sign-in to one MCP server, through the SDK's `auth()`: the consent link, the callback's code exchange,
@@ -33,12 +38,16 @@ const expiring = (record: TokenRecord) =>
 export class ServerSignIn {
   private readonly refreshing = new Map<string, Promise<TokenRecord | undefined>>();
   private readonly stepUps = new Map<string, number>();
+  /** every request `auth()` makes: bounded, and kept off private addresses the operator did not allow */
+  private readonly fetch: FetchLike;
 
   constructor(
     readonly shared: ServerAuth,
     readonly serverUrl: string,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.fetch = discoveryFetch({ serverUrl, privateOrigins: shared.options.privateOrigins });
+  }
 
   get server(): string {
     return this.shared.server;
@@ -63,6 +72,7 @@ export class ServerSignIn {
     user: string,
     { resourceMetadataUrl, scope, force }: Challenge = {},
   ): Promise<ConsentRequired | undefined> {
+    checkResourceMetadataUrl(this.serverUrl, resourceMetadataUrl);
     const provider = new GatewayOAuthProvider(this.shared, user);
     const asked = mcpClient().computeScopeUnion(scope, this.shared.options.scopes?.join(' '));
     const result = await mcpClient().auth(provider, {
@@ -70,6 +80,7 @@ export class ServerSignIn {
       resourceMetadataUrl,
       scope: asked,
       forceReauthorization: force,
+      fetchFn: this.fetch,
     });
     return result === 'REDIRECT' && provider.authorizationUrl
       ? new ConsentRequired(this.server, provider.authorizationUrl)
@@ -79,7 +90,7 @@ export class ServerSignIn {
   /** The callback leg: the code exchanged (the `iss` checked first) and the tokens stored for the flow's user. */
   async complete(flow: Flow, code: string, iss: string | undefined): Promise<void> {
     const provider = new GatewayOAuthProvider(this.shared, flow.user, flow);
-    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss });
+    await mcpClient().auth(provider, { serverUrl: this.serverUrl, authorizationCode: code, iss, fetchFn: this.fetch });
   }
 
   /** The 403 asked for a wider scope: the person is asked for it (a bounded number of times in a row). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { credentialOf } from '../../credential';
+import { clientIdentity } from '../../client-identity';
 import type { OAuthUser } from './options';
 
 /** The user as the vault knows them: a hash of who the request says they are, never the credential itself. */
@@ -21,10 +21,10 @@ function named(option: OAuthUser, req: IncomingMessage): string | undefined {
 }
 
 /**
- * Who signs in, as the vault knows them (hashed): the client's credential (the one its continuations are bound to),
- * or what `oauth.user` names; undefined when the request says nobody.
+ * Who signs in, as the vault knows them (hashed): the client's identity (its key's hash, however it was sent: the
+ * identity its continuations are bound to), or what `oauth.user` names; undefined when the request says nobody.
  */
 export function userOf(req: IncomingMessage, option: OAuthUser | undefined): string | undefined {
-  const user = option === undefined ? credentialOf(req) : named(option, req);
+  const user = option === undefined ? clientIdentity(req) : named(option, req);
   return user === undefined || user === '' ? undefined : userKey(user);
 }

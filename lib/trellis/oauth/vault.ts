@@ -6,6 +6,8 @@ import type { Store } from '../../store/store';
 export interface TokenRecord {
   tokens: StoredOAuthTokens;
   expiresAt?: number;
+  /** how long the access token was given to live (ms); absent in records stored before it was kept */
+  lifetimeMs?: number;
 }
 
 /** What the admin API shows of a record: never a token. */
@@ -42,7 +44,9 @@ export class TokenVault {
   async save(server: string, user: string, tokens: StoredOAuthTokens): Promise<TokenRecord> {
     const record: TokenRecord = {
       tokens,
-      ...(tokens.expires_in === undefined ? {} : { expiresAt: Date.now() + tokens.expires_in * 1000 }),
+      ...(tokens.expires_in === undefined
+        ? {}
+        : { expiresAt: Date.now() + tokens.expires_in * 1000, lifetimeMs: tokens.expires_in * 1000 }),
     };
     await this.write(keyOf(server, user), record);
     return record;

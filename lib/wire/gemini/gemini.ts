@@ -32,6 +32,15 @@ export const googleError = (code: number, message: string, status: string): unkn
   error: { code, message, status },
 });
 
+/** The canonical status Google's errors name beside each HTTP status the loop answers with. */
+const GOOGLE_STATUS: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+};
+
 /** A GenerateContentResponse as the loop reads a turn: its first candidate's content whole, its functionCall parts as calls by their place. */
 function turnOf(reply: GenerateContentResponse, model: string): TurnResult<Content> {
   const [candidate] = reply.candidates ?? [];
@@ -72,7 +81,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
   modelOf: (_body, req) => modelInPath(req.path),
   upstreamHeaders: ['x-goog-api-key', 'x-goog-user-project'],
   apiKey: { header: 'x-goog-api-key' },
-  rateLimited: (message) => googleError(429, message, 'RESOURCE_EXHAUSTED'),
+  rateLimited: (message) => googleError(429, message, GOOGLE_STATUS[429]),
+  error: (status, message) => googleError(status, message, GOOGLE_STATUS[status] ?? 'INTERNAL'),
   refusal(req) {
     if (!isStreamPath(req.path) || asksForSse(req)) return undefined;
     return googleError(

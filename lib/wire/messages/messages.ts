@@ -4,6 +4,7 @@ import { withInput } from '../../loop/arguments';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { settleApprovalMessages } from './approval';
+import { messagesError } from './error';
 import { carryOnMessages, restoreMessages } from './continuation';
 import { succeededIn } from '../../hierarchy';
 import { MessagesConversation, messagesHistory } from './conversation';
@@ -81,7 +82,8 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
   modelOf: modelInBody,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],
   apiKey: { header: 'x-api-key', defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
-  rateLimited: (message) => ({ type: 'error', error: { type: 'rate_limit_error', message } }),
+  rateLimited: (message) => messagesError(429, message),
+  error: (status, message) => messagesError(status, message),
   restore(request, handBacks) {
     const body = request as MessagesRequest;
     const restored = restoreMessages(handBacks, body.messages);

@@ -4,6 +4,7 @@ import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
+import type { ToolTask } from '../../types';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
 
 /** What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop ran. */
@@ -83,6 +84,10 @@ export class MessagesStreamReply implements Reply {
 
   toolProgress(): void {
     this.writer.toolProgress();
+  }
+
+  toolTask(tool: string, task: ToolTask): void {
+    this.writer.toolTask(tool, task);
   }
 
   send(answer: Answer): void {

@@ -86,6 +86,7 @@ describe('GatewayOAuthProvider', () => {
         user: 'u1',
         verifier: 'verifier-0123456789',
         authorizationServerUrl: 'https://auth.example.com/',
+        tokenEndpoint: 'https://auth.example.com/token',
         resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
         client: { client_id: 'c1' },
         nonce: expect.any(String),
@@ -105,6 +106,7 @@ describe('GatewayOAuthProvider', () => {
       user: 'u1',
       verifier: 'v',
       authorizationServerUrl: 'https://auth.example.com/',
+      tokenEndpoint: 'https://auth.example.com/token',
       client: { client_id: 'c1' },
       nonce: 'n',
     };
@@ -113,5 +115,18 @@ describe('GatewayOAuthProvider', () => {
       resourceMetadataUrl: undefined,
     });
     expect(() => new GatewayOAuthProvider(auth, 'u1').codeVerifier()).toThrow('no PKCE verifier');
+    auth.discovery = {
+      authorizationServerUrl: 'https://auth.example.com/',
+      authorizationServerMetadata: {
+        issuer: 'https://auth.example.com/',
+        authorization_endpoint: 'https://auth.example.com/authorize',
+        token_endpoint: 'https://auth.example.com/token-moved',
+        response_types_supported: ['code'],
+      },
+    };
+    expect(new GatewayOAuthProvider(auth, 'u1', flow).discoveryState()).toEqual({
+      authorizationServerUrl: 'https://auth.example.com/',
+      resourceMetadataUrl: undefined,
+    });
   });
 });

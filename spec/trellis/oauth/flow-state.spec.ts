@@ -8,6 +8,7 @@ const flow = (): Flow => ({
   user: 'u1',
   verifier: 'v'.repeat(43),
   authorizationServerUrl: 'https://auth.example.com/',
+  tokenEndpoint: 'https://auth.example.com/token',
   client: { client_id: 'c1' },
   nonce: newNonce(),
 });

@@ -7,6 +7,8 @@ const withOAuth = (oauth: unknown) => () =>
   agentLoop({ trellis: { mcp: { url, oauth } } as never, logger: memoryLogger().logger });
 
 describe('trellis.mcp.oauth', () => {
+  const ORIGINS_HINT =
+    "it must be a list of origins (scheme, host, port) the sign-in may reach on private or loopback addresses, e.g. privateOrigins: ['https://auth.internal:8443']";
   const SECRET_HINT =
     "it must be the client secret the authorization server issued with clientId (in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')";
   it.each([
@@ -63,8 +65,16 @@ describe('trellis.mcp.oauth', () => {
       "agentLoop: option 'trellis.mcp.oauth.user' is 5; it must be the name of a header your authentication sets, e.g. user: 'x-user-id', or (req) => string | undefined.",
     ],
     [
+      { redirectUrl, privateOrigins: ['https://auth.internal:8443/oauth'] },
+      `agentLoop: option 'trellis.mcp.oauth.privateOrigins[0]' is "https://auth.internal:8443/oauth"; with value "https://auth.internal:8443/oauth" fails to match the origin pattern; ${ORIGINS_HINT}.`,
+    ],
+    [
+      { redirectUrl, privateOrigins: 'http://10.0.0.5' },
+      `agentLoop: option 'trellis.mcp.oauth.privateOrigins' is "http://10.0.0.5"; ${ORIGINS_HINT}.`,
+    ],
+    [
       'yes',
-      "agentLoop: option 'trellis.mcp.oauth' is \"yes\"; it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, user? }.",
+      "agentLoop: option 'trellis.mcp.oauth' is \"yes\"; it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, privateOrigins?, user? }.",
     ],
   ])('refuses %j at start-up, naming the option, the value and the fix', (oauth, message) => {
     expect(withOAuth(oauth)).toThrow(expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION', message }));
@@ -75,7 +85,7 @@ describe('trellis.mcp.oauth', () => {
       expect.objectContaining({
         code: 'ERR_AGENT_LOOP_UNKNOWN_OPTION',
         message:
-          "agentLoop: unknown option 'trellis.mcp.oauth.redirectURL'. Did you mean `redirectUrl`? Known options here: redirectUrl, clientId, clientSecret, clientSecretEnv, scopes, user.",
+          "agentLoop: unknown option 'trellis.mcp.oauth.redirectURL'. Did you mean `redirectUrl`? Known options here: redirectUrl, clientId, clientSecret, clientSecretEnv, scopes, privateOrigins, user.",
       }),
     );
     const binding = { name: 'notes', match: { model: 'agent-*' }, hierarchy: ['whoami'] };
@@ -114,6 +124,7 @@ describe('trellis.mcp.oauth', () => {
       { redirectUrl },
       { redirectUrl, clientId: 'c1', clientSecret: 'cs-1', scopes: ['notes:read'], user: 'x-user-id' },
       { redirectUrl, user: () => 'u1' },
+      { redirectUrl, privateOrigins: ['https://auth.internal:8443', 'http://10.0.0.5/'] },
     ]) {
       await withOAuth(oauth)().close();
     }

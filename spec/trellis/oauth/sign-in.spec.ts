@@ -37,7 +37,10 @@ describe('ServerSignIn', () => {
   let mcp: OAuthMcpServer;
   const key = randomBytes(32);
   beforeEach(async () => (mcp = await startOAuthMcpServer()));
-  afterEach(() => mcp.close());
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await mcp.close();
+  });
 
   it('has no token before consent, and the user’s own after it', async () => {
     const store = new MemoryStore();
@@ -48,14 +51,32 @@ describe('ServerSignIn', () => {
     expect(await signIn.accessToken('u2')).toBeUndefined();
   });
 
+  it('uses a short-lived token for most of its life and refreshes it once, a tenth of its life before expiry', async () => {
+    const store = new MemoryStore();
+    const signIn = replica(mcp, store, key);
+    mcp.setExpiresIn(30);
+    await consentAndFinish(signIn, store, key, 'u1');
+    const received = await signIn.accessToken('u1');
+    const start = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(start + 26_000);
+    expect(await signIn.accessToken('u1')).toBe(received);
+    expect(mcp.grants.map((grant) => grant.type)).toEqual(['authorization_code']);
+    jest.spyOn(Date, 'now').mockReturnValue(start + 27_500);
+    const refreshed = await Promise.all([signIn.accessToken('u1'), signIn.accessToken('u1')]);
+    expect(refreshed[0]).not.toBe(received);
+    expect(refreshed[1]).toBe(refreshed[0]);
+    expect(await signIn.accessToken('u1')).toBe(refreshed[0]);
+    expect(mcp.grants.map((grant) => grant.type)).toEqual(['authorization_code', 'refresh_token']);
+  });
+
   it('makes one refresh grant for many requests at once, fleet-wide: two replicas on one store refresh once', async () => {
     const store = new MemoryStore();
     const [first, second] = [replica(mcp, store, key), replica(mcp, store, key)];
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await consentAndFinish(first, store, key, 'u1');
     const stale = await first.accessToken('u1').catch(() => undefined);
     expect(mcp.grants.map((grant) => grant.type)).toEqual(['authorization_code', 'refresh_token']);
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     const tokens = await Promise.all([...Array(5)].flatMap(() => [first.accessToken('u1'), second.accessToken('u1')]));
     expect(new Set(tokens).size).toBe(1);
     expect(tokens[0]).not.toBe(stale);
@@ -69,7 +90,7 @@ describe('ServerSignIn', () => {
     );
     try {
       const [first, second] = stores.map((store) => replica(mcp, store, key));
-      mcp.setExpiresIn(30);
+      mcp.setExpiresIn(0);
       const consent = await first.consent('u1');
       const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
       const state = new URL(redirect.headers.get('location')!).searchParams.get('state')!;
@@ -93,10 +114,27 @@ describe('ServerSignIn', () => {
     }
   });
 
+  it('sends a code only to the token endpoint its consent link was made for, whichever replica takes it', async () => {
+    const store = new MemoryStore();
+    const [first, second] = [replica(mcp, store, key), replica(mcp, store, key)];
+    const consent = await first.consent('u1');
+    mcp.setMetadata({ token_endpoint: `${new URL(mcp.url).origin}/token-moved` });
+    const redirect = await fetch(consent!.url, { headers: { [LOGIN_HEADER]: 'alice' }, redirect: 'manual' });
+    const back = new URL(redirect.headers.get('location')!);
+    const opened = await takeFlow(key, back.searchParams.get('state')!, store);
+    if (!('flow' in opened)) throw new Error(opened.failed);
+    await expect(
+      second.complete(opened.flow, back.searchParams.get('code')!, back.searchParams.get('iss') ?? undefined),
+    ).rejects.toThrow(
+      "the authorization server's token endpoint is no longer the one the consent link was made for: the code is not sent to another",
+    );
+    expect(mcp.paths.filter((path) => path.startsWith('POST /token'))).toEqual([]);
+  });
+
   it('turns a refused refresh grant (invalid_grant) into the consent link', async () => {
     const store = new MemoryStore();
     const signIn = replica(mcp, store, key);
-    mcp.setExpiresIn(30);
+    mcp.setExpiresIn(0);
     await consentAndFinish(signIn, store, key, 'u1');
     mcp.revokeAll();
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);

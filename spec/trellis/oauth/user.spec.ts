@@ -1,15 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { userKey, userOf } from '../../../lib/trellis/oauth/user';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 
 describe('userOf', () => {
-  it('is the hash of the client’s credential by default, never the credential', () => {
+  it('is the hash of the client’s identity by default (one per key, however it is sent), never the credential', () => {
     const user = userOf(request({ authorization: 'Bearer sk-alice-0123456789' }), undefined);
-    expect(user).toBe(userKey('Bearer sk-alice-0123456789'));
+    expect(user).toBe(userKey(createHash('sha256').update('sk-alice-0123456789').digest('hex')));
     expect(user).toMatch(/^[\w-]{22}$/);
     expect(user).not.toContain('alice');
-    expect(userOf(request({ 'x-api-key': 'k-1' }), undefined)).toBe(userKey('k-1'));
+    expect(userOf(request({ 'x-api-key': 'sk-alice-0123456789' }), undefined)).toBe(user);
+    expect(userOf(request({ 'x-api-key': 'k-1' }), undefined)).not.toBe(user);
   });
 
   it('reads the header oauth.user names, whatever its case', () => {

@@ -18,7 +18,7 @@ describe('TokenVault', () => {
     const store = new MemoryStore();
     const vault = new TokenVault(randomBytes(32), store);
     await vault.save('notes', 'u1', tokens);
-    expect(await vault.get('notes', 'u1')).toEqual({ tokens, expiresAt: 1_060_000 });
+    expect(await vault.get('notes', 'u1')).toEqual({ tokens, expiresAt: 1_060_000, lifetimeMs: 60_000 });
     expect(await vault.get('notes', 'u2')).toBeUndefined();
     expect(await vault.get('other', 'u1')).toBeUndefined();
     const stored = [...(await store.entries('oauth:')).values()].join('\n');

@@ -85,6 +85,12 @@ describe('Messages continuation: the loop’s work carried through a hand-back',
     expect(restored?.messages).toEqual(followUp('toolu_loc'));
   });
 
+  it('opens for the same key sent as a bearer token: one client, however it sends its key', () => {
+    const [carried] = continuations.carry(req(), 'notes', own, last, calls);
+    const asBearer = { headers: { authorization: 'Bearer sk-ant-1' } } as unknown as IncomingMessage;
+    expect(continuations.restore(asBearer, 'notes', followUp(carried.id))).toMatchObject({ forged: 0 });
+  });
+
   it('carries nothing when the loop did nothing before (the client’s copy is the model’s message)', () => {
     expect(continuations.carry(req(), 'notes', [], last, calls)).toBe(calls);
     expect(continuations.restore(req(), 'notes', followUp('toolu_loc'))).toBeUndefined();
