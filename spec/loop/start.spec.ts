@@ -6,20 +6,12 @@ import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtu
 import { buildGateway } from '../helpers/gateway';
 import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
+import { until } from '../helpers/store-contract';
 
 interface ToolCallRecord {
   name: string;
   at: number;
   abortedAt?: number;
-}
-
-/** Polls until `condition` holds: a generous bound only against a hang, the machine may be loaded. */
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const giveUp = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > giveUp) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
