@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { startResponsesServer, type ResponsesServer } from '../../fixtures/responses-server';
+import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { localTrellis } from '../../lib/trellis/local';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
@@ -20,12 +21,14 @@ describe('a follow-up chained on an answer of another replica (Responses, two ag
   let redis: RedisServer;
   let model: ResponsesServer;
   const gateways: Listening[] = [];
+  const loops: AgentLoopMiddleware[] = [];
   const clients: OpenAI[] = [];
   beforeAll(async () => {
     [redis, model] = await Promise.all([startRedis(), startResponsesServer()]);
     for (let i = 0; i < 2; i++) {
       const { app, loop } = buildGateway(model.url, options(redis.url));
       await eventually(async () => expect((await loop.ready()).store).toBeUndefined());
+      loops.push(loop);
       const gateway = await listen(app);
       gateways.push(gateway);
       clients.push(new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'client-key', maxRetries: 0 }));
@@ -33,6 +36,8 @@ describe('a follow-up chained on an answer of another replica (Responses, two ag
   });
   afterAll(async () => {
     await Promise.all(gateways.map((gateway) => gateway.close()));
+    // the loops' store connections would retry the stopped Redis for ever, holding the worker open
+    await Promise.all(loops.map((loop) => loop.close()));
     await Promise.all([model.close(), redis.stop()]);
   });
 

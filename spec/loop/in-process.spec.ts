@@ -16,6 +16,7 @@ import { frontDoorOf, InProcessAgents } from '../../lib/loop/in-process';
 import { localTrellis } from '../../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { buildGateway, expressVersions } from '../helpers/gateway';
+import { until } from '../helpers/store-contract';
 
 const tls = (name: string) => readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'tls', name));
 const trellis = localTrellis([{ name: 'clock_now', handler: () => '2026-11-30T08:00:00Z' }]);
@@ -29,14 +30,6 @@ interface Sighting {
   localPort?: number;
   socketless: boolean;
   socket: net.Socket;
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const giveUp = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > giveUp) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** A gateway on a real server (plain or TLS), with a middleware before agentLoop that notes what each request shows it. */

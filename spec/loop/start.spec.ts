@@ -6,19 +6,12 @@ import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtu
 import { buildGateway } from '../helpers/gateway';
 import { memoryLogger } from '../helpers/memory-logger';
 import { listen, type Listening } from '../helpers/listen';
+import { until } from '../helpers/store-contract';
 
 interface ToolCallRecord {
   name: string;
   at: number;
   abortedAt?: number;
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const giveUp = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > giveUp) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,7 +70,7 @@ describe.each([
       handler: (_args, { signal }) => {
         record('stuck', signal);
         return new Promise((resolve) => {
-          const done = setTimeout(() => resolve('stuck result'), 10_000);
+          const done = setTimeout(() => resolve('stuck result'), 60_000);
           signal.addEventListener('abort', () => clearTimeout(done));
         });
       },
@@ -114,13 +107,12 @@ describe.each([
 
   describe("onClientDisconnect: 'abort'", () => {
     it('cancels the model call in flight, long before it would end, and makes no further call', async () => {
-      const lines = await start('abort', [{ toolCalls: [{ name: 'quick' }], delayMs: 3000 }, { content: 'never' }]);
+      // the model would answer a minute in: a call cut before its reply was cancelled, however loaded the machine
+      const lines = await start('abort', [{ toolCalls: [{ name: 'quick' }], delayMs: 60_000 }, { content: 'never' }]);
       await until(() => model.requests.length === 1);
       await pause(50);
-      const goneAt = client.gone();
+      client.gone();
       await until(() => model.requests[0].abortedAt !== undefined);
-      // the model would answer 3 s in: a generous bound, the machine may be loaded
-      expect(model.requests[0].abortedAt! - goneAt).toBeLessThan(2_500);
       await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
       await pause(300);
       expect(model.requests).toHaveLength(1);
@@ -130,10 +122,9 @@ describe.each([
     it('cancels the tool call in flight, long before it would end, and makes no further model call', async () => {
       const lines = await start('abort', [{ toolCalls: [{ name: 'stuck' }] }, { content: 'never' }]);
       await until(() => calls.length === 1);
-      const goneAt = client.gone();
+      client.gone();
+      // the tool would end a minute in: its signal aborted means it was cancelled, however loaded the machine
       await until(() => calls[0].abortedAt !== undefined);
-      // the tool would end 10 s in
-      expect(calls[0].abortedAt! - goneAt).toBeLessThan(5_000);
       await until(() => lines.some((line) => line.message === 'agent-loop abandoned: the client went away'));
       await pause(1000);
       expect(model.requests).toHaveLength(1);
