@@ -226,4 +226,58 @@ describe('the Gemini wire, on any body it accepts', () => {
       { numRuns: 300 },
     );
   });
+
+  it('reads any reply an upstream sends as a turn, or fails it with an Error naming what is wrong, never a TypeError', async () => {
+    const anything = fc.jsonValue({ maxDepth: 4 });
+    const part = fc.oneof(
+      anything,
+      fc.record({ text: anything, thought: anything, thoughtSignature: anything }, { requiredKeys: [] }),
+      fc.record({ functionCall: fc.oneof(anything, fc.record({ name: anything, args: anything, id: anything })) }),
+    );
+    const reply = fc.oneof(
+      anything,
+      fc.record(
+        {
+          candidates: fc.oneof(
+            anything,
+            fc.array(
+              fc.record(
+                {
+                  content: fc.oneof(anything, fc.record({ role: anything, parts: fc.oneof(anything, fc.array(part)) })),
+                  finishReason: anything,
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 2 },
+            ),
+          ),
+          usageMetadata: anything,
+          error: anything,
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const { reader } = geminiWire.open({ contents: [user] }, loopSetup([]), reqOf(JSON_PATH));
+    const noTypeError = (error: unknown) => {
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(TypeError);
+    };
+    fc.assert(
+      fc.property(reply, (drawn) => {
+        try {
+          reader.json(drawn);
+        } catch (error) {
+          noTypeError(error);
+        }
+      }),
+      { numRuns: 400 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(reply, { minLength: 1, maxLength: 4 }), async (chunks) => {
+        const events = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`);
+        await reader.stream(Readable.from(events), () => undefined, 1e6).catch(noTypeError);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
