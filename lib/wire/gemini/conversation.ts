@@ -3,6 +3,7 @@ import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-out
 import { budgeted, type TurnSource } from '../../loop/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
+import { isObject } from '../../loop/deltas';
 import { geminiElision } from './elision';
 import { geminiFunction, partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
@@ -13,7 +14,7 @@ import type { ChatTool } from '../../types';
 
 /** A functionResponse's text: the loop's `output` or `error`, else the response as JSON. */
 function responseText(response: unknown): string {
-  const fields = (response ?? {}) as Record<string, unknown>;
+  const fields = isObject(response) ? response : {};
   const text = fields.output ?? fields.error;
   return typeof text === 'string' ? text : (JSON.stringify(response) ?? '');
 }
@@ -37,7 +38,11 @@ export function* geminiHistory(contents: readonly Content[]): Generator<HistoryE
       if (typeof response !== 'object' || response === null) continue;
       const id = response.id ?? asked[answered];
       answered++;
-      yield { answers: id, text: responseText(response.response), failed: 'error' in (response.response ?? {}) };
+      yield {
+        answers: id,
+        text: responseText(response.response),
+        failed: isObject(response.response) && 'error' in response.response,
+      };
     }
   }
 }

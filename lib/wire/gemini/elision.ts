@@ -1,12 +1,13 @@
 import { elidedContent, type Elision } from '../../loop/context-budget';
+import { isObject } from '../../loop/deltas';
 import { partsOf } from './request';
 import type { Content, Part } from './types';
 
 /** The functionResponse part with its `output` or `error` replaced by a placeholder naming the tool and its size (when shorter). */
 export function elidedResponse(part: Part): Part {
   const answer = part.functionResponse;
-  if (!answer) return part;
-  const response = answer.response ?? {};
+  if (!isObject(answer) || !isObject(answer.response)) return part;
+  const { response } = answer;
   const key = 'output' in response ? 'output' : 'error';
   const elided = elidedContent(response[key], answer.name);
   return elided === response[key] ? part : { ...part, functionResponse: { ...answer, response: { [key]: elided } } };

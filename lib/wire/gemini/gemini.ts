@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { withInput } from '../../loop/arguments';
+import { isObject } from '../../loop/deltas';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { succeededIn } from '../../hierarchy';
@@ -44,7 +45,11 @@ const GOOGLE_STATUS: Readonly<Record<number, string>> = {
 /** A GenerateContentResponse as the loop reads a turn: its first candidate's content whole, its functionCall parts as calls by their place. */
 function turnOf(reply: GenerateContentResponse, model: string): TurnResult<Content> {
   const [candidate] = reply.candidates ?? [];
-  const content: Content = { role: 'model', ...candidate?.content, parts: partsOf(candidate?.content) };
+  const content: Content = {
+    role: 'model',
+    ...(isObject(candidate?.content) ? candidate.content : {}),
+    parts: partsOf(candidate?.content),
+  };
   return {
     text: content.parts.map(answerText).join(''),
     calls: content.parts.flatMap((part, index) => {

@@ -3,6 +3,11 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Content } from '../../../lib/wire/gemini/types';
 import type { Request } from 'express';
+import fc from 'fast-check';
+import { ApprovalLedger } from '../../../lib/loop/approval-ledger';
+import { ApprovalTokens } from '../../../lib/loop/approval-token';
+import { MemoryStore } from '../../../lib/store/memory-store';
+import { geminiElision } from '../../../lib/wire/gemini/elision';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';
 import { chatTool, loopSetup } from '../../helpers/loop-setup';
 
@@ -169,5 +174,110 @@ describe("the Gemini wire replays the real API's recorded replies (googleapis/js
     const turn = await reader.stream(sse(call.response.bodySegments), () => undefined, 1e6);
     expect(turn.calls.map((c) => c.name)).toEqual(['customDivide']);
     expect(turn.usage).toEqual({ input: 21, output: 6, total: 27 });
+  });
+});
+
+const reader = {
+  tool: 'approve_tool_call',
+  tokens: new ApprovalTokens(Buffer.alloc(32, 7), 600),
+  ledger: new ApprovalLedger(new MemoryStore(), 600),
+};
+
+describe('the Gemini wire, on any body it accepts', () => {
+  it('opens a loop, asks its first turn and reads its history without throwing, whatever the parts hold', () => {
+    const anything = fc.jsonValue({ maxDepth: 3 });
+    const part = fc.oneof(
+      anything,
+      fc.record({ text: anything }, { requiredKeys: [] }),
+      fc.record({
+        functionCall: fc.oneof(
+          anything,
+          fc.record({ name: fc.oneof(anything, fc.constant('approve_tool_call')), args: anything, id: anything }),
+        ),
+      }),
+      fc.record({
+        functionResponse: fc.oneof(anything, fc.record({ name: anything, id: anything, response: anything })),
+      }),
+    );
+    const content = fc.record({
+      role: fc.constantFrom('user', 'model', undefined),
+      parts: fc.array(part, { maxLength: 4 }),
+    });
+    const body = fc.record(
+      {
+        contents: fc.array(content, { minLength: 1, maxLength: 5 }),
+        tools: fc.oneof(anything, fc.array(fc.record({ functionDeclarations: anything }), { maxLength: 2 })),
+        toolConfig: anything,
+      },
+      { requiredKeys: ['contents'] },
+    );
+    fc.assert(
+      fc.property(body, fc.boolean(), (drawn, streamed) => {
+        if (!geminiWire.accepts(drawn)) return;
+        const path = streamed ? '/v1beta/models/g:streamGenerateContent' : JSON_PATH;
+        const setup = loopSetup([chatTool('repo_read')]);
+        const opened = geminiWire.open(drawn, setup, reqOf(path, { alt: 'sse' }));
+        expect(opened.conversation.request().stream).toBe(streamed);
+        geminiWire.succeededIn(opened.conversation.history);
+        geminiWire.restore(drawn, { ...setup.handBacks, answerIds: setup.answerIds });
+        geminiWire.approvals?.settle(reader, reqOf(JSON_PATH), 'notes', drawn);
+        for (const content of drawn.contents) geminiElision.elide(content as Content, new Map());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads any reply an upstream sends as a turn, or fails it with an Error naming what is wrong, never a TypeError', async () => {
+    const anything = fc.jsonValue({ maxDepth: 4 });
+    const part = fc.oneof(
+      anything,
+      fc.record({ text: anything, thought: anything, thoughtSignature: anything }, { requiredKeys: [] }),
+      fc.record({ functionCall: fc.oneof(anything, fc.record({ name: anything, args: anything, id: anything })) }),
+    );
+    const reply = fc.oneof(
+      anything,
+      fc.record(
+        {
+          candidates: fc.oneof(
+            anything,
+            fc.array(
+              fc.record(
+                {
+                  content: fc.oneof(anything, fc.record({ role: anything, parts: fc.oneof(anything, fc.array(part)) })),
+                  finishReason: anything,
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 2 },
+            ),
+          ),
+          usageMetadata: anything,
+          error: anything,
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const { reader } = geminiWire.open({ contents: [user] }, loopSetup([]), reqOf(JSON_PATH));
+    const noTypeError = (error: unknown) => {
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(TypeError);
+    };
+    fc.assert(
+      fc.property(reply, (drawn) => {
+        try {
+          reader.json(drawn);
+        } catch (error) {
+          noTypeError(error);
+        }
+      }),
+      { numRuns: 400 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(reply, { minLength: 1, maxLength: 4 }), async (chunks) => {
+        const events = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`);
+        await reader.stream(Readable.from(events), () => undefined, 1e6).catch(noTypeError);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -19,6 +19,7 @@ describe("the Gemini model's reply", () => {
 
   it('reads a candidate stopped without content as no text and no call', () => {
     const { reader } = geminiWire.open({ contents: [user] }, loopSetup([]), reqOf(JSON_PATH));
+    expect(reader.json({ candidates: [{ content: 'ab' }] }).output).toEqual({ role: 'model', parts: [] });
     expect(reader.json({ candidates: [{ finishReason: 'SAFETY' }] })).toMatchObject({
       text: '',
       calls: [],
