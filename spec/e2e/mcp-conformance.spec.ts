@@ -72,7 +72,6 @@ const KNOWN: Record<string, string[]> = {
     'sep-2243-client-mirrors-designated-params',
     'sep-2243-client-supports-custom-headers',
   ],
-  'json-schema-2020-12-preservation': ['json-schema-2020-12-client-$schema-preserved'],
 };
 
 interface Check {
