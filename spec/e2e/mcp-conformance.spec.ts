@@ -66,12 +66,6 @@ const KNOWN: Record<string, string[]> = {
     'sep-2322-client-no-state-omitted',
     'sep-2322-client-request-state-echoed',
   ],
-  'http-custom-headers': [
-    'sep-2243-client-base64-unsafe',
-    'sep-2243-client-encode-values',
-    'sep-2243-client-mirrors-designated-params',
-    'sep-2243-client-supports-custom-headers',
-  ],
 };
 
 interface Check {
