@@ -60,7 +60,6 @@ const SCENARIOS: [string, string][] = [
  */
 const KNOWN: Record<string, string[]> = {
   'auth/basic-cimd': ['cimd-client-id-used'],
-  'auth/authorization-server-migration': ['sep-2352-reregister-on-as-change'],
   'sep-2322-client-request-state': [
     'sep-2322-client-jsonrpc-id-different',
     'sep-2322-client-no-state-omitted',
