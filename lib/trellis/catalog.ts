@@ -8,9 +8,8 @@ const OPEN_SCHEMA = { type: 'object', additionalProperties: true };
 
 export type HierarchySource = Hierarchy | typeof FROM_TRELLIS;
 
-/** MCP's definition as an OpenAI function; the JSON Schema dialect tag goes, since some upstreams reject `$schema`. */
-function chatTool({ name, description, inputSchema }: Tool): ChatTool {
-  const { $schema: _dialect, ...parameters } = inputSchema;
+/** MCP's definition as an OpenAI function, its schema whole (`$schema` too: the wires that refuse it drop it). */
+function chatTool({ name, description, inputSchema: parameters }: Tool): ChatTool {
   return { type: 'function', function: { name, ...(description === undefined ? {} : { description }), parameters } };
 }
 

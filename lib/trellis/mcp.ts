@@ -8,6 +8,7 @@ import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool } from './mcp-pool';
+import { paramHeaderDefinitions } from './mcp-param-headers';
 import {
   mcpTrellisOptions,
   mcpTrellisSchema,
@@ -55,9 +56,12 @@ function withForwarded(
   return { ...Object.fromEntries(kept), ...forwarded };
 }
 
+type HeaderDefinitions = ReturnType<typeof paramHeaderDefinitions>;
+
 /** Every page of `tools/list` (the SDK walks them), fetched afresh: the cache here is the one that counts. */
-async function listAll(client: Client): Promise<Tool[]> {
+async function listAll(client: Client, headers: HeaderDefinitions): Promise<Tool[]> {
   const listed = await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS, cacheMode: 'bypass' });
+  headers.remember(listed.tools);
   return (listed.tools as Tool[]).map(toTool);
 }
 
@@ -66,6 +70,7 @@ function callOn(
   name: string,
   args: Record<string, unknown>,
   { signal, meta, onProgress }: CallToolOptions,
+  headers?: HeaderDefinitions,
 ): Promise<CallToolResult> {
   const onprogress =
     onProgress &&
@@ -76,6 +81,7 @@ function callOn(
     signal,
     timeout: CALL_TIMEOUT_MS,
     ...(onprogress ? { onprogress } : {}),
+    ...headers?.of(name),
   }) as Promise<CallToolResult>;
 }
 
@@ -105,8 +111,10 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
   const ttlMs = options.listTtlSec * 1000;
   const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
   const tasks = taskFollower();
+  const headers = paramHeaderDefinitions();
+  const listOn = (client: Client) => listAll(client, headers);
   const callFollowing: typeof callOn = (client, name, args, callOptions) =>
-    callOn(client, name, args, callOptions).then((result) => tasks.follow(client, result, callOptions));
+    callOn(client, name, args, callOptions, headers).then((result) => tasks.follow(client, result, callOptions));
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
   let listing: Promise<Tool[]> | undefined;
   let generation = 0;
@@ -149,7 +157,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
 
   async function refresh(): Promise<Tool[]> {
     const startedAt = generation;
-    const tools = settle(await withClient(listAll));
+    const tools = settle(await withClient(listOn));
     if (startedAt === generation) cache = { tools, expiresAt: Date.now() + ttlMs };
     return tools;
   }
@@ -173,7 +181,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       connect: (authProvider) => connectionTo({ ...options, authProvider }),
       withClient,
       readable,
-      listAll,
+      listAll: listOn,
       callOn: callFollowing,
       listTtlMs: ttlMs,
     });

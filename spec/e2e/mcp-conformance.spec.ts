@@ -60,19 +60,11 @@ const SCENARIOS: [string, string][] = [
  */
 const KNOWN: Record<string, string[]> = {
   'auth/basic-cimd': ['cimd-client-id-used'],
-  'auth/authorization-server-migration': ['sep-2352-reregister-on-as-change'],
   'sep-2322-client-request-state': [
     'sep-2322-client-jsonrpc-id-different',
     'sep-2322-client-no-state-omitted',
     'sep-2322-client-request-state-echoed',
   ],
-  'http-custom-headers': [
-    'sep-2243-client-base64-unsafe',
-    'sep-2243-client-encode-values',
-    'sep-2243-client-mirrors-designated-params',
-    'sep-2243-client-supports-custom-headers',
-  ],
-  'json-schema-2020-12-preservation': ['json-schema-2020-12-client-$schema-preserved'],
 };
 
 interface Check {

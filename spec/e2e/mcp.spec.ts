@@ -8,8 +8,8 @@ const notes = {
   hierarchy: [{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'fails'],
 };
 const LOCKED = "⛔ 'notes_read' is locked: call 'notes_open' first.";
-// The SDK tags schemas with $schema; the loop strips it, since some upstreams reject it.
-const NO_ARGUMENTS = { type: 'object', properties: {} };
+// The SDK tags schemas with $schema; the model is offered the schema whole, the tag with it (docs/mcp.md).
+const NO_ARGUMENTS = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} };
 
 describe('the loop over a real MCP Trellis (Streamable HTTP), with the openai client', () => {
   const rig = mcpRig();

@@ -71,6 +71,9 @@ export class ServerSignIn {
         const { resourceMetadataUrl, scope } = mcpClient().extractWWWAuthenticateParams(response);
         // a token we held as fresh was refused: the grant is gone, and only the person can give it again
         await this.shared.vault.forget(this.server, user);
+        // the resource may have moved to another authorization server (SEP-2352): discovery is made anew, and the
+        // SDK drops a stored client stamped with another issuer, so the gateway registers with the new one
+        this.shared.discovery = undefined;
         const consent = await this.consent(user, { resourceMetadataUrl, scope });
         if (consent) throw consent;
       },

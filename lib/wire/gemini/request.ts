@@ -52,15 +52,15 @@ export function isGeminiRequest(body: unknown): body is GeminiRequest {
 }
 
 /**
- * The binding's tools (MCP's definitions as chat functions) as Gemini takes them: the JSON Schema whole in
+ * The binding's tools (MCP's definitions as chat functions) as Gemini takes them: the JSON Schema in
  * `parametersJsonSchema` (MCP's schemas are JSON Schema; the OpenAPI subset of `parameters` would lose what it
- * cannot say, `$ref`, `oneOf`, `additionalProperties`, ...).
+ * cannot say, `$ref`, `oneOf`, `additionalProperties`, ...), without the dialect tag `$schema`, which Gemini's
+ * function declarations do not list among the keywords they take (docs/mcp.md).
  */
-export const geminiFunction = ({ function: { name, description, parameters } }: ChatTool): FunctionDeclaration => ({
-  name,
-  ...(description === undefined ? {} : { description }),
-  parametersJsonSchema: parameters ?? { type: 'object' },
-});
+export const geminiFunction = ({ function: { name, description, parameters } }: ChatTool): FunctionDeclaration => {
+  const { $schema: _dialect, ...schema } = parameters ?? { type: 'object' };
+  return { name, ...(description === undefined ? {} : { description }), parametersJsonSchema: schema };
+};
 
 /** The client's tools: every `functionDeclarations` list and any other tool (`googleSearch`, `codeExecution`, ...). */
 export const clientToolsOf = (tools: unknown): Record<string, unknown>[] =>

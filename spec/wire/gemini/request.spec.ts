@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import {
   asksForSse,
   declaredNames,
+  geminiFunction,
   isStreamPath,
   modelInPath,
   withoutFunctions,
@@ -29,5 +30,24 @@ describe('a Gemini request', () => {
       { googleSearch: {} },
     ]);
     expect(withoutFunctions(tools, () => false)).toEqual(tools);
+  });
+
+  it("offers a binding's tool with its JSON Schema whole in parametersJsonSchema, but for the dialect tag $schema", () => {
+    const parameters = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { id: { $ref: '#/$defs/id' } },
+      $defs: { id: { type: 'string' } },
+    };
+    const { $schema: _dialect, ...rest } = parameters;
+    expect(geminiFunction({ type: 'function', function: { name: 'read', description: 'Read', parameters } })).toEqual({
+      name: 'read',
+      description: 'Read',
+      parametersJsonSchema: rest,
+    });
+    expect(geminiFunction({ type: 'function', function: { name: 'clock' } })).toEqual({
+      name: 'clock',
+      parametersJsonSchema: { type: 'object' },
+    });
   });
 });

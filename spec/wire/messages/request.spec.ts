@@ -22,17 +22,11 @@ describe('the Messages request the loop reads', () => {
     expect(isMessagesRequest(body)).toBe(served);
   });
 
-  it('offers the binding’s tools in the Messages shape, an open schema where MCP gave none', () => {
+  it('offers the binding’s tools in the Messages shape, $schema kept, an open schema where MCP gave none', () => {
+    const parameters = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {} };
     expect(
-      messagesTool({
-        type: 'function',
-        function: { name: 'repo_read', description: 'Read', parameters: { type: 'object', properties: {} } },
-      }),
-    ).toEqual({
-      name: 'repo_read',
-      description: 'Read',
-      input_schema: { type: 'object', properties: {} },
-    });
+      messagesTool({ type: 'function', function: { name: 'repo_read', description: 'Read', parameters } }),
+    ).toEqual({ name: 'repo_read', description: 'Read', input_schema: parameters });
     expect(messagesTool({ type: 'function', function: { name: 'clock' } })).toEqual({
       name: 'clock',
       input_schema: { type: 'object' },
