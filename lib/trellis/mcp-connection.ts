@@ -3,6 +3,7 @@ import { settledWithin } from '../signals';
 import type { Logger } from '../types';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { mcpClient } from './mcp-sdk';
+import { INPUT_CAPABILITIES } from './mcp-input';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
 export type { McpServerAddress } from './mcp-transport';
@@ -96,6 +97,9 @@ export function mcpConnection({
     const client = new (mcpClient().Client)(CLIENT_INFO, {
       versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
+      // a tool's questions go to the person through the loop, across requests: never answered inside the call
+      capabilities: INPUT_CAPABILITIES,
+      inputRequired: { autoFulfill: false },
     });
     client.onclose = () => forget(client);
     client.onerror = (error) => {

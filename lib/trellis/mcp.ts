@@ -15,6 +15,7 @@ import {
   type ValidMcpTrellisOptions,
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
+import { callWithInput, type Root } from './mcp-input';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
 import type { SignIns } from './oauth/sign-ins';
@@ -60,22 +61,21 @@ async function listAll(client: Client): Promise<Tool[]> {
   return (listed.tools as Tool[]).map(toTool);
 }
 
+/** `roots`: what a server that asks for its roots is told (`trellis.mcp.roots`). */
 function callOn(
   client: Client,
   name: string,
   args: Record<string, unknown>,
-  { signal, meta, onProgress }: CallToolOptions,
+  { signal, meta, onProgress, input }: CallToolOptions,
+  roots: readonly Root[] = [],
 ): Promise<CallToolResult> {
   const onprogress =
     onProgress &&
     (({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
       onProgress({ progress, total, message }));
   const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-  return client.callTool(params, {
-    signal,
-    timeout: CALL_TIMEOUT_MS,
-    ...(onprogress ? { onprogress } : {}),
-  }) as Promise<CallToolResult>;
+  const options = { signal, timeout: CALL_TIMEOUT_MS, allowInputRequired: true, ...(onprogress ? { onprogress } : {}) };
+  return callWithInput((answers) => client.callTool({ ...params, ...answers }, options), input, roots);
 }
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
@@ -99,6 +99,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     );
   }
   const target = placeOf(options);
+  const roots = options.roots ?? [];
   const trellis = options.name ?? target;
   const logger = options.logger ?? defaultLogger();
   const ttlMs = options.listTtlSec * 1000;
@@ -170,7 +171,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       withClient,
       readable,
       listAll,
-      callOn,
+      callOn: (client, name, args, callOptions) => callOn(client, name, args, callOptions, roots),
       listTtlMs: ttlMs,
     });
 
@@ -190,7 +191,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       const lease = pool.acquire(callOptions.headers);
       try {
         return await readable(
-          withClient((client) => callOn(client, name, args, callOptions), signal, lease.connection),
+          withClient((client) => callOn(client, name, args, callOptions, roots), signal, lease.connection),
           signal,
         );
       } finally {
