@@ -162,6 +162,19 @@ function lastQuestions<Item>(history: ApprovalHistory<Item>): Map<string, number
   return last;
 }
 
+/** What one reply decides: an approval's, or the answer to a tool's question. */
+export function decideReply(
+  reader: ApprovalReader,
+  req: Request,
+  binding: string,
+  reply: ApprovalReply,
+): PersonDecision {
+  const { approvalId, shownTool, answer, given } = reply;
+  return reader.input && inputCallId(approvalId) !== undefined
+    ? decideInput(reader.input, req, binding, approvalId, shownTool, given)
+    : decideApproval(reader, req, binding, approvalId, shownTool, answer);
+}
+
 /** A follow-up's history settled, and what its live approvals decided; undefined: it holds no approval exchange. */
 export function settleAndDecide<Item>(
   reader: ApprovalReader,
@@ -172,11 +185,7 @@ export function settleAndDecide<Item>(
   if (history === undefined) return undefined;
   const decisions: PersonDecision[] = [];
   const items = settleExchanges(history, (reply) => {
-    const { approvalId, shownTool, answer, given } = reply;
-    const decision =
-      reader.input && inputCallId(approvalId) !== undefined
-        ? decideInput(reader.input, req, binding, approvalId, shownTool, given)
-        : decideApproval(reader, req, binding, approvalId, shownTool, answer);
+    const decision = decideReply(reader, req, binding, reply);
     decisions.push(decision);
     return decision;
   });
