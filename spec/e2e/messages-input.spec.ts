@@ -95,4 +95,32 @@ describe('a tool asks the person over Anthropic Messages: a tool_use of ask_user
     await gw.anthropic.messages.create({ ...ask, messages: answering(again, first, accept({ word: 'y' })) });
     expect(rig.results(1)).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_two', content: 'x then y' }]);
   });
+
+  it('a tool that asks again beside calls already answered: each call gets one result, right after the model’s turn', async () => {
+    const gw = await gateway([
+      {
+        toolUses: [
+          { id: 'toolu_prof', name: 'profile' },
+          { id: 'toolu_two', name: 'two_steps' },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const handed = await gw.anthropic.messages.create({ ...ask, messages: [question] });
+    const first = answering(
+      handed,
+      [question],
+      accept({ name: 'Ann' }),
+      accept({ color: 'red' }),
+      accept({ word: 'x' }),
+    );
+    const again = await gw.anthropic.messages.create({ ...ask, messages: first });
+    await gw.anthropic.messages.create({ ...ask, messages: answering(again, first, accept({ word: 'y' })) });
+    expect(rig.upstream.requests).toHaveLength(2);
+    expect(rig.upstream.requests[1].refused).toBeUndefined();
+    expect(rig.results(1).map((result) => [result.tool_use_id, result.content])).toEqual([
+      ['toolu_prof', 'Ann likes red'],
+      ['toolu_two', 'x then y'],
+    ]);
+  });
 });

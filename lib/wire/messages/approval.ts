@@ -50,6 +50,10 @@ function messagesApprovals(
   if (!asked.some(Boolean)) return undefined;
   const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
   const approvalIds = new Set(asked.flatMap((uses) => (uses ?? []).map((use) => use.id)));
+  const lastResult = new Map<unknown, number>();
+  messages.forEach((message, i) =>
+    blocksOf(message.content).forEach((block) => block.type === 'tool_result' && lastResult.set(block.tool_use_id, i)),
+  );
   const resultsAfter = (i: number) =>
     new Map(
       blocksOf(messages[i + 1]?.content)
@@ -93,7 +97,9 @@ function messagesApprovals(
         ? { ...holder, content: [...text, ...blocksOf(holder.content)] }
         : undefined;
     },
-    answerEarlier: (out, at, callId, outcome) => {
+    answerEarlier: (out, at, callId, outcome, i) => {
+      // a later message carried its result (the loop's own work of a later request)
+      if ((lastResult.get(callId) ?? -1) > i) return;
       const content = toolOutcomeText(outcome);
       const answer: ContentBlock =
         outcome.kind === 'approved_earlier'
