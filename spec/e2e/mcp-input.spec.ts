@@ -204,4 +204,14 @@ describe('a tool asks the person (MCP 2026-07-28 input_required) over chat compl
     );
     expect(summarize).toMatch(/^tool error: .*sampling\/createMessage/);
   });
+
+  it('sends the Mcp-Param-* headers a tool declares (SEP-2243)', async () => {
+    const { client } = await gateway([
+      { toolCalls: [{ name: 'region_lookup', arguments: { region: 'eu-west' } }] },
+      { content: 'ok' },
+    ]);
+    await client.chat.completions.create(asked);
+    expect(rig.toolTexts(1)).toEqual(['region eu-west']);
+    expect(v2.inputCalls).toEqual([{ name: 'region_lookup', args: { region: 'eu-west' }, regionHeader: 'eu-west' }]);
+  });
 });
