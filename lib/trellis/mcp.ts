@@ -113,7 +113,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     cache = undefined;
   }
   const connectionTo = (address: McpServerAddress) =>
-    mcpConnection({ address, target, trellis, logger, onToolsChanged });
+    mcpConnection({ address, target, trellis, logger, onToolsChanged, roots });
   const shared = connectionTo(options);
   const pool = connectionPool({
     forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) =>
