@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
 import { option, required, schemaOf, validator, type OptionsIn } from '../option-declaration';
-import type { CallToolResult, Tool, Trellis } from '../types';
+import type { CallToolResult, InputAnswers, Tool, Trellis } from '../types';
 import { abortable } from '../signals';
 
 const localToolOptions = {
@@ -15,7 +15,8 @@ const localToolOptions = {
   handler: required<
     (
       args: Record<string, unknown>,
-      options: { signal: AbortSignal },
+      /** `input`: the person's answers, when the tool's last result asked for them (`inputRequired`) */
+      options: { signal: AbortSignal; input?: InputAnswers },
     ) => string | CallToolResult | Promise<string | CallToolResult>
   >({
     schema: Joi.function(),
@@ -59,8 +60,13 @@ export function localTrellis(tools: LocalTool[]): Trellis {
   }
   const definitions = tools.map(definition);
 
-  async function run(tool: LocalTool, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    const result = await tool.handler(args, { signal });
+  async function run(
+    tool: LocalTool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    input: InputAnswers | undefined,
+  ): Promise<CallToolResult> {
+    const result = await tool.handler(args, { signal, ...(input ? { input } : {}) });
     return typeof result === 'string' ? { content: [{ type: 'text', text: result }] } : result;
   }
 
@@ -68,11 +74,11 @@ export function localTrellis(tools: LocalTool[]): Trellis {
     async listTools() {
       return definitions;
     },
-    async callTool(name, args, { signal }) {
+    async callTool(name, args, { signal, input }) {
       const tool = byName.get(name);
       if (!tool) throw new Error(`unknown tool '${name}'`);
       signal.throwIfAborted();
-      return abortable(run(tool, args, signal), signal);
+      return abortable(run(tool, args, signal, input), signal);
     },
   };
 }
