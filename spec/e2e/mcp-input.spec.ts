@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { startMcpV2Server, type McpV2FixtureServer } from '../../fixtures/mcp-server-v2';
 import { ElicitResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Registry } from 'prom-client';
 import { mcpRig } from './mcp-gateway';
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
@@ -258,5 +259,34 @@ describe('a tool asks the person (MCP 2026-07-28 input_required) over chat compl
     expect(confirm).toMatch(
       /^tool error: .*this client puts questions to the user only through input_required results/,
     );
+  });
+
+  it('a tool that asks again beside calls already answered: one answer each, and the questions counted by outcome', async () => {
+    const registry = new Registry();
+    const { client } = await gateway([{ toolCalls: [{ name: 'profile' }, { name: 'two_steps' }] }, { content: 'ok' }], {
+      metrics: { registry },
+    });
+    const handed = await client.chat.completions.create(asked);
+    const first = answering(
+      handed,
+      [question],
+      accept({ name: 'Ann' }),
+      accept({ color: 'red' }),
+      accept({ word: 'x' }),
+    );
+    const again = await client.chat.completions.create({ ...asked, messages: first });
+    await client.chat.completions.create({ ...asked, messages: answering(again, first, accept({ word: 'y' })) });
+    const [, sent] = rig.model.requests;
+    expect(sent.body.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      'Ann likes red',
+      'x then y',
+    ]);
+    const counted = (await registry.getSingleMetric('agent_loop_input_questions_total')!.get()).values.map(
+      ({ labels, value }) => [labels.outcome, value],
+    );
+    expect(counted).toEqual([
+      ['asked', 4],
+      ['answered', 4],
+    ]);
   });
 });
