@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { bindingOptions, trellisOption } from './binding-options';
 import { judgeOption } from './judge/options';
 import { approvalOption } from './loop/approval-options';
+import { inputOption } from './loop/input-options';
 import { loggerOption } from './logger';
 import { validated } from './option-error';
 import {
@@ -177,6 +178,7 @@ export const loopOptions = {
   }),
   judge: judgeOption,
   approval: approvalOption,
+  input: inputOption,
   webSearch: webSearchOption,
   toolSearch: toolSearchOption,
   store: storeOption,

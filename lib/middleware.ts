@@ -19,6 +19,7 @@ import { refusedForDeferredTools } from './tool-search/deferred-refusal';
 import { SharedSettings } from './store/shared-settings';
 import { replicaOf } from './store/replica';
 import { ApprovalTokens } from './loop/approval-token';
+import { InputTokens } from './loop/input-token';
 import { isAmbiguousPath } from './routed-path';
 import { AnswerIds } from './loop/answer-ids';
 import { Continuations } from './loop/continuation';
@@ -122,6 +123,12 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       tool: config.approval.tool,
       tokens: new ApprovalTokens(key, config.approval.ttlSec),
       ledger: new ApprovalLedger(store, config.approval.ttlSec),
+      input: {
+        tool: config.input.tool,
+        maxRounds: config.input.maxRounds,
+        tokens: new InputTokens(key, config.input.ttlSec),
+        ledger: new ApprovalLedger(store, config.input.ttlSec),
+      },
     },
     judgeWire: JUDGE_WIRE,
     telemetry,

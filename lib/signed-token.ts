@@ -8,7 +8,7 @@ import { keyDigest } from './credential';
  * Each kind has its own key, derived (HKDF-SHA256) from the agentLoop's secret, and every token is bound to its
  * purpose (kind, context, the client's identity) and to its expiry: it opens only for the same, before it expires.
  */
-export type TokenKind = 'marker' | 'continuation' | 'approval' | 'oauth' | 'oauth-state' | 'fleet';
+export type TokenKind = 'marker' | 'continuation' | 'approval' | 'input' | 'oauth' | 'oauth-state' | 'fleet';
 
 export interface Purpose {
   kind: TokenKind;

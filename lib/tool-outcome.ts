@@ -1,4 +1,6 @@
 import type { ToolImage } from './trellis/result';
+import { unansweredText, type Unanswered } from './loop/input-refusal';
+import type { AskedInput } from './loop/question';
 
 /**
  * Why a call cannot run as the model asked: a tool outside the tree, arguments that are no JSON object, a tool held
@@ -27,7 +29,8 @@ export type Unapproved =
  * `is_error` on Messages; the kinds are the metrics' and spans' `outcome`); `toolOutcomeText` renders what the model
  * reads. `ok` and `tool_error` carry the tool's own result as the model reads it: rendered by `resultText` (a
  * failed one with `toolErrorText`), cut to `maxToolResultBytes`, as the judge's `context` surface left it.
- * `pending`: not run, handed to the client for approval; `not_run`: a call over `maxToolCallsPerTurn` that an
+ * `pending`: not run, handed to the client for approval; `asks`: the tool asked the person for input first
+ * (`unanswered`: it did not get it); `not_run`: a call over `maxToolCallsPerTurn` that an
  * upstream holding the turn still needs an answer for; `approved_earlier`: a call approved and run in an earlier
  * request, whose result that request's loop kept.
  */
@@ -42,6 +45,8 @@ export type ToolOutcome =
   | { kind: 'transport'; reason: string }
   | { kind: 'pending'; approval: { arguments: Record<string, unknown>; reason: string } }
   | ({ kind: 'unapproved'; tool: string } & Unapproved)
+  | { kind: 'asks'; input: AskedInput }
+  | ({ kind: 'unanswered'; tool: string } & Unanswered)
   | { kind: 'not_run'; tool: string }
   | { kind: 'approved_earlier'; tool: string };
 
@@ -130,7 +135,10 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
     case 'transport':
       return toolErrorText(outcome.reason);
     case 'pending':
+    case 'asks':
       return '';
+    case 'unanswered':
+      return toolErrorText(unansweredText(outcome.tool, outcome));
     case 'unapproved':
       return unapprovedText(outcome.tool, outcome);
     case 'not_run':

@@ -40,6 +40,31 @@ export interface CallToolResult {
   content: ToolContent[];
   structuredContent?: unknown;
   isError?: boolean;
+  /** an MCP server's `input_required` answer (2026-07-28): the tool did not finish, it asks the person first */
+  inputRequired?: InputRequired;
+}
+
+/** One question an MCP server embeds in an `input_required` result (2026-07-28): `elicitation/create`, `roots/list`, ... */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * A `tools/call` that needs input first (MCP 2026-07-28): the questions by the server's keys, and the state to echo
+ * when the tool is called again with the answers. `answered`: answers the Trellis gave itself (`roots/list`), to send
+ * back with the person's.
+ */
+export interface InputRequired {
+  inputRequests: Record<string, InputRequest>;
+  requestState?: string;
+  answered?: Record<string, unknown>;
+}
+
+/** The answers to a tool's `input_required` result, sent with the call made again. */
+export interface InputAnswers {
+  inputResponses: Record<string, unknown>;
+  requestState?: string;
 }
 
 /** A tool's `notifications/progress`, as MCP sends it. */
@@ -57,6 +82,8 @@ export interface CallToolOptions {
   headers?: IncomingHttpHeaders;
   /** called for each progress notification the tool sends while it runs */
   onProgress?(progress: ToolProgress): void;
+  /** the answers to the questions the tool's last result asked (`input_required`): the call is made again with them */
+  input?: InputAnswers;
   /** called when the call runs as an MCP task, and again each time its status or status message changes */
   onTask?(task: ToolTask): void;
 }

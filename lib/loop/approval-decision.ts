@@ -7,6 +7,8 @@ import { approvedCallId, type ApprovalTokens } from './approval-token';
 import type { Loop } from './context';
 import type { ToolOutcome, Unapproved } from '../tool-outcome';
 import { watchedToolCall } from './turn';
+import { answerInputs, type InputDecision, type InputReader } from './input-decision';
+import type { PendingInput } from './input';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
 export type ApprovalDecision =
@@ -25,7 +27,12 @@ export interface ApprovalReader {
   tool: string;
   tokens: ApprovalTokens;
   ledger: ApprovalLedger;
+  /** where a tool's questions to the person are sealed and read back (`input`) */
+  input?: InputReader;
 }
+
+/** What one answer of the client's decided: about an approval, or about a tool's question. */
+export type PersonDecision = ApprovalDecision | InputDecision;
 
 /** A person's answer as the wire gave it; undefined: no answer came for that approval. */
 export type ApprovalAnswer = { approved: true } | { approved: false; reason: string };
@@ -36,6 +43,8 @@ export interface ApprovalReply {
   /** the tool the approval showed, to name in a refusal; the name in the approval's id is what runs */
   shownTool: string;
   answer: ApprovalAnswer | undefined;
+  /** the answer's JSON (or its text), which a tool's question reads (MCP's `{ action, content }`) */
+  given?: unknown;
 }
 
 /** A denial, with the client's reason trimmed, or none given. */
@@ -44,7 +53,7 @@ export const deniedFor = (reason: unknown): ApprovalAnswer => ({
   reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : 'no reason given',
 });
 
-function textOf(content: unknown): string {
+export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
@@ -125,17 +134,25 @@ export function decideApproval(
  * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
  * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
  */
-export async function recordedDecisions(
+export async function recordedDecisions<Decision extends PersonDecision>(
   ledger: ApprovalLedger,
-  decisions: readonly ApprovalDecision[],
-): Promise<ApprovalDecision[]> {
+  decisions: readonly Decision[],
+): Promise<Decision[]> {
   return Promise.all(
-    decisions.map(async function recorded(decision): Promise<ApprovalDecision> {
+    decisions.map(async function recorded(decision): Promise<Decision> {
       if (decision.token === undefined) return decision;
       const { tool, callId } = decision;
+      const kind = decision.outcome === 'answered' || 'input' in decision ? { input: true as const } : {};
       const found = await ledger.answer(decision.token);
       if (found === 'again')
-        return { outcome: 'refused', tool, callId, refusal: { why: 'already_answered' }, reason: 'already answered' };
+        return {
+          outcome: 'refused',
+          tool,
+          callId,
+          refusal: { why: 'already_answered' },
+          reason: 'already answered',
+          ...kind,
+        } as Decision;
       if (found === 'unrecorded')
         return {
           outcome: 'refused',
@@ -143,10 +160,28 @@ export async function recordedDecisions(
           callId,
           refusal: { why: 'unrecorded' },
           reason: 'the answer could not be recorded (the store is unreachable)',
-        };
+          ...kind,
+        } as Decision;
       return decision;
     }),
   );
+}
+
+const isInputDecision = (decision: PersonDecision): decision is InputDecision =>
+  decision.outcome === 'answered' || 'input' in decision;
+
+/** The decisions once recorded, each in the ledger of its kind (approvals, questions). */
+export async function recordedAnswers(
+  reader: ApprovalReader,
+  decisions: readonly PersonDecision[],
+): Promise<PersonDecision[]> {
+  const questions = decisions.filter(isInputDecision);
+  const approvals = decisions.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
+  const [approved, answered] = await Promise.all([
+    recordedDecisions(reader.ledger, approvals),
+    reader.input ? recordedDecisions(reader.input.ledger, questions) : questions,
+  ]);
+  return [...approved, ...answered];
 }
 
 /** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */
@@ -160,9 +195,12 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
 
 /**
  * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs
- * (the judge told so), the others read why not.
+ * (the judge told so), the others read why not. The calls whose tool asked the person run again with the answers;
+ * those whose tool asks again are returned, to be asked.
  */
-export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDecision[]): Promise<void> {
+export async function answerApprovals(loop: Loop, all: readonly PersonDecision[]): Promise<PendingInput[]> {
+  const decisions = all.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
+  const inputs = answerInputs(loop, all.filter(isInputDecision));
   const outcomes = await Promise.all(
     decisions.map(async function answered(decision): Promise<ToolOutcome> {
       if (decision.outcome !== 'granted') {
@@ -174,8 +212,10 @@ export async function answerApprovals(loop: Loop, decisions: readonly ApprovalDe
     }),
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;
+  const { calls, outcomes: answers, pending } = await inputs;
   loop.conversation.addOutcomes(
-    decisions.map(({ callId, tool }) => ({ id: callId, name: tool, arguments: undefined, index: 0 })),
-    outcomes,
+    [...decisions.map(({ callId, tool }) => ({ id: callId, name: tool, arguments: undefined, index: 0 })), ...calls],
+    [...outcomes, ...answers],
   );
+  return pending;
 }

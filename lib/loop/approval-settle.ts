@@ -5,12 +5,35 @@ import {
   deniedFor,
   earlierDecision,
   type ApprovalAnswer,
-  type ApprovalDecision,
   type ApprovalReader,
   type ApprovalReply,
+  type PersonDecision,
+  textOf,
 } from './approval-decision';
 import { approvedCallId } from './approval-token';
 import { isObject } from './deltas';
+import { decideInput } from './input-decision';
+import { earlierInput } from './input-answer';
+import { inputCallId } from './input-token';
+
+/** The model's call id a question to the person names: an approval's or a tool's question's; undefined: neither. */
+export const askedCallId = (id: unknown): string | undefined => approvedCallId(id) ?? inputCallId(id);
+
+/** The client's tools that ask the person: the approval tool, and the input tool (a tool's questions). */
+export interface PersonTools {
+  approval: string;
+  input?: string;
+}
+
+export const personTools = (reader: ApprovalReader): PersonTools => ({
+  approval: reader.tool,
+  input: reader.input?.tool,
+});
+
+/** A call of this gateway's to one of the client's tools that ask the person, with the id of such a question. */
+export const asksPerson = (name: unknown, id: unknown, tools: PersonTools): boolean =>
+  (name === tools.approval && approvedCallId(id) !== undefined) ||
+  (tools.input !== undefined && name === tools.input && inputCallId(id) !== undefined);
 
 /** What a refusal names, and a put-back call is called, when the approval showed no tool. */
 const UNNAMED = 'the call';
@@ -31,6 +54,8 @@ export interface Exchange {
   shown: { tool?: unknown; arguments?: unknown };
   /** the client's answer; undefined: none came */
   answer?: ApprovalAnswer;
+  /** the answer as the client wrote it (its JSON, or its text), which a tool's question reads */
+  given?: unknown;
   /** it decides now; else it was decided in an earlier request and reads as what it decided */
   live: boolean;
 }
@@ -69,6 +94,12 @@ export function parsedJson(text: unknown): unknown {
   }
 }
 
+/** A tool result's content as the client wrote it: its JSON, or its text when it is no JSON. */
+export function givenOf(content: unknown): unknown {
+  const text = textOf(content).trim();
+  return parsedJson(text) ?? text;
+}
+
 /** The `{ tool, arguments }` an approval call's JSON arguments showed. */
 export function shownIn(json: unknown): Exchange['shown'] {
   const shown = parsedJson(json);
@@ -82,9 +113,10 @@ export function shownIn(json: unknown): Exchange['shown'] {
  */
 export function settleExchanges<Item>(
   history: ApprovalHistory<Item>,
-  decide: (reply: ApprovalReply) => ApprovalDecision | undefined,
+  decide: (reply: ApprovalReply) => PersonDecision | undefined,
 ): Item[] {
   const out: Item[] = [];
+  const lastAsked = lastQuestions(history);
   for (let i = 0; i < history.length; i++) {
     const exchanges = history.exchangesAt(i);
     if (exchanges === undefined) {
@@ -92,24 +124,55 @@ export function settleExchanges<Item>(
       if (kept !== undefined) out.push(kept);
       continue;
     }
-    for (const { approvalId, shown, answer, live } of exchanges) {
-      const callId = approvedCallId(approvalId) as string;
+    for (const { approvalId, shown, answer, given, live } of exchanges) {
+      const callId = askedCallId(approvalId) as string;
       const call = shownCall(shown);
-      const decision = live ? decide({ approvalId, shownTool: call.tool, answer }) : undefined;
+      const decision = live ? decide({ approvalId, shownTool: call.tool, answer, given }) : undefined;
       let at = history.holderOf(out, callId);
       if (at < 0) {
         const put = history.modelCall(
           callId,
-          decision?.outcome === 'granted' ? { tool: decision.tool, arguments: decision.arguments } : call,
+          decision?.outcome === 'granted' || decision?.outcome === 'answered'
+            ? { tool: decision.tool, arguments: decision.arguments }
+            : call,
         );
         if (put !== undefined) at = out.push(put) - 1;
       }
       const texted = at < 0 ? undefined : history.withText?.(out[at], i);
       if (texted !== undefined) out[at] = texted;
-      if (!live) history.answerEarlier(out, at, callId, earlierDecision(call.tool, answer ?? UNANSWERED), i);
+      if (live) continue;
+      if (approvedCallId(approvalId) !== undefined)
+        history.answerEarlier(out, at, callId, earlierDecision(call.tool, answer ?? UNANSWERED), i);
+      // a tool that asked again waits for its later question: only the last one's answer is the call's
+      else if ((lastAsked.get(callId) ?? i) <= i)
+        history.answerEarlier(out, at, callId, earlierInput(call.tool, given), i);
     }
   }
   return out;
+}
+
+/** Where each call's last question (of a tool's, not an approval) sits in the history. */
+function lastQuestions<Item>(history: ApprovalHistory<Item>): Map<string, number> {
+  const last = new Map<string, number>();
+  for (let i = 0; i < history.length; i++)
+    for (const { approvalId } of history.exchangesAt(i) ?? []) {
+      const callId = inputCallId(approvalId);
+      if (callId !== undefined) last.set(callId, i);
+    }
+  return last;
+}
+
+/** What one reply decides: an approval's, or the answer to a tool's question. */
+export function decideReply(
+  reader: ApprovalReader,
+  req: Request,
+  binding: string,
+  reply: ApprovalReply,
+): PersonDecision {
+  const { approvalId, shownTool, answer, given } = reply;
+  return reader.input && inputCallId(approvalId) !== undefined
+    ? decideInput(reader.input, req, binding, approvalId, shownTool, given)
+    : decideApproval(reader, req, binding, approvalId, shownTool, answer);
 }
 
 /** A follow-up's history settled, and what its live approvals decided; undefined: it holds no approval exchange. */
@@ -118,11 +181,11 @@ export function settleAndDecide<Item>(
   req: Request,
   binding: string,
   history: ApprovalHistory<Item> | undefined,
-): { items: Item[]; decisions: ApprovalDecision[] } | undefined {
+): { items: Item[]; decisions: PersonDecision[] } | undefined {
   if (history === undefined) return undefined;
-  const decisions: ApprovalDecision[] = [];
+  const decisions: PersonDecision[] = [];
   const items = settleExchanges(history, (reply) => {
-    const decision = decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer);
+    const decision = decideReply(reader, req, binding, reply);
     decisions.push(decision);
     return decision;
   });

@@ -1,10 +1,21 @@
-/** `authorization`: the user must first consent at an MCP server's authorization server (the answer holds the link) */
+/**
+ * `authorization`: the user must first consent at an MCP server's authorization server (the answer holds the link);
+ * `input`: a tool asked the person something (the answer holds calls to the client's input tool)
+ */
 export type StopReason =
-  'final' | 'max_turns' | 'deadline' | 'upstream_error' | 'tokens' | 'key-budget' | 'shutdown' | 'authorization';
+  | 'final'
+  | 'max_turns'
+  | 'deadline'
+  | 'upstream_error'
+  | 'tokens'
+  | 'key-budget'
+  | 'shutdown'
+  | 'authorization'
+  | 'input';
 
 /** The short note appended to the last answer when the loop stops before a final one. */
 export function budgetNote(
-  stop: Exclude<StopReason, 'final' | 'authorization'>,
+  stop: Exclude<StopReason, 'final' | 'authorization' | 'input'>,
   detail: {
     maxTurns: number;
     totalBudgetSec: number;

@@ -11,6 +11,7 @@ import type { Settings } from '../tunables';
 import type { KeyMeter } from '../store/key-budget';
 import type { Conversation, TurnResult, WireCall } from './wire';
 import type { PendingApproval } from './approval';
+import type { PendingInput } from './input';
 import type { Deadline } from './deadline';
 import type { Reply, TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
@@ -95,4 +96,8 @@ export interface Loop {
   judgeCompletion(request: TurnRequest, signal: AbortSignal): Promise<ChatCompletion>;
   /** calls to the client's approval tool, one per call waiting for approval */
   askApproval(pending: PendingApproval[]): WireCall[];
+  /** set when the client declared the input tool: a tool's questions go to the person through it */
+  input?: { tool: string; maxRounds: number };
+  /** calls to the client's input tool, one per question a waiting call's tool asked */
+  askInput(pending: PendingInput[]): WireCall[];
 }

@@ -5,6 +5,7 @@ import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
 import { consentHeaders } from './sign-in';
 import { runToolCalls } from './turn';
+import { askPerson } from './input-handback';
 
 export type LoopResult =
   { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
@@ -36,7 +37,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
     kind: 'answer',
     answer: { stop, text: text.value, last, usage, ...fields },
   });
-  const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization'>, reason?: string): LoopResult =>
+  const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization' | 'input'>, reason?: string): LoopResult =>
     answer(stop, {
       note: budgetNote(stop, {
         maxTurns,
@@ -98,8 +99,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
     loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);
     if (loop.consent) return answer('authorization', { note: consentHeaders(loop.res, loop.consent) });
-    if (pending.length > 0)
-      return answer('final', { approvals: loop.conversation.handBack(reply, loop.askApproval(pending)) });
+    if (pending.length > 0) return answer(...askPerson(loop, reply, pending));
   }
   return stopWith('max_turns');
 }

@@ -10,8 +10,9 @@ import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { Telemetry } from '../telemetry/loop-telemetry';
 import { frontDoorAt, wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
-import { answerApprovals, recordedDecisions, type ApprovalReader } from './approval-decision';
+import { answerApprovals, recordedAnswers, type ApprovalReader } from './approval-decision';
 import { approvalCalls } from './approval-handback';
+import { askPerson, inputCalls } from './input-handback';
 import { Deadline } from './deadline';
 import type { AnswerIds } from './answer-ids';
 import type { ActiveBinding, Loop, LoopStats } from './context';
@@ -121,6 +122,7 @@ export async function startLoop(
   keySpend?: KeySpend,
 ): Promise<LoopResult> {
   const { approvals } = wire;
+  const asker = services.approvals.input;
   const settled = approvals?.settle(services.approvals, req, configured.name, request);
   const body = settled?.body ?? request;
   const url = services.caller.urlFor(req);
@@ -174,6 +176,7 @@ export async function startLoop(
         handBacks: { continuations: services.continuations, req, binding: binding.name, succeeded, loaded },
         answerIds: services.answerIds,
         approvalTool: services.approvals.tool,
+        inputTool: services.approvals.input?.tool ?? '',
       },
       req,
     );
@@ -237,6 +240,8 @@ export async function startLoop(
         return reply as ChatCompletion;
       },
       askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
+      input: asker && session.inputTool ? { tool: session.inputTool, maxRounds: asker.maxRounds } : undefined,
+      askInput: (pending) => (asker ? inputCalls(loop, asker.tokens, pending) : []),
     };
     if ('consent' in access) {
       result = {
@@ -251,11 +256,16 @@ export async function startLoop(
       });
     }
     if (settled && approvals) {
-      await answerApprovals(loop, await recordedDecisions(services.approvals.ledger, settled.decisions));
+      const asksAgain = await answerApprovals(loop, await recordedAnswers(services.approvals, settled.decisions));
       // a follow-up that falls through hands the normal handler the conversation with every call answered
       req.body = approvals.withItems(req.body as WireRequest, conversation.items);
+      // a tool that asks again is asked before any turn: its call still waits
+      if (asksAgain.length > 0) {
+        const [stop, fields] = askPerson(loop, undefined, asksAgain);
+        result = { kind: 'answer', answer: { stop, text: '', ...fields } };
+      }
     }
-    result = await runLoop(loop);
+    if (result.kind !== 'answer') result = await runLoop(loop);
     return await deliver(result, answer, clientGone, logger, {
       loopId: id,
       binding: binding.name,

@@ -4,7 +4,8 @@ import { TimedOut, withinTimeout } from '../signals';
 import { TOOL_SEARCH } from '../tool-search/tool-search-tool';
 import type { ToolOutcome } from '../tool-outcome';
 import { resultImages, resultText } from '../trellis/result';
-import type { CallToolResult, JudgeInput, JudgeSurface, ToolProgress, ToolTask } from '../types';
+import type { CallToolResult, InputAnswers, JudgeInput, JudgeSurface, ToolProgress, ToolTask } from '../types';
+import { askedInput } from './input';
 import type { WireCall } from './wire';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
 import { callArguments } from './arguments';
@@ -69,10 +70,17 @@ function taskListener(loop: Loop, tool: string, watch: ToolWatch | undefined): (
   };
 }
 
+/** A call made again with the person's answers to the question its tool asked (`round`: that question's). */
+export interface Resumed {
+  input: InputAnswers;
+  round: number;
+}
+
 /**
  * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
  * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run;
  * then, when a person must approve the call, it waits (`pending`). `approved`: a person did; the judge is told.
+ * A tool that asks the person for input waits for them too (`asks`); `resumed`: made again with their answers.
  * Never throws: every failure is a readable result.
  */
 export async function runToolCall(
@@ -80,6 +88,7 @@ export async function runToolCall(
   call: WireCall,
   watch?: ToolWatch,
   approved = false,
+  resumed?: Resumed,
 ): Promise<ToolOutcome> {
   const { catalog, trellis, resetTimeoutOnProgress } = loop.binding;
   const { hierarchy } = catalog;
@@ -104,7 +113,7 @@ export async function runToolCall(
   const before = await review(loop, 'tool_call', tool, parsed.arguments, approved);
   if (before.blocked) return { kind: 'blocked', reason: before.reason };
   const args = before.arguments ?? parsed.arguments;
-  const waits = approved ? undefined : approvalStep(loop, tool, args, before.ask);
+  const waits = approved || resumed ? undefined : approvalStep(loop, tool, args, before.ask);
   if (waits) return waits;
 
   const toolTimeoutSec = loop.binding.toolTimeouts?.[tool] ?? loop.binding.toolTimeoutSec;
@@ -125,6 +134,7 @@ export async function runToolCall(
         ...(listens ? { onProgress } : {}),
         ...(onTask ? { onTask } : {}),
         ...(watch?.meta ? { meta: watch.meta } : {}),
+        ...(resumed ? { input: resumed.input } : {}),
       });
     };
     result = await withinTimeout(
@@ -137,6 +147,10 @@ export async function runToolCall(
     if (error instanceof ConsentRequired) loop.consent ??= error;
     return { kind: 'transport', reason: redacted((error as Error)?.message ?? String(error)) };
   }
+  if (result.inputRequired)
+    return askedInput(loop, tool, args, result.inputRequired, (resumed?.round ?? 0) + 1, (question) =>
+      review(loop, 'context', tool, args, approved, question),
+    );
   const text = resultText(result, loop.config.maxToolResultBytes, loop.config.passImages);
   const after = await review(loop, 'context', tool, args, approved, text);
   if (after.blocked) return { kind: 'blocked', reason: after.reason };

@@ -1,9 +1,10 @@
 import type { TurnResult, WireCall } from './wire';
 import type { PendingApproval } from './approval';
+import type { PendingInput } from './input';
 import type { Loop } from './context';
 import { givenId } from './call-id';
 import { toolOutcomeText, type ToolOutcome } from '../tool-outcome';
-import { runToolCall } from './tool-call';
+import { runToolCall, type Resumed } from './tool-call';
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
@@ -21,16 +22,20 @@ function withOwnIds(loop: Loop, calls: WireCall[], turn: number): WireCall[] {
   });
 }
 
-/** One tool call with its telemetry and, when verbose, its log line; `approved`: a person approved it. */
+/**
+ * One tool call with its telemetry and, when verbose, its log line; `approved`: a person approved it; `resumed`: made
+ * again with the person's answers to its tool's question.
+ */
 export async function watchedToolCall(
   loop: Loop,
   call: WireCall,
   turn: number,
   approved = false,
+  resumed?: Resumed,
 ): Promise<ToolOutcome> {
   const started = performance.now();
   const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
-  const outcome = await runToolCall(loop, call, watch, approved);
+  const outcome = await runToolCall(loop, call, watch, approved, resumed);
   watch?.ended({ kind: outcome.kind, text: toolOutcomeText(outcome) });
   if (loop.verbose) {
     loop.logger.info('agent-loop tool call', {
@@ -49,10 +54,14 @@ export async function watchedToolCall(
 /**
  * One turn's tool calls: only the first `maxToolCallsPerTurn` run, and the model's output carried into the
  * next turn lists only those, so the model never believes a call ran when it did not. The calls run in
- * parallel; each gets exactly one answer, in call order, but those waiting for a person's approval: they are
- * returned, to be answered once the client decided.
+ * parallel; each gets exactly one answer, in call order, but those waiting for a person's approval or input: they
+ * are returned, to be answered once the client decided.
  */
-export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number): Promise<PendingApproval[]> {
+export async function runToolCalls(
+  loop: Loop,
+  reply: TurnResult,
+  turn: number,
+): Promise<(PendingApproval | PendingInput)[]> {
   const requested = reply.calls;
   const kept = withOwnIds(loop, requested.slice(0, loop.settings.maxToolCallsPerTurn), turn);
   if (kept.length < requested.length) {
@@ -66,12 +75,13 @@ export async function runToolCalls(loop: Loop, reply: TurnResult, turn: number):
   }
   loop.conversation.addOutput(reply, kept);
   const outcomes = await Promise.all(kept.map((call) => watchedToolCall(loop, call, turn)));
-  const pending: PendingApproval[] = [];
+  const pending: (PendingApproval | PendingInput)[] = [];
   const answered: WireCall[] = [];
   const results: ToolOutcome[] = [];
   kept.forEach((call, i) => {
     const outcome = outcomes[i];
     if (outcome.kind === 'pending') pending.push({ callId: call.id, tool: call.name, ...outcome.approval });
+    else if (outcome.kind === 'asks') pending.push({ callId: call.id, tool: call.name, ...outcome.input });
     else {
       answered.push(call);
       results.push(outcome);

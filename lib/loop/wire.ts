@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { AnswerIds } from './answer-ids';
-import type { ApprovalDecision, ApprovalReader } from './approval-decision';
+import type { ApprovalReader, PersonDecision } from './approval-decision';
 import type { Continuations, Reopened } from './continuation';
 import type { LoopStats } from './context';
 import type { Answer, Reply, TextSink } from './reply';
@@ -109,6 +109,8 @@ export interface LoopSetup {
   answerIds: AnswerIds;
   /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
   approvalTool: string;
+  /** the name of the tool a client declares to put a tool's questions to the person (`input.tool`), never offered either */
+  inputTool?: string;
   /** the loop serves a client's own tool search (its deferred tools found by the loop); false: it goes upstream as sent */
   servesClientSearch: boolean;
 }
@@ -123,6 +125,8 @@ export interface WireLoop<Output = unknown> {
   reply(res: Response, options: ReplyOptions): Reply;
   /** set when the client declared the approval tool (and the wire can hand calls to it): calls needing a person wait for it */
   approvalTool?: string;
+  /** set when the client declared the input tool (and the wire can hand questions to it): a tool's questions wait for it */
+  inputTool?: string;
   /** the client's own tool search, when the loop serves it: its tools held back (as chat functions) and how it searches */
   clientSearch?: ClientSearch;
 }
@@ -141,7 +145,7 @@ export interface WireApprovals {
     req: Request,
     binding: string,
     body: WireRequest,
-  ): { body: WireRequest; decisions: ApprovalDecision[] } | undefined;
+  ): { body: WireRequest; decisions: PersonDecision[] } | undefined;
   /** the body the normal handler gets when the loop falls through after answering the decided calls */
   withItems(body: WireRequest, items: readonly unknown[]): WireRequest;
 }

@@ -109,6 +109,12 @@ export class LoopTelemetry {
     this.metrics?.approval(this.labels, outcome);
   }
 
+  /** `outcome`: asked, answered, declined, cancelled or refused */
+  input(tool: string, outcome: string): void {
+    this.span?.input(tool, outcome);
+    this.metrics?.input(this.labels, outcome);
+  }
+
   ended(stop: string, stats: { turns: number; toolCalls: number }, usage: TokenUsage | undefined): void {
     this.span?.end(stop, stats, usage);
     this.metrics?.loopEnded(this.labels, stop, stats.turns, usage);

@@ -27,6 +27,7 @@ export class LoopMetrics {
   private readonly verdicts: Counter<'binding' | 'surface' | 'action'>;
   private readonly tokens: Counter<'binding' | 'wire' | 'type'>;
   private readonly approvals: Counter<'binding' | 'wire' | 'outcome'>;
+  private readonly questions: Counter<'binding' | 'wire' | 'outcome'>;
   private readonly storeSeconds: Histogram<'operation' | 'outcome'>;
   private readonly storeErrors: Counter<'operation'>;
   private readonly unenforced: Counter;
@@ -85,6 +86,11 @@ export class LoopMetrics {
       (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'outcome'] }),
       'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.',
     );
+    this.questions = metric(
+      'input_questions_total',
+      (c) => new prom.Counter({ ...c, labelNames: ['binding', 'wire', 'outcome'] }),
+      'Questions a tool asked the person (MCP input requests): asked, and how they came back: answered, declined, cancelled, refused.',
+    );
     this.storeSeconds = metric(
       'store_operation_duration_seconds',
       (c) => new prom.Histogram({ ...c, labelNames: ['operation', 'outcome'], buckets: STORE_BUCKETS }),
@@ -142,6 +148,10 @@ export class LoopMetrics {
 
   approval(labels: LoopLabels, outcome: string): void {
     this.approvals.inc({ ...labels, outcome });
+  }
+
+  input(labels: LoopLabels, outcome: string): void {
+    this.questions.inc({ ...labels, outcome });
   }
 
   storeCall(operation: string, seconds: number, ok: boolean): void {

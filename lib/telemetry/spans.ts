@@ -82,9 +82,10 @@ export class ToolSpan extends CallSpan {
     });
   }
 
-  /** `pending`: the call waits for a person's approval, which is no failure */
+  /** `pending`: the call waits for a person's approval, `asks`: for their input; neither is a failure */
   ended(kind: string, text: string): void {
     if (kind === 'pending') this.span.setAttribute('agent_loop.approval', 'asked');
+    else if (kind === 'asks') this.span.setAttribute('agent_loop.input', 'asked');
     else if (kind !== 'ok') failed(this.span, kind);
     if (this.captureContent) this.span.setAttribute('gen_ai.tool.call.result', text);
     this.span.end();
@@ -142,6 +143,14 @@ export class LoopSpan {
     this.span.addEvent('agent_loop.approval', {
       'gen_ai.tool.name': boundedAttribute(tool),
       'agent_loop.approval': outcome,
+    });
+  }
+
+  /** an `agent_loop.input` event: a question a tool asked the person, or how it came back */
+  input(tool: string, outcome: string): void {
+    this.span.addEvent('agent_loop.input', {
+      'gen_ai.tool.name': boundedAttribute(tool),
+      'agent_loop.input': outcome,
     });
   }
 

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
 import { option, required, schemaOf, validator, type OptionsIn } from '../option-declaration';
-import type { CallToolResult, Tool, Trellis } from '../types';
+import type { CallToolResult, InputAnswers, Tool, Trellis } from '../types';
 import { abortable } from '../signals';
 import { localTaskOption, runAsTask } from './local-task';
 
@@ -16,7 +16,8 @@ const localToolOptions = {
   handler: required<
     (
       args: Record<string, unknown>,
-      options: { signal: AbortSignal },
+      /** `input`: the person's answers, when the tool's last result asked for them (`inputRequired`) */
+      options: { signal: AbortSignal; input?: InputAnswers },
     ) => string | CallToolResult | Promise<string | CallToolResult>
   >({
     schema: Joi.function(),
@@ -62,8 +63,13 @@ export function localTrellis(tools: LocalTool[]): Trellis {
   }
   const definitions = tools.map(definition);
 
-  async function run(tool: LocalTool, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    const result = await tool.handler(args, { signal });
+  async function run(
+    tool: LocalTool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    input: InputAnswers | undefined,
+  ): Promise<CallToolResult> {
+    const result = await tool.handler(args, { signal, ...(input ? { input } : {}) });
     return typeof result === 'string' ? { content: [{ type: 'text', text: result }] } : result;
   }
 
@@ -72,11 +78,11 @@ export function localTrellis(tools: LocalTool[]): Trellis {
       return definitions;
     },
     async callTool(name, args, options) {
-      const { signal } = options;
+      const { signal, input } = options;
       const tool = byName.get(name);
       if (!tool) throw new Error(`unknown tool '${name}'`);
       signal.throwIfAborted();
-      const work = () => run(tool, args, signal);
+      const work = () => run(tool, args, signal, input);
       return abortable(tool.task ? runAsTask(tool.task, work, options) : work(), signal);
     },
   };

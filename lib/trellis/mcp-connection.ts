@@ -4,6 +4,7 @@ import type { Logger } from '../types';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { mcpClient } from './mcp-sdk';
 import { acceptTasks, tasksCapabilities } from './tasks';
+import { ELICITATION_2025, INPUT_CAPABILITIES, type Root } from './mcp-input';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
 export type { McpServerAddress } from './mcp-transport';
@@ -15,6 +16,8 @@ export interface McpConnectionOptions {
   trellis: string;
   logger: Logger;
   onToolsChanged(): void;
+  /** what a 2025 server that asks for its roots during a call is told (`trellis.mcp.roots`) */
+  roots?: readonly Root[];
 }
 
 export interface McpConnection {
@@ -55,6 +58,7 @@ export function mcpConnection({
   trellis,
   logger,
   onToolsChanged,
+  roots = [],
 }: McpConnectionOptions): McpConnection {
   let current: Attempt | undefined;
   let closed = false;
@@ -96,8 +100,15 @@ export function mcpConnection({
   async function connect(): Promise<Client> {
     const client = new (mcpClient().Client)(CLIENT_INFO, {
       versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
-      capabilities: tasksCapabilities,
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
+      // a tool's questions go to the person through the loop, across requests: never answered inside the call
+      capabilities: { ...INPUT_CAPABILITIES, ...tasksCapabilities },
+      inputRequired: { autoFulfill: false },
+    });
+    // a 2025 server asks during the call: its roots are answered, a question for the person cannot wait there
+    client.setRequestHandler('roots/list', () => ({ roots: roots.map((root) => ({ ...root })) }));
+    client.setRequestHandler('elicitation/create', () => {
+      throw new Error(ELICITATION_2025);
     });
     client.onclose = () => forget(client);
     client.onerror = (error) => {

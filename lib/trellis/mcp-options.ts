@@ -13,6 +13,25 @@ export const listTtlSec = wholeNumber(0, 86400, 60, {
 
 const strings = option<Record<string, string>>({ schema: Joi.object().pattern(/./, Joi.string()) });
 
+/** The roots a server is told of when it asks (`roots/list`, 2026-07-28 input requests): none unless listed. */
+export const rootsOption = option<{ uri: string; name?: string }[]>({
+  schema: Joi.array().items(
+    Joi.object({
+      uri: Joi.string()
+        .pattern(/^file:\/\/\S+$/)
+        .required(),
+      name: Joi.string(),
+    }),
+  ),
+  hint: "it must be a list of { uri: 'file://...', name? }, e.g. roots: [{ uri: 'file:///srv/project', name: 'project' }]",
+  qualified: true,
+  doc: {
+    range: "`[{ uri: 'file://...', name? }]`",
+    fallback: 'none',
+    does: 'the roots that server is told of when a tool asks for them (`roots/list`); [a tool asks the person](mcp.md#a-tool-asks-the-person)',
+  },
+});
+
 /** An MCP server over Streamable HTTP. */
 export const mcpUrlOptions = {
   url: required<string>({
@@ -36,6 +55,7 @@ export const mcpUrlOptions = {
     },
   }),
   oauth: oauthOption,
+  roots: rootsOption,
   /** how long `tools/list` is cached, and how long a changed tool definition waits before it is adopted */
   listTtlSec,
 };
@@ -49,6 +69,7 @@ export const mcpCommandOptions = {
   }),
   args: option<string[]>({ schema: Joi.array().items(Joi.string()) }),
   env: strings,
+  roots: rootsOption,
   listTtlSec,
 };
 

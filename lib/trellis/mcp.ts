@@ -17,6 +17,7 @@ import {
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
 import { taskFollower } from './tasks';
+import { callWithInput, type Root } from './mcp-input';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
 import type { SignIns } from './oauth/sign-ins';
@@ -65,24 +66,28 @@ async function listAll(client: Client, headers: HeaderDefinitions): Promise<Tool
   return (listed.tools as Tool[]).map(toTool);
 }
 
+/** `roots`: what a server that asks for its roots is told (`trellis.mcp.roots`). */
 function callOn(
   client: Client,
   name: string,
   args: Record<string, unknown>,
-  { signal, meta, onProgress }: CallToolOptions,
+  { signal, meta, onProgress, input }: CallToolOptions,
   headers?: HeaderDefinitions,
+  roots: readonly Root[] = [],
 ): Promise<CallToolResult> {
   const onprogress =
     onProgress &&
     (({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
       onProgress({ progress, total, message }));
   const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-  return client.callTool(params, {
+  const options = {
     signal,
     timeout: CALL_TIMEOUT_MS,
+    allowInputRequired: true,
     ...(onprogress ? { onprogress } : {}),
     ...headers?.of(name),
-  }) as Promise<CallToolResult>;
+  };
+  return callWithInput((answers) => client.callTool({ ...params, ...answers }, options), input, roots);
 }
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
@@ -106,6 +111,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     );
   }
   const target = placeOf(options);
+  const roots = options.roots ?? [];
   const trellis = options.name ?? target;
   const logger = options.logger ?? defaultLogger();
   const ttlMs = options.listTtlSec * 1000;
@@ -114,7 +120,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
   const headers = paramHeaderDefinitions();
   const listOn = (client: Client) => listAll(client, headers);
   const callFollowing: typeof callOn = (client, name, args, callOptions) =>
-    callOn(client, name, args, callOptions, headers).then((result) => tasks.follow(client, result, callOptions));
+    callOn(client, name, args, callOptions, headers, roots).then((result) => tasks.follow(client, result, callOptions));
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
   let listing: Promise<Tool[]> | undefined;
   let generation = 0;
@@ -124,7 +130,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     cache = undefined;
   }
   const connectionTo = (address: McpServerAddress) =>
-    mcpConnection({ address, target, trellis, logger, onToolsChanged });
+    mcpConnection({ address, target, trellis, logger, onToolsChanged, roots });
   const shared = connectionTo(options);
   const pool = connectionPool({
     forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) =>

@@ -110,4 +110,31 @@ describe('localTrellis', () => {
     ).rejects.toHaveProperty('name', 'AbortError');
     expect(handler).not.toHaveBeenCalled();
   });
+
+  it('scripts a tool that asks the person: it answers inputRequired, then gets the answers and the state back', async () => {
+    const trellis = localTrellis([
+      {
+        name: 'pay',
+        handler: (_args, { input }) =>
+          input
+            ? `paid from ${String((input.inputResponses.confirm as { content: { account: string } }).content.account)} (${input.requestState})`
+            : {
+                content: [],
+                inputRequired: {
+                  inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'Pay?' } } },
+                  requestState: 's1',
+                },
+              },
+      },
+    ]);
+    const signal = new AbortController().signal;
+    expect((await trellis.callTool('pay', {}, { signal })).inputRequired?.requestState).toBe('s1');
+    const input = {
+      inputResponses: { confirm: { action: 'accept', content: { account: 'main' } } },
+      requestState: 's1',
+    };
+    expect(await trellis.callTool('pay', {}, { signal, input })).toEqual({
+      content: [{ type: 'text', text: 'paid from main (s1)' }],
+    });
+  });
 });

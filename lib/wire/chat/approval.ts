@@ -1,24 +1,30 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../../types';
 import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
-import { CallHolders, settleAndDecide, shownIn, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
-import { approvedCallId } from '../../loop/approval-token';
+import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
+import {
+  asksPerson,
+  personTools,
+  CallHolders,
+  givenOf,
+  settleAndDecide,
+  shownIn,
+  type ApprovalHistory,
+  type Exchange,
+  type PersonTools,
+} from '../../loop/approval-settle';
 import { callsIn } from './model-reply';
 
 export interface SettledApprovals {
   /** the conversation with every approval exchange replaced by the model's own calls; the latest ones wait for `decisions` */
   messages: ChatMessage[];
-  decisions: ApprovalDecision[];
+  decisions: PersonDecision[];
 }
 
-/** An approval exchange: an assistant message whose calls are all calls to the approval tool, with approval ids. */
-function approvalCallsOf(message: ChatMessage, tool: string): ToolCall[] | undefined {
+/** An approval exchange: an assistant message whose calls all ask the person (approvals, a tool's questions). */
+function approvalCallsOf(message: ChatMessage, tools: PersonTools): ToolCall[] | undefined {
   const calls = callsIn(message);
-  return calls.length > 0 &&
-    calls.every((call) => call.function?.name === tool && approvedCallId(call.id) !== undefined)
-    ? calls
-    : undefined;
+  return calls.length > 0 && calls.every((call) => asksPerson(call.function?.name, call.id, tools)) ? calls : undefined;
 }
 
 /** The index of the last message answering each call id: the answers the client's follow-up holds. */
@@ -32,8 +38,8 @@ function lastAnswers(messages: readonly ChatMessage[]): Map<unknown, number> {
  * Chat completions' approval exchanges: an assistant message of calls to the approval tool, the client's `tool`
  * messages answering them. The latest assistant message's decide now.
  */
-function chatApprovals(messages: readonly ChatMessage[], tool: string): ApprovalHistory<ChatMessage> | undefined {
-  const asked = messages.map((message) => (message.role === 'assistant' ? approvalCallsOf(message, tool) : undefined));
+function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): ApprovalHistory<ChatMessage> | undefined {
+  const asked = messages.map((message) => (message.role === 'assistant' ? approvalCallsOf(message, tools) : undefined));
   if (!asked.some(Boolean)) return undefined;
   const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
   const answered = lastAnswers(messages);
@@ -47,12 +53,16 @@ function chatApprovals(messages: readonly ChatMessage[], tool: string): Approval
   return {
     length: messages.length,
     exchangesAt: (i) =>
-      asked[i]?.map((call): Exchange => ({
-        approvalId: call.id,
-        shown: shownIn(call.function.arguments),
-        answer: answeredAfter(call.id, i) ? answerOf(messages[answered.get(call.id) as number].content) : undefined,
-        live: i === latest,
-      })),
+      asked[i]?.map((call): Exchange => {
+        const reply = answeredAfter(call.id, i) ? messages[answered.get(call.id) as number] : undefined;
+        return {
+          approvalId: call.id,
+          shown: shownIn(call.function.arguments),
+          answer: reply && answerOf(reply.content),
+          given: reply && givenOf(reply.content),
+          live: i === latest,
+        };
+      }),
     kept: (i) => {
       const message = messages[i];
       // the client's answers to an approval asked before
@@ -92,6 +102,6 @@ export function settleApprovals(
   binding: string,
   messages: readonly ChatMessage[],
 ): SettledApprovals | undefined {
-  const settled = settleAndDecide(reader, req, binding, chatApprovals(messages, reader.tool));
+  const settled = settleAndDecide(reader, req, binding, chatApprovals(messages, personTools(reader)));
   return settled && { messages: settled.items, decisions: settled.decisions };
 }

@@ -149,9 +149,8 @@ export const chatWire: Wire<ChatMessage, 'chat'> = {
     const body = request as ChatRequest;
     const offered = new Set(setup.tools.map((tool) => tool.function.name));
     const declared = clientFunctions(body.tools);
-    const theirs = declared.filter(
-      (tool) => !offered.has(tool.function.name) && tool.function.name !== setup.approvalTool,
-    );
+    const asks = new Set([setup.approvalTool, setup.inputTool]);
+    const theirs = declared.filter((tool) => !offered.has(tool.function.name) && !asks.has(tool.function.name));
     const model = typeof body.model === 'string' ? body.model : '';
     return {
       conversation: new ChatConversation(
@@ -162,6 +161,7 @@ export const chatWire: Wire<ChatMessage, 'chat'> = {
       reader: chatReader,
       clientTools: new Set(theirs.map((tool) => tool.function.name)),
       approvalTool: declared.some((tool) => tool.function.name === setup.approvalTool) ? setup.approvalTool : undefined,
+      inputTool: declared.some((tool) => tool.function.name === setup.inputTool) ? setup.inputTool : undefined,
       reply(res: Response, options: ReplyOptions): Reply {
         const identity = { id: `chatcmpl-${setup.loopId}`, created: Math.floor(Date.now() / 1000), model };
         if (body.stream !== true) return new JsonReply(res, identity, options.judged);

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
+import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
 import { settleAndDecide, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
 import { approvedCallId } from '../../loop/approval-token';
 import { isObject } from '../../loop/deltas';
@@ -104,7 +104,7 @@ function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHi
 
 export interface SettledContents {
   contents: Content[];
-  decisions: ApprovalDecision[];
+  decisions: PersonDecision[];
 }
 
 /**

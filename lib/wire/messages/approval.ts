@@ -1,8 +1,15 @@
 import type { Request } from 'express';
 import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, type ApprovalDecision, type ApprovalReader } from '../../loop/approval-decision';
-import { settleAndDecide, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
-import { approvedCallId } from '../../loop/approval-token';
+import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
+import {
+  asksPerson,
+  givenOf,
+  personTools,
+  settleAndDecide,
+  type ApprovalHistory,
+  type Exchange,
+  type PersonTools,
+} from '../../loop/approval-settle';
 import { isObject } from '../../loop/deltas';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
@@ -15,13 +22,11 @@ export function approvalUse(call: WireCall): ContentBlock {
   return { type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(String(call.arguments)) as unknown };
 }
 
-/** The approval tool uses of an assistant message that holds no other tool use, or undefined. */
-function approvalUses(message: MessageParam, tool: string): ContentBlock[] | undefined {
+/** The tool uses asking the person (approvals, a tool's questions) of an assistant message that holds no other, or undefined. */
+function approvalUses(message: MessageParam, tools: PersonTools): ContentBlock[] | undefined {
   if (message.role !== 'assistant') return undefined;
   const uses = toolUses(message);
-  return uses.length > 0 && uses.every((use) => use.name === tool && approvedCallId(use.id) !== undefined)
-    ? uses
-    : undefined;
+  return uses.length > 0 && uses.every((use) => asksPerson(use.name, use.id, tools)) ? uses : undefined;
 }
 
 /** Where in `out` the assistant message is that made tool use `callId`; -1: nowhere. */
@@ -37,11 +42,18 @@ function holderOf(out: readonly MessageParam[], callId: string): number {
  * one's `tool_result` goes beside the turn's other results (Messages wants all of a turn's results in one user
  * message).
  */
-function messagesApprovals(messages: readonly MessageParam[], tool: string): ApprovalHistory<MessageParam> | undefined {
-  const asked = messages.map((message) => approvalUses(message, tool));
+function messagesApprovals(
+  messages: readonly MessageParam[],
+  tools: PersonTools,
+): ApprovalHistory<MessageParam> | undefined {
+  const asked = messages.map((message) => approvalUses(message, tools));
   if (!asked.some(Boolean)) return undefined;
   const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
   const approvalIds = new Set(asked.flatMap((uses) => (uses ?? []).map((use) => use.id)));
+  const lastResult = new Map<unknown, number>();
+  messages.forEach((message, i) =>
+    blocksOf(message.content).forEach((block) => block.type === 'tool_result' && lastResult.set(block.tool_use_id, i)),
+  );
   const resultsAfter = (i: number) =>
     new Map(
       blocksOf(messages[i + 1]?.content)
@@ -58,6 +70,7 @@ function messagesApprovals(messages: readonly MessageParam[], tool: string): App
           approvalId: use.id as string,
           shown: isObject(use.input) ? use.input : {},
           answer: result && answerOf(result.content),
+          given: result && givenOf(result.content),
           live: i === latest,
         };
       });
@@ -84,7 +97,9 @@ function messagesApprovals(messages: readonly MessageParam[], tool: string): App
         ? { ...holder, content: [...text, ...blocksOf(holder.content)] }
         : undefined;
     },
-    answerEarlier: (out, at, callId, outcome) => {
+    answerEarlier: (out, at, callId, outcome, i) => {
+      // a later message carried its result (the loop's own work of a later request)
+      if ((lastResult.get(callId) ?? -1) > i) return;
       const content = toolOutcomeText(outcome);
       const answer: ContentBlock =
         outcome.kind === 'approved_earlier'
@@ -99,7 +114,7 @@ function messagesApprovals(messages: readonly MessageParam[], tool: string): App
 
 export interface SettledMessages {
   messages: MessageParam[];
-  decisions: ApprovalDecision[];
+  decisions: PersonDecision[];
 }
 
 /**
@@ -112,6 +127,6 @@ export function settleApprovalMessages(
   binding: string,
   messages: readonly MessageParam[],
 ): SettledMessages | undefined {
-  const settled = settleAndDecide(reader, req, binding, messagesApprovals(messages, reader.tool));
+  const settled = settleAndDecide(reader, req, binding, messagesApprovals(messages, personTools(reader)));
   return settled && { messages: settled.items, decisions: settled.decisions };
 }

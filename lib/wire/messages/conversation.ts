@@ -57,7 +57,8 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     fields: Record<string, unknown>,
     private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
     budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
-    private readonly approvalTool?: string,
+    /** the client's tools that ask the person (approval, input): a hand-back of calls to them alone is the loop's own */
+    private readonly approvalTool?: string | readonly string[],
     private readonly shape: (tool: ChatTool) => unknown = messagesTool,
   ) {
     this.items = [...client];
@@ -114,8 +115,8 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
    * sent it; calls to the approval tool are the loop's own message, after the work (the turn's calls and results).
    */
   handBack(turn: TurnResult<AnthropicMessage>, calls: WireCall[]): WireCall[] {
-    const asks =
-      this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
+    const asking = [this.approvalTool ?? []].flat();
+    const asks = calls.length > 0 && calls.every((call) => asking.includes(call.name));
     return this.carry(
       this.own,
       { role: 'assistant', content: asks ? calls.map(approvalUse) : withCalls(turn.output, calls) },

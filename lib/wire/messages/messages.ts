@@ -105,8 +105,9 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
     const offered = new Set(own.map((tool) => tool.name));
     const declared = clientTools(body.tools);
     const search = setup.servesClientSearch ? clientToolSearch(declared, searchKindOf, customAsChat) : undefined;
+    const asking = [setup.approvalTool, ...(setup.inputTool ? [setup.inputTool] : [])];
     const theirs = (search?.passed ?? declared).filter(
-      (tool) => !offered.has(tool.name) && tool.name !== setup.approvalTool,
+      (tool) => !offered.has(tool.name) && !asking.includes(tool.name),
     );
     const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? messagesTool(tool);
     const shown: Shown = { blocks: [] };
@@ -133,12 +134,13 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
         turnFields(body, [...own, ...theirs]),
         (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls),
         setup,
-        setup.approvalTool,
+        asking,
         shape,
       ),
       reader,
       clientTools: new Set(theirs.map((tool) => tool.name)),
       approvalTool: declared.some((tool) => tool.name === setup.approvalTool) ? setup.approvalTool : undefined,
+      inputTool: declared.some((tool) => tool.name === setup.inputTool) ? setup.inputTool : undefined,
       ...(search
         ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
         : {}),

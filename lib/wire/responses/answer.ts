@@ -1,5 +1,6 @@
 import { textWithNote, type Answer } from '../../loop/reply';
-import { approvalRequestItem, approvalRequestOf } from './approval';
+import { approvalRequestItem, approvalRequestOf, questionItem } from './approval';
+import { inputCallId } from '../../loop/input-token';
 import { isCallItem, isObject, messageText, type ResponseItem } from './items';
 import type { TokenUsage } from '../../loop/wire';
 
@@ -41,12 +42,16 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
     !ownMessage && answer.stop === 'final' && messages.length === 1 && messageText(messages[0]) === answer.text;
   const text = textWithNote(answer);
   const message = whole ? messages : text === '' ? [] : [messageItem(messageId, text)];
-  if (answer.stop !== 'final') return message;
+  if (answer.stop !== 'final' && answer.stop !== 'input') return message;
   // the turn's calls and reasoning travel in the first request's id, with the loop's work
   if (answer.approvals)
     return [
       ...message,
-      ...answer.approvals.map((call) => approvalRequestItem(approvalRequestOf(call), identity.binding)),
+      ...answer.approvals.map((call) =>
+        inputCallId(call.id) === undefined
+          ? approvalRequestItem(approvalRequestOf(call), identity.binding)
+          : questionItem(call),
+      ),
     ];
   const handed = new Map((answer.handBack ?? []).map((call) => [call.index, call.id]));
   const rest = last.flatMap((item, index) => {

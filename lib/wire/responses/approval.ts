@@ -9,6 +9,7 @@ import {
   type ApprovalHistory,
 } from '../../loop/approval-settle';
 import { approvedCallId } from '../../loop/approval-token';
+import { inputCallId } from '../../loop/input-token';
 import type { WireCall } from '../../loop/wire';
 
 type Item = Record<string, unknown>;
@@ -32,6 +33,11 @@ export function approvalRequestItem(request: ApprovalRequest, binding: string): 
   };
 }
 
+/** A tool's question to the person as Responses shows a call of the client's own tool: a `function_call` item. */
+export function questionItem(call: WireCall): Item {
+  return { type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' };
+}
+
 /** A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is shown. */
 export function approvalRequestOf(call: WireCall): ApprovalRequest {
   return { id: call.id, ...shownCall(shownIn(call.arguments)) };
@@ -45,8 +51,11 @@ export interface SettledItems {
 }
 
 const isOurs = (id: unknown): id is string => approvedCallId(id) !== undefined;
-const isRequest = (item: Item) => item.type === 'mcp_approval_request' && isOurs(item.id);
-const isResponse = (item: Item) => item.type === 'mcp_approval_response' && isOurs(item.approval_request_id);
+const isQuestion = (item: Item) => item.type === 'function_call' && inputCallId(item.call_id) !== undefined;
+const isRequest = (item: Item) => (item.type === 'mcp_approval_request' && isOurs(item.id)) || isQuestion(item);
+const isAnswer = (item: Item) => item.type === 'function_call_output' && inputCallId(item.call_id) !== undefined;
+const isResponse = (item: Item) =>
+  (item.type === 'mcp_approval_response' && isOurs(item.approval_request_id)) || isAnswer(item);
 
 const answerOf = (response: Item): ApprovalAnswer =>
   response.approve === true ? { approved: true } : deniedFor(response.reason);
@@ -61,7 +70,9 @@ function responsesApprovals(input: readonly Item[], chained: boolean): ApprovalH
   if (!input.some(isResponse)) return undefined;
   let trailing = input.length;
   while (trailing > 0 && (isRequest(input[trailing - 1]) || isResponse(input[trailing - 1]))) trailing--;
-  const requests = new Map(input.filter(isRequest).map((item) => [item.id as string, item]));
+  const requests = new Map(
+    input.filter(isRequest).map((item) => [(isQuestion(item) ? item.call_id : item.id) as string, item]),
+  );
   const lastOutput = new Map<unknown, number>();
   for (const [i, item] of input.entries()) if (item.type === 'function_call_output') lastOutput.set(item.call_id, i);
   const holders = new CallHolders<Item>((item) => (item.type === 'function_call' ? [item.call_id as string] : []));
@@ -71,6 +82,11 @@ function responsesApprovals(input: readonly Item[], chained: boolean): ApprovalH
       const item = input[i];
       if (isRequest(item)) return [];
       if (!isResponse(item)) return undefined;
+      if (isAnswer(item)) {
+        const asked = parsedJson(requests.get(item.call_id as string)?.arguments) as { tool?: unknown } | undefined;
+        const given = parsedJson(item.output) ?? item.output;
+        return [{ approvalId: item.call_id as string, shown: { tool: asked?.tool }, given, live: i >= trailing }];
+      }
       const approvalId = item.approval_request_id as string;
       const request = requests.get(approvalId);
       return [

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { AnswerIds } from '../../loop/answer-ids';
-import { decideApproval } from '../../loop/approval-decision';
+import { decideReply } from '../../loop/approval-settle';
 import { succeededIn, type HistoryEntry } from '../../hierarchy';
 import type { Reply } from '../../loop/reply';
 import { clientToolSearch } from '../../tool-search/client-search';
@@ -107,6 +107,10 @@ function* responsesHistory(items: readonly unknown[]): Generator<HistoryEntry> {
       yield { answers: item.call_id, text: outputTextOf(item.output) };
 }
 
+/** The client's tools (a Responses function tool names itself at its top) declare `name`. */
+const declaresTool = (tools: unknown, name: string | undefined): boolean =>
+  name !== undefined && Array.isArray(tools) && tools.some((tool) => isObject(tool) && tool.name === name);
+
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
 export const responsesWire: Wire<ResponseItem[], 'responses'> = {
   name: 'responses',
@@ -135,9 +139,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
       return (
         settled && {
           body: { ...body, input: settled.input },
-          decisions: settled.live.map((reply) =>
-            decideApproval(reader, req, binding, reply.approvalId, reply.shownTool, reply.answer),
-          ),
+          decisions: settled.live.map((reply) => decideReply(reader, req, binding, reply)),
         }
       );
     },
@@ -152,7 +154,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
         : undefined;
     const theirs = clientTools(
       search?.passed ?? body.tools,
-      new Set([...own.map((tool) => tool.name), setup.approvalTool]),
+      new Set([...own.map((tool) => tool.name), setup.approvalTool, ...(setup.inputTool ? [setup.inputTool] : [])]),
     );
     const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? responsesTool(tool);
     const tools = [...own, ...theirs.passed];
@@ -183,6 +185,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
       clientTools: new Set([...theirs.functions, ...CLIENT_ACTION_NAMES]),
       // every Responses client can answer an mcp_approval_request
       approvalTool: setup.approvalTool,
+      ...(declaresTool(body.tools, setup.inputTool) ? { inputTool: setup.inputTool } : {}),
       ...(search
         ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
         : {}),
