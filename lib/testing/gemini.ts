@@ -5,10 +5,11 @@ import { nextId, usageOf, type Body, type ScriptedWire } from './wire';
 /**
  * The shapes of Google's Gemini API, as the real API's replies recorded by googleapis/js-genai for its system tests
  * hold them (test/system/recordings: `gemini-2.5-flash` streamed function calling): the `thoughtSignature` on the
- * first functionCall part of a turn (only the first, on parallel calls) and on the last part of a turn without calls,
- * no `functionCall.id`, `finishReason: 'STOP'` with calls too, usageMetadata repeated cumulatively on every chunk of
- * a stream. It checks what comes back: a call part without the signature it was sent with, or altered, is refused
- * with the API's own 400.
+ * first functionCall part of a turn and on the last part of a turn without calls, no `functionCall.id`,
+ * `finishReason: 'STOP'` with calls too. Beyond the recordings: only the first of parallel calls signed (Google's
+ * thought-signature docs), usageMetadata repeated cumulatively on every chunk of a stream. It checks what comes back:
+ * a call part without the signature it was sent with, or altered, is refused with the API's own 400 (its text as
+ * public bug reports quote it).
  */
 const SIGNING_KEY = randomBytes(32);
 
