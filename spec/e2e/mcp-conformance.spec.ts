@@ -60,11 +60,6 @@ const SCENARIOS: [string, string][] = [
  */
 const KNOWN: Record<string, string[]> = {
   'auth/basic-cimd': ['cimd-client-id-used'],
-  'sep-2322-client-request-state': [
-    'sep-2322-client-jsonrpc-id-different',
-    'sep-2322-client-no-state-omitted',
-    'sep-2322-client-request-state-echoed',
-  ],
 };
 
 interface Check {
