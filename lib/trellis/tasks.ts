@@ -82,7 +82,7 @@ export function taskEndedText(task: Pick<TaskState, 'taskId' | 'status' | 'statu
     return `task ${task.taskId} failed: ${task.error?.message ?? 'no error given'}${code}`;
   }
   if (task.status === 'cancelled') return `task ${task.taskId} was cancelled by the server${why}`;
-  return `task ${task.taskId} needs input from the person, which the loop cannot give to a task yet${why}`;
+  return `task ${task.taskId} needs input from the person but asked no question${why}`;
 }
 
 /** The task's state now (`tasks/get`). */

@@ -143,5 +143,8 @@ describe('the tasks seam and texts', () => {
       'task t1 was cancelled by the server (operator stopped it)',
     );
     expect(taskEndedText({ taskId: 't1', status: 'failed' })).toBe('task t1 failed: no error given');
+    expect(taskEndedText({ taskId: 't1', status: 'input_required' })).toBe(
+      'task t1 needs input from the person but asked no question',
+    );
   });
 });
