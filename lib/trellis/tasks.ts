@@ -129,13 +129,18 @@ export function taskFollower() {
     }
   }
 
-  /** Follows `first` until it ends or asks the person; the call ending first cancels it. */
-  async function followTask(client: Client, first: TaskState, options: CallToolOptions): Promise<CallToolResult> {
+  /** Follows the task `taskId` from its state `first` until it ends or asks the person; the call ending first cancels it. */
+  async function followTask(
+    client: Client,
+    taskId: string,
+    first: () => Promise<TaskState>,
+    options: CallToolOptions,
+  ): Promise<CallToolResult> {
     // the call ending first (its timeout, the loop's budget, the client gone, shutdown) ends the task with it, at
     // once: a close() that follows the abort must find the cancel on its way
-    const stop = onAbort(options.signal, () => cancel(client, first.taskId));
+    const stop = onAbort(options.signal, () => cancel(client, taskId));
     try {
-      return await poll(client, first, options);
+      return await poll(client, await first(), options);
     } finally {
       stop();
     }
@@ -145,7 +150,7 @@ export function taskFollower() {
     /** `result` itself, or when it is a task handle, the task's result once it completed (polled on `client`). */
     async follow(client: Client, result: CallToolResult, options: CallToolOptions): Promise<CallToolResult> {
       const task = taskOf(result);
-      return task ? followTask(client, task, options) : result;
+      return task ? followTask(client, task.taskId, async () => task, options) : result;
     },
     /**
      * The person's answers to a task that asked (`tasks/update`), then the task followed again; a task the server
@@ -154,18 +159,24 @@ export function taskFollower() {
     async resume(client: Client, answers: InputAnswers & { taskId: string }, options: CallToolOptions) {
       const { taskId, inputResponses } = answers;
       const { signal } = options;
-      let task: TaskState;
-      try {
-        await client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, schemas().acknowledged, {
-          signal,
-          timeout: REQUEST_TIMEOUT_MS,
-        });
-        task = await get(client, taskId, signal);
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        throw new Error(`task ${taskId} did not take the person's answers: ${(error as Error).message}`);
-      }
-      return followTask(client, task, options);
+      return followTask(
+        client,
+        taskId,
+        async () => {
+          try {
+            const params = { taskId, inputResponses };
+            await client.request({ method: 'tasks/update', params }, schemas().acknowledged, {
+              signal,
+              timeout: REQUEST_TIMEOUT_MS,
+            });
+            return await get(client, taskId, signal);
+          } catch (error) {
+            if (signal?.aborted) throw error;
+            throw new Error(`task ${taskId} did not take the person's answers: ${(error as Error).message}`);
+          }
+        },
+        options,
+      );
     },
     /** Waits (a little) for the cancels still on their way, before the connections close under them. */
     async settled(): Promise<void> {
