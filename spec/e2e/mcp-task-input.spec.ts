@@ -76,6 +76,16 @@ describe('an MCP task that goes input_required asks the person, through the offi
     expect(tasks.updates).toEqual([]);
   });
 
+  it('an answer that does not fit the form: a tool error naming the field, and the task gets no answers', async () => {
+    const { client } = await gateway();
+    const handed = await client.chat.completions.create(asked);
+    await client.chat.completions.create({ ...asked, messages: answering(handed, { action: 'accept', content: {} }) });
+    expect(rig.toolTexts(1)).toEqual([
+      "tool error: the user's answer to 'ask_name' does not fit its question: 'name' must have required property 'name'; the tool was not called with it",
+    ]);
+    expect(tasks.updates).toEqual([]);
+  });
+
   it("the time the person takes does not count against the call's timeout", async () => {
     const { client } = await gateway({ toolTimeoutSec: 1 });
     const handed = await client.chat.completions.create(asked);
