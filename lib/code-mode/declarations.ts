@@ -41,7 +41,7 @@ export function typeOf(schema: unknown, depth = 0): string {
       return 'null';
     case 'array': {
       const item = typeOf(node.items, depth + 1);
-      return /^[\w.]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
+      return /^[\w.]+(\[\])*$/.test(item) ? `${item}[]` : `Array<${item}>`;
     }
     case 'object':
       return objectType(node, depth);

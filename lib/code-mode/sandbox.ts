@@ -60,7 +60,10 @@ export function runProgram(
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) return onAbort();
     worker.on('message', (message: WorkerMessage) => {
-      if (message.type === 'done') return end(message);
+      if (message.type === 'done') {
+        const { type: _done, ...ended } = message;
+        return end(ended);
+      }
       if (++calls > limits.maxCalls) return failed({ kind: 'too_many_calls' });
       void call(message.name, message.args)
         .catch((error: Error): NestedAnswer => ({ error: `tool error: ${error.message}` }))
