@@ -6,8 +6,12 @@
  */
 export const SANDBOX_WORKER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
-const { core, variant, code, deadline, memoryBytes, maxLogBytes } = workerData;
-const { newQuickJSWASMModuleFromVariant } = require(core);
+const { core, variant, wasmModule, code, deadline, memoryBytes, maxLogBytes } = workerData;
+const { newQuickJSWASMModuleFromVariant, newVariant } = require(core);
+// the WebAssembly memory itself is capped too: QuickJS's limit, its stack and its static data fit below the maximum
+const PAGE = 65536;
+const HEADROOM = 32 * 1024 * 1024;
+const memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil((memoryBytes + HEADROOM) / PAGE) });
 
 const PRELUDE = '(function () {' +
   'const call = globalThis.__call, log = globalThis.__log; delete globalThis.__call; delete globalThis.__log;' +
@@ -33,7 +37,9 @@ function lineOf(error) {
 }
 
 async function main() {
-  const quickjs = await newQuickJSWASMModuleFromVariant(require(variant).default);
+  const quickjs = await newQuickJSWASMModuleFromVariant(
+    newVariant(require(variant).default, { wasmMemory: memory, ...(wasmModule ? { wasmModule } : {}) }),
+  );
   const runtime = quickjs.newRuntime();
   runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(512 * 1024);

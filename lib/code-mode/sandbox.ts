@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { SANDBOX_WORKER } from './sandbox-worker';
 import type { CodeModeConfig } from './options';
@@ -24,21 +25,44 @@ const paths = {
   variant: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
 };
 
+/** A compiled WebAssembly.Module (the project's TypeScript libs do not declare WebAssembly) */
+type WasmModule = object;
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+};
+
+let compiled: Promise<WasmModule> | undefined;
+/** QuickJS's WebAssembly, compiled once per process and handed to each worker, which instantiates it afresh. */
+function quickjsModule(): Promise<WasmModule> {
+  compiled ??= readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')).then((bytes) =>
+    wasm.compile(bytes),
+  );
+  return compiled;
+}
+
 /**
  * Runs the model's code in QuickJS in a worker thread of its own, so a busy program never holds the gateway's event
  * loop, and a stuck one is ended by terminating its worker. `call`: runs one `tools.<name>(args)` call (its
  * arguments as the program's JSON); past `maxCalls` the program ends. `signal`: the loop ended, so does the program.
  */
-export function runProgram(
+export async function runProgram(
   code: string,
   limits: CodeModeConfig,
   call: (name: string, args: string) => Promise<NestedAnswer>,
   signal: AbortSignal,
 ): Promise<ProgramEnd> {
+  const wasmModule = await quickjsModule();
   const deadline = Date.now() + limits.timeoutSec * 1000;
   const worker = new Worker(SANDBOX_WORKER, {
     eval: true,
-    workerData: { ...paths, code, deadline, memoryBytes: limits.memoryMb * 2 ** 20, maxLogBytes: MAX_LOG_BYTES },
+    workerData: {
+      ...paths,
+      wasmModule,
+      code,
+      deadline,
+      memoryBytes: limits.memoryMb * 2 ** 20,
+      maxLogBytes: MAX_LOG_BYTES,
+    },
     // the host side of the worker is small: QuickJS's own memory is WebAssembly memory, capped by memoryMb
     resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     stdout: true,
