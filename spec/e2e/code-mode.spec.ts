@@ -5,6 +5,7 @@ import type { AgentLoopOptions } from '../../lib';
 import type { Judge } from '../../lib/types';
 import { localTrellis } from '../../lib/trellis/local';
 import { scriptedModel } from '../../lib/testing/scripted-model';
+import { createGateway } from '../../lib/gateway/gateway';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
 
@@ -132,6 +133,27 @@ describe('code mode: the model writes one program that calls the tools, each cal
 
     expect(programResult()).toBe(text);
     expect(answer.choices[0].message.content).toBe('Noted.');
+  });
+
+  it("is a binding option of the gateway's JSON config too", async () => {
+    model.setScript([program('return await tools.notes_open({});'), { content: 'Opened.' }]);
+    const config = JSON.parse(
+      JSON.stringify({
+        upstream: { url: model.url },
+        trellis: { mcp: { url: mcp.url } },
+        bindings: [
+          { name: 'notes', match: { model: 'agent-*' }, hierarchy: 'from-trellis', codeMode: { maxCalls: 2 } },
+        ],
+      }),
+    );
+    gateway = await listen(createGateway({ ...config, logger: { error() {}, warn() {}, info() {}, debug() {} } }));
+    const answer = await gateway.client.chat.completions.create(ask());
+
+    expect(answer.choices[0].message.content).toBe('Opened.');
+    expect((model.requests[0].body.tools as { function: { description: string } }[])[0].function.description).toContain(
+      'Limits: 10 s, 64 MiB, 2 tool calls.',
+    );
+    expect(programResult()).toBe('{"return":"note ids: welcome, groceries, standup","log":[]}');
   });
 
   it('gives the program no host: no require, process, fetch or host functions, and the constructor chain stays inside', async () => {
