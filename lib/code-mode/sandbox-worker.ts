@@ -6,7 +6,8 @@
  */
 export const SANDBOX_WORKER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
-const { core, variant, wasmModule, code, deadline, memoryBytes, maxLogBytes } = workerData;
+const { core, variant, wasmModule, code, timeoutMs, memoryBytes, maxLogBytes } = workerData;
+let deadline = Infinity;
 const { newQuickJSWASMModuleFromVariant, newVariant } = require(core);
 // the WebAssembly memory itself is capped too: QuickJS's limit, its stack and its static data fit below the maximum
 const PAGE = 65536;
@@ -44,6 +45,9 @@ async function main() {
   runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(512 * 1024);
   runtime.setInterruptHandler(() => Date.now() > deadline);
+  // the program's time starts once QuickJS is ready: a loaded machine slows the start, never the program
+  deadline = Date.now() + timeoutMs;
+  parentPort.postMessage({ type: 'started' });
   const vm = runtime.newContext();
   const waiting = new Map();
   let nextId = 0;

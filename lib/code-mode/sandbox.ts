@@ -19,6 +19,8 @@ export type ProgramEnd = ({ ok: true; value: string } | { ok: false; problem: Pr
 const MAX_LOG_BYTES = 64 * 1024;
 /** A worker stuck past its deadline (in a long allocation the interrupt does not reach) is ended this much later. */
 const GRACE_MS = 1_000;
+/** How long a worker may take to start QuickJS on a loaded machine before its program's time runs. */
+const STARTUP_MS = 30_000;
 
 const paths = {
   core: require.resolve('quickjs-emscripten-core'),
@@ -52,14 +54,13 @@ export async function runProgram(
   signal: AbortSignal,
 ): Promise<ProgramEnd> {
   const wasmModule = await quickjsModule();
-  const deadline = Date.now() + limits.timeoutSec * 1000;
   const worker = new Worker(SANDBOX_WORKER, {
     eval: true,
     workerData: {
       ...paths,
       wasmModule,
       code,
-      deadline,
+      timeoutMs: limits.timeoutSec * 1000,
       memoryBytes: limits.memoryMb * 2 ** 20,
       maxLogBytes: MAX_LOG_BYTES,
     },
@@ -79,11 +80,18 @@ export async function runProgram(
       resolve(result);
     };
     const failed = (problem: ProgramProblem) => end({ ok: false, problem, log });
-    const watchdog = setTimeout(() => failed({ kind: 'deadline' }), limits.timeoutSec * 1000 + GRACE_MS);
+    const deadline = () => failed({ kind: 'deadline' });
+    // until the worker started, the watchdog allows for its start too
+    let watchdog = setTimeout(deadline, STARTUP_MS + limits.timeoutSec * 1000 + GRACE_MS);
     const onAbort = () => failed({ kind: 'cancelled' });
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) return onAbort();
     worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'started') {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(deadline, limits.timeoutSec * 1000 + GRACE_MS);
+        return;
+      }
       if (message.type === 'done') {
         const { type: _done, ...ended } = message;
         return end(ended);
@@ -102,4 +110,5 @@ export async function runProgram(
   });
 }
 
-type WorkerMessage = ({ type: 'done' } & ProgramEnd) | { type: 'call'; id: number; name: string; args: string };
+type WorkerMessage =
+  { type: 'started' } | ({ type: 'done' } & ProgramEnd) | { type: 'call'; id: number; name: string; args: string };
