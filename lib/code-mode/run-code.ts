@@ -1,4 +1,5 @@
 import { toolErrorText, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { truncateUtf8 } from '../trellis/result';
 import type { Loop } from '../loop/context';
 import { callArguments } from '../loop/arguments';
 import type { WireCall } from '../loop/wire';
@@ -44,11 +45,12 @@ function problemText(problem: ProgramProblem, limits: CodeModeConfig): string {
   }
 }
 
-/** What the model reads of a program: its return value and log, or what went wrong (and the log so far). */
-export function programOutcome(end: ProgramEnd, limits: CodeModeConfig): ToolOutcome {
-  if (end.ok) return { kind: 'ok', text: `{"return":${end.value},"log":${JSON.stringify(end.log)}}` };
+/** What the model reads of a program: its return value and log, or what went wrong (and its log), cut as a tool result is. */
+export function programOutcome(end: ProgramEnd, limits: CodeModeConfig, maxBytes: number): ToolOutcome {
+  if (end.ok)
+    return { kind: 'ok', text: truncateUtf8(`{"return":${end.value},"log":${JSON.stringify(end.log)}}`, maxBytes) };
   const log = end.log.length > 0 ? `\nlog:\n${end.log.join('\n')}` : '';
-  return { kind: 'tool_error', text: toolErrorText(problemText(end.problem, limits)) + log };
+  return { kind: 'tool_error', text: truncateUtf8(toolErrorText(problemText(end.problem, limits)) + log, maxBytes) };
 }
 
 /**
@@ -78,5 +80,5 @@ export async function runCode(
     },
     loop.signal,
   );
-  return programOutcome(end, limits);
+  return programOutcome(end, limits, loop.config.maxToolResultBytes);
 }

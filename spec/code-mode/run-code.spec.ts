@@ -129,6 +129,13 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
     expect(String(result())).toContain(text);
   });
 
+  it('cuts what a program returns to maxToolResultBytes, as any tool result', async () => {
+    model.setScript([run("return 'x'.repeat(5000);"), { content: 'Done.' }]);
+    await open({}, { maxToolResultBytes: 1024 });
+    await ask();
+    expect(String(result())).toBe(`{"return":"${'x'.repeat(1013)}\n[truncated: 3998 of 5022 bytes cut]`);
+  });
+
   it('runs on a streamed request too', async () => {
     model.setScript([run('return await tools.count({});'), { content: 'Three.' }]);
     await open();
