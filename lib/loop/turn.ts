@@ -31,12 +31,12 @@ export async function watchedToolCall(
   approved = false,
 ): Promise<ToolOutcome> {
   const started = performance.now();
-  const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
   const { codeMode } = loop.binding;
-  const outcome =
-    codeMode && call.name === RUN_CODE
-      ? await runCode(loop, call, codeMode, (nested) => watchedToolCall(loop, nested, turn))
-      : await runToolCall(loop, call, watch, approved);
+  const program = codeMode !== undefined && call.name === RUN_CODE;
+  const watch = loop.telemetry?.tool(call, program || loop.binding.catalog.hierarchy.has(call.name));
+  const outcome = program
+    ? await runCode(loop, call, codeMode, (nested) => watchedToolCall(loop, nested, turn))
+    : await runToolCall(loop, call, watch, approved);
   watch?.ended({ kind: outcome.kind, text: toolOutcomeText(outcome) });
   if (loop.verbose) {
     loop.logger.info('agent-loop tool call', {

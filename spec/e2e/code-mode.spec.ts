@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { Registry } from 'prom-client';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
 import type { AgentLoopOptions } from '../../lib';
@@ -154,6 +155,25 @@ describe('code mode: the model writes one program that calls the tools, each cal
       'Limits: 10 s, 64 MiB, 2 tool calls.',
     );
     expect(programResult()).toBe('{"return":"note ids: welcome, groceries, standup","log":[]}');
+  });
+
+  it('counts the program and each call it made as tool calls in the metrics', async () => {
+    const registry = new Registry();
+    model.setScript([
+      program("await tools.notes_open({});\nawait tools.notes_read({ id: 'welcome' });\nreturn 1;"),
+      { content: 'Read.' },
+    ]);
+    await open(true, { metrics: { registry } });
+    await gateway.client.chat.completions.create(ask());
+
+    const calls = (await registry.metrics())
+      .split('\n')
+      .filter((line) => line.startsWith('agent_loop_tool_calls_total{'));
+    expect(calls.sort()).toEqual([
+      'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="notes_open",outcome="ok"} 1',
+      'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="notes_read",outcome="ok"} 1',
+      'agent_loop_tool_calls_total{binding="notes",wire="chat",tool="run_code",outcome="ok"} 1',
+    ]);
   });
 
   it('gives the program no host: no require, process, fetch or host functions, and the constructor chain stays inside', async () => {
