@@ -70,7 +70,7 @@ async function main() {
   logFn.dispose();
   vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose();
 
-  const compiled = vm.evalCode('(async () => {\n' + code + '\n})().then((value) => JSON.stringify(value === undefined ? null : value))', 'program.js');
+  const compiled = vm.evalCode('(async () => {\n' + code + '\n})().then((value) => JSON.stringify(value) ?? \"null\")', 'program.js');
   if (compiled.error) {
     const error = vm.dump(compiled.error);
     compiled.error.dispose();

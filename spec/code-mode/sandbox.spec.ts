@@ -40,6 +40,14 @@ describe('the sandbox a program runs in', () => {
     expect(end).toEqual({ ok: true, value: 'null', log: ['a 1 [object Object] undefined'] });
   });
 
+  it('returns null for what JSON cannot say, and a value JSON refuses as a thrown error', async () => {
+    expect(await runProgram('return () => 1;', limits, echo, never)).toEqual({ ok: true, value: 'null', log: [] });
+    expect(await runProgram('return 1n;', limits, echo, never)).toMatchObject({
+      ok: false,
+      problem: { kind: 'threw', name: 'TypeError', message: 'Do not know how to serialize a BigInt' },
+    });
+  });
+
   it('keeps at most 64 KiB of log', async () => {
     const end = await runProgram("for (let i = 0; i < 100; i++) console.log('x'.repeat(1023));", limits, echo, never);
     expect(end.log).toHaveLength(64);
