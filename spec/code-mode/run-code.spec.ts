@@ -1,6 +1,7 @@
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
 import type { AgentLoopOptions } from '../../lib';
 import { localTrellis } from '../../lib/trellis/local';
+import { programOutcome } from '../../lib/code-mode/run-code';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
 
@@ -148,5 +149,20 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('Three.');
     expect(result()).toBe('{"return":{"n":3},"log":[]}');
+  });
+});
+
+describe('what the model reads of a program that ended early', () => {
+  const limits = { timeoutSec: 10, memoryMb: 64, maxCalls: 50 };
+  it.each([
+    [{ kind: 'cancelled' as const }, 'tool error: run_code: the program was stopped: the loop ended'],
+    [
+      { kind: 'crashed' as const, message: 'the sandbox stopped' },
+      'tool error: run_code: the sandbox failed: the sandbox stopped',
+    ],
+    [{ kind: 'syntax' as const, name: 'SyntaxError', message: 'bad' }, 'tool error: run_code: syntax error: bad'],
+    [{ kind: 'threw' as const, name: 'Error', message: 'x' }, 'tool error: run_code: the program threw Error: x'],
+  ])('%j reads %s', (problem, text) => {
+    expect(programOutcome({ ok: false, problem, log: [] }, limits, 65536)).toEqual({ kind: 'tool_error', text });
   });
 });
