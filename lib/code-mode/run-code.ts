@@ -79,6 +79,6 @@ export async function runCode(
       return nestedAnswer(outcome, name);
     },
     loop.signal,
-  );
+  ).catch((error: Error): ProgramEnd => ({ ok: false, problem: { kind: 'crashed', message: error.message }, log: [] }));
   return programOutcome(end, limits, loop.config.maxToolResultBytes);
 }

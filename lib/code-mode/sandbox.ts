@@ -22,10 +22,11 @@ const GRACE_MS = 1_000;
 /** How long a worker may take to start QuickJS on a loaded machine before its program's time runs. */
 const STARTUP_MS = 30_000;
 
-const paths = {
+/** Where the worker finds QuickJS; resolved on the first program, so a gateway without code mode never needs it. */
+const paths = () => ({
   core: require.resolve('quickjs-emscripten-core'),
   variant: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
-};
+});
 
 /** A compiled WebAssembly.Module (the project's TypeScript libs do not declare WebAssembly) */
 type WasmModule = object;
@@ -57,7 +58,7 @@ export async function runProgram(
   const worker = new Worker(SANDBOX_WORKER, {
     eval: true,
     workerData: {
-      ...paths,
+      ...paths(),
       wasmModule,
       code,
       timeoutMs: limits.timeoutSec * 1000,
