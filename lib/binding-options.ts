@@ -4,6 +4,7 @@ import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from './hierarchy'
 import { distance } from './option-error';
 import { defaulted, option, required, schemaOf, tunable, wholeNumber } from './option-declaration';
 import { toolSearchOption, type ToolSearchOptions } from './tool-search/options';
+import { codeModeOption } from './code-mode/options';
 import type { HierarchySource } from './trellis/catalog';
 import { listTtlSec, mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 import type { BindingMatch, HierarchyNode, RequireApproval, TrellisOption } from './types';
@@ -124,6 +125,7 @@ export const bindingOptions = {
   }),
   trellis: option<TrellisOption, ValidTrellisOption>({ schema: trellisOption.schema }),
   toolSearch: option<ToolSearchOptions | false>({ schema: toolSearchOption.schema }),
+  codeMode: codeModeOption,
   /** which calls a person approves before they run, in OpenAI's words (default 'never') */
   requireApproval: defaulted<RequireApproval>({
     schema: Joi.alternatives(

@@ -8,6 +8,7 @@ import { bindingOptions } from './binding-options';
 import type { Config } from './loop-options';
 import { bindingSettingsOf, type BindingSettings } from './tunables';
 import { toolSearchOf } from './tool-search/options';
+import { codeModeOf } from './code-mode/options';
 import { ToolCatalog, type HierarchySource } from './trellis/catalog';
 import { trellisResolver } from './trellis/resolve';
 import type { SignIns } from './trellis/oauth/sign-ins';
@@ -148,6 +149,7 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
       );
     }
     const { maxTurns, toolTimeoutSec, toolTimeouts, resetTimeoutOnProgress, requireApproval } = spec;
+    const codeMode = codeModeOf(spec.codeMode);
     checkToolTimeouts(i, toolTimeouts, valid.totalBudgetSec);
     const toolSearch = toolSearchOf(valid.toolSearch, spec.toolSearch);
     return {
@@ -158,6 +160,7 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
         resetTimeoutOnProgress,
         requireApproval,
         toolSearch,
+        ...(codeMode ? { codeMode } : {}),
       }),
       match: spec.match,
     };

@@ -64,7 +64,7 @@ export const loopOptions = {
     hint: "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]",
     doc: {
       range:
-        '`{ name, match, hierarchy, maxTurns?, toolTimeoutSec?, toolTimeouts?, resetTimeoutOnProgress?, requireApproval?, toolSearch?, trellis? }`',
+        '`{ name, match, hierarchy, maxTurns?, toolTimeoutSec?, toolTimeouts?, resetTimeoutOnProgress?, requireApproval?, toolSearch?, codeMode?, trellis? }`',
       fallback: '`[]`',
       does: 'when the loop runs and with which tools',
     },

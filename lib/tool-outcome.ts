@@ -29,13 +29,14 @@ export type Unapproved =
  * `is_error` on Messages; the kinds are the metrics' and spans' `outcome`); `toolOutcomeText` renders what the model
  * reads. `ok` and `tool_error` carry the tool's own result as the model reads it: rendered by `resultText` (a
  * failed one with `toolErrorText`), cut to `maxToolResultBytes`, as the judge's `context` surface left it.
+ * `ok` also carries the tool's `structuredContent` (code mode's programs read it), unless the judge rewrote the result.
  * `pending`: not run, handed to the client for approval; `asks`: the tool asked the person for input first
  * (`unanswered`: it did not get it); `not_run`: a call over `maxToolCallsPerTurn` that an
  * upstream holding the turn still needs an answer for; `approved_earlier`: a call approved and run in an earlier
  * request, whose result that request's loop kept.
  */
 export type ToolOutcome =
-  | { kind: 'ok'; text: string; images?: ToolImage[] }
+  | { kind: 'ok'; text: string; images?: ToolImage[]; structured?: unknown }
   | { kind: 'tool_error'; text: string; images?: ToolImage[] }
   | { kind: 'refused'; tool: string; parent: string }
   | ({ kind: 'invalid'; tool: string } & Invalid)

@@ -3,6 +3,7 @@ import type { ConsentRequired } from '../trellis/oauth/consent';
 import type { ToolCatalog } from '../trellis/catalog';
 import type { DeferredTools } from '../tool-search/deferred-tools';
 import type { ToolSearchConfig } from '../tool-search/options';
+import type { CodeModeConfig } from '../code-mode/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, ToolTask, Trellis } from '../types';
@@ -32,6 +33,8 @@ export interface ActiveBinding {
   requireApproval: RequireApproval;
   /** its tool search, global and own options merged; false: off */
   toolSearch: ToolSearchConfig | false;
+  /** the model is offered `run_code` in place of the tools; undefined: off */
+  codeMode?: CodeModeConfig;
 }
 
 export interface LoopStats {

@@ -23,6 +23,7 @@ import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { keyMeter, type KeyBudget, type KeySpend } from '../store/key-budget';
 import { consentHeaders, signedIn } from './sign-in';
+import { runCodeTool } from '../code-mode/declarations';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
 export interface LoopServices {
@@ -167,7 +168,7 @@ export async function startLoop(
       body,
       {
         loopId: id,
-        tools: [...split.offered],
+        tools: binding.codeMode ? [runCodeTool(split.offered, binding.codeMode)] : [...split.offered],
         servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native,
         countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined,
         maxContextBytes: config.maxContextBytes,

@@ -159,6 +159,9 @@ export async function runToolCall(
     kind: result.isError ? 'tool_error' : 'ok',
     text: after.result ?? text,
     ...(images.length > 0 ? { images } : {}),
+    ...(result.structuredContent !== undefined && after.result === undefined && !result.isError
+      ? { structured: result.structuredContent }
+      : {}),
   };
   // the kind, never the text, says the tool ran well: a result may well begin with 'tool error:' or '⛔'
   if (outcome.kind === 'ok') loop.succeeded.add(tool);

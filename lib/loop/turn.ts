@@ -5,6 +5,8 @@ import type { Loop } from './context';
 import { givenId } from './call-id';
 import { toolOutcomeText, type ToolOutcome } from '../tool-outcome';
 import { runToolCall, type Resumed } from './tool-call';
+import { RUN_CODE } from '../code-mode/declarations';
+import { runCode } from '../code-mode/run-code';
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
@@ -34,8 +36,12 @@ export async function watchedToolCall(
   resumed?: Resumed,
 ): Promise<ToolOutcome> {
   const started = performance.now();
-  const watch = loop.telemetry?.tool(call, loop.binding.catalog.hierarchy.has(call.name));
-  const outcome = await runToolCall(loop, call, watch, approved, resumed);
+  const { codeMode } = loop.binding;
+  const program = codeMode !== undefined && call.name === RUN_CODE;
+  const watch = loop.telemetry?.tool(call, program || loop.binding.catalog.hierarchy.has(call.name));
+  const outcome = program
+    ? await runCode(loop, call, codeMode, (nested) => watchedToolCall(loop, nested, turn))
+    : await runToolCall(loop, call, watch, approved, resumed);
   watch?.ended({ kind: outcome.kind, text: toolOutcomeText(outcome) });
   if (loop.verbose) {
     loop.logger.info('agent-loop tool call', {
