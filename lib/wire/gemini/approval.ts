@@ -1,27 +1,36 @@
 import type { Request } from 'express';
 import { toolOutcomeText } from '../../tool-outcome';
 import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
-import { settleAndDecide, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
-import { approvedCallId } from '../../loop/approval-token';
+import {
+  asksPerson,
+  givenOf,
+  personTools,
+  settleAndDecide,
+  type ApprovalHistory,
+  type Exchange,
+  type PersonTools,
+} from '../../loop/approval-settle';
 import { isObject } from '../../loop/deltas';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
 
 const calls = (content: Content | undefined) => partsOf(content).filter(isCall);
 
-/** The client's answer to an approval, as the loop reads it: `{ output: { approved, reason? } }` (or the fields bare, or a text). */
+/**
+ * The client's answer to an approval or a tool's question, as the loop reads it: `{ output: { approved, reason? } }`
+ * or `{ output: { action, content? } }` (or the fields bare, or a text).
+ */
 function answerText(response: unknown): string {
   const fields = isObject(response) ? response : {};
   const said = 'output' in fields ? fields.output : fields;
   return typeof said === 'string' ? said : (JSON.stringify(said) ?? '');
 }
 
-/** The approval tool calls of a model content that holds no other call, or undefined. */
-function approvalCalls(content: Content, tool: string): Part[] | undefined {
+/** The calls asking the person (approvals, a tool's questions) of a model content that holds no other, or undefined. */
+function approvalCalls(content: Content, tools: PersonTools): Part[] | undefined {
   if (content.role !== 'model') return undefined;
   const made = calls(content);
-  return made.length > 0 &&
-    made.every((part) => part.functionCall.name === tool && approvedCallId(part.functionCall.id) !== undefined)
+  return made.length > 0 && made.every((part) => asksPerson(part.functionCall.name, part.functionCall.id, tools))
     ? made
     : undefined;
 }
@@ -46,8 +55,8 @@ function holderOf(out: readonly Content[], callId: string): number {
  * `functionResponse` parts answering them in the next content. The latest decide now; an older one's answer goes
  * beside the turn's other answers (Gemini wants all of a turn's responses in one content).
  */
-function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHistory<Content> | undefined {
-  const asked = contents.map((content) => approvalCalls(content, tool));
+function geminiApprovals(contents: readonly Content[], tools: PersonTools): ApprovalHistory<Content> | undefined {
+  const asked = contents.map((content) => approvalCalls(content, tools));
   if (!asked.some(Boolean)) return undefined;
   const latest = contents.reduce((last, content, i) => (content.role === 'model' ? i : last), -1);
   const approvalIds = new Set(asked.flatMap((made) => (made ?? []).map((part) => part.functionCall?.id)));
@@ -62,10 +71,12 @@ function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHi
       return asked[i]?.map((part): Exchange => {
         const id = part.functionCall?.id as string;
         const answer = answers?.get(id)?.functionResponse;
+        const text = answer && answerText(answer.response);
         return {
           approvalId: id,
           shown: isObject(part.functionCall?.args) ? part.functionCall.args : {},
-          answer: answer && answerOf(answerText(answer.response)),
+          answer: text === undefined ? undefined : answerOf(text),
+          given: text === undefined ? undefined : givenOf(text),
           live: i === latest,
         };
       });
@@ -117,6 +128,6 @@ export function settleApprovalContents(
   binding: string,
   contents: readonly Content[],
 ): SettledContents | undefined {
-  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, reader.tool));
+  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, personTools(reader)));
   return settled && { contents: settled.items, decisions: settled.decisions };
 }

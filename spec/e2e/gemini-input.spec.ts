@@ -1,0 +1,119 @@
+import type * as GenAI from '@google/genai' with { 'resolution-mode': 'import' };
+import { startMcpV2Server, type McpV2FixtureServer } from '../../fixtures/mcp-server-v2';
+import type { GeminiStep } from '../../fixtures/gemini-server';
+import { geminiRig, type GeminiGateway } from './gemini-gateway';
+
+const model = 'gemini-2.5-flash';
+const payments = { name: 'payments', match: { model: 'gemini-*' }, hierarchy: 'from-trellis' as const };
+const tools = [
+  {
+    functionDeclarations: [
+      { name: 'ask_user', description: 'Ask the user.', parametersJsonSchema: { type: 'object', properties: {} } },
+    ],
+  },
+];
+const question: GenAI.Content = { role: 'user', parts: [{ text: 'pay 5 EUR' }] };
+const pays: GeminiStep[] = [{ calls: [{ name: 'pay', args: { amount: 5 } }] }, { text: 'Paid.' }];
+const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
+
+interface Asked {
+  content: GenAI.Content;
+  calls: GenAI.FunctionCall[];
+  stop?: string | null;
+}
+
+/** The client's follow-up: the handed-back content, then one functionResponse per call, in order, `output` the answer. */
+function answering(handed: Asked, earlier: GenAI.Content[], ...answers: unknown[]): GenAI.Content[] {
+  const parts = handed.calls.map((call, i) => ({
+    functionResponse: { id: call.id, name: call.name, response: { output: answers[i] } },
+  }));
+  return [...earlier, handed.content, { role: 'user', parts }];
+}
+
+describe('a tool asks the person over Gemini: a functionCall of ask_user out, its functionResponse in (@google/genai, v2-SDK server)', () => {
+  const rig = geminiRig();
+  let v2: McpV2FixtureServer;
+  beforeEach(async () => {
+    v2 = await startMcpV2Server({ asks: true });
+  });
+  afterEach(() => v2.close());
+  const gateway = (steps: GeminiStep[]): Promise<GeminiGateway> =>
+    rig.gateway(steps, { trellis: { mcp: { url: v2.url } }, bindings: [payments] });
+
+  /** generateContent (JSON) or generateContentStream (SSE): the parts the client gets, as one model content */
+  async function ask(gw: GeminiGateway, stream: boolean, contents: GenAI.Content[]): Promise<Asked> {
+    const responses = stream
+      ? await (async () => {
+          const chunks: GenAI.GenerateContentResponse[] = [];
+          for await (const chunk of await gw.genai.models.generateContentStream({ model, contents, config: { tools } }))
+            chunks.push(chunk);
+          return chunks;
+        })()
+      : [await gw.genai.models.generateContent({ model, contents, config: { tools } })];
+    const parts = responses.flatMap((response) => response.candidates?.[0]?.content?.parts ?? []);
+    const calls = parts.flatMap((part) => (part.functionCall ? [part.functionCall] : []));
+    const stop = stream ? null : responses[0].sdkHttpResponse?.headers?.['x-agent-loop-stop'];
+    return { content: { role: 'model', parts }, calls, stop };
+  }
+  const lastParts = (index: number) => rig.lastParts(index);
+
+  it.each([false, true])(
+    'hands the form to ask_user (stream: %s), calls the tool again with the answer and the state echoed',
+    async (stream) => {
+      const gw = await gateway(pays);
+      const handed = await ask(gw, stream, [question]);
+      expect(handed.stop).toBe(stream ? null : 'input');
+      expect(handed.calls).toHaveLength(1);
+      const [call] = handed.calls;
+      expect(call.name).toBe('ask_user');
+      expect(call.id).toMatch(/\.in1\./);
+      expect(call.args).toMatchObject({ tool: 'pay', message: 'Pay 5 EUR?', mode: 'form' });
+      expect(Object.keys((call.args?.requestedSchema as { properties: object }).properties)).toEqual([
+        'confirm',
+        'account',
+      ]);
+      expect(JSON.stringify(rig.upstream.requests[0].body.tools)).not.toContain('ask_user');
+
+      const answer = await ask(gw, stream, answering(handed, [question], accept({ confirm: true, account: 'main' })));
+      expect(answer.content.parts?.map((part) => part.text).join('')).toBe('Paid.');
+      expect(answer.calls).toEqual([]);
+      expect(rig.upstream.requests).toHaveLength(2);
+      expect(rig.upstream.requests[1].refused).toBeUndefined();
+      expect(lastParts(1)).toEqual([{ functionResponse: { name: 'pay', response: { output: 'paid 5 from main' } } }]);
+      expect(v2.inputCalls.map(({ inputResponses, requestState }) => [inputResponses, requestState])).toEqual([
+        [undefined, undefined],
+        [{ confirm: { action: 'accept', content: { confirm: true, account: 'main' } } }, 'pay:5'],
+      ]);
+    },
+  );
+
+  it.each([
+    [false, 'decline', "tool error: 'pay' needed input from the user, who declined"],
+    [true, 'cancel', "tool error: 'pay' needed input from the user, who cancelled"],
+  ])(
+    'a person who answers (stream: %s) %s: the model reads so as the error and the tool is not called again',
+    async (stream, action, text) => {
+      const gw = await gateway(pays);
+      const handed = await ask(gw, stream, [question]);
+      const answer = await ask(gw, stream, answering(handed, [question], { action }));
+      expect(answer.content.parts?.map((part) => part.text).join('')).toBe('Paid.');
+      expect(rig.upstream.requests[1].refused).toBeUndefined();
+      expect(lastParts(1)).toEqual([{ functionResponse: { name: 'pay', response: { error: text } } }]);
+      expect(v2.inputCalls).toHaveLength(1);
+    },
+  );
+
+  it('a client that declared no input function: the model reads that it cannot be asked', async () => {
+    const gw = await gateway(pays);
+    const answer = await gw.genai.models.generateContent({ model, contents: [question] });
+    expect(answer.text).toBe('Paid.');
+    expect(lastParts(1)).toEqual([
+      {
+        functionResponse: {
+          name: 'pay',
+          response: { error: "tool error: 'pay' needs input from the user, which this client cannot give" },
+        },
+      },
+    ]);
+  });
+});
