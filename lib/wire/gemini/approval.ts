@@ -60,6 +60,14 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
   if (!asked.some(Boolean)) return undefined;
   const latest = contents.reduce((last, content, i) => (content.role === 'model' ? i : last), -1);
   const approvalIds = new Set(asked.flatMap((made) => (made ?? []).map((part) => part.functionCall?.id)));
+  // the model's calls carry no id on Gemini 2.5 and 3: their answers are known by the tool's name then
+  const keyOf = (response: { id?: string; name?: string }) => response.id ?? `name:${response.name ?? ''}`;
+  const lastAnswer = new Map<string, number>();
+  contents.forEach((content, i) =>
+    partsOf(content).forEach(({ functionResponse: response }) => {
+      if (response && !approvalIds.has(response.id)) lastAnswer.set(keyOf(response), i);
+    }),
+  );
   const answersAfter = (i: number) =>
     new Map(
       partsOf(contents[i + 1]).flatMap((part) => (part.functionResponse ? [[part.functionResponse.id, part]] : [])),
@@ -96,13 +104,15 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
       role: 'model',
       parts: [{ functionCall: { name: call.tool, args: call.arguments } }],
     }),
-    answerEarlier: (out, at, callId, outcome) => {
+    answerEarlier: (out, at, callId, outcome, i) => {
       const text = toolOutcomeText(outcome);
       const modelId = calls(out[at]).some((part) => part.functionCall.id === callId) ? { id: callId } : {};
+      const response = { ...modelId, name: 'tool' in outcome ? String(outcome.tool) : '' };
+      // a later content carried its answer (the loop's own work of a later request)
+      if ((lastAnswer.get(keyOf(response)) ?? -1) > i) return;
       const answer: Part = {
         functionResponse: {
-          ...modelId,
-          name: 'tool' in outcome ? String(outcome.tool) : '',
+          ...response,
           response: outcome.kind === 'approved_earlier' ? { output: text } : { error: text },
         },
       };
