@@ -9,6 +9,7 @@ const tools = [
   {
     functionDeclarations: [
       { name: 'ask_user', description: 'Ask the user.', parametersJsonSchema: { type: 'object', properties: {} } },
+      { name: 'approve_tool_call', description: 'Approve a call.', parametersJsonSchema: { type: 'object' } },
     ],
   },
 ];
@@ -37,8 +38,8 @@ describe('a tool asks the person over Gemini: a functionCall of ask_user out, it
     v2 = await startMcpV2Server({ asks: true });
   });
   afterEach(() => v2.close());
-  const gateway = (steps: GeminiStep[]): Promise<GeminiGateway> =>
-    rig.gateway(steps, { trellis: { mcp: { url: v2.url } }, bindings: [payments] });
+  const gateway = (steps: GeminiStep[], binding: Record<string, unknown> = {}): Promise<GeminiGateway> =>
+    rig.gateway(steps, { trellis: { mcp: { url: v2.url } }, bindings: [{ ...payments, ...binding }] });
 
   /** generateContent (JSON) or generateContentStream (SSE): the parts the client gets, as one model content */
   async function ask(gw: GeminiGateway, stream: boolean, contents: GenAI.Content[]): Promise<Asked> {
@@ -137,6 +138,64 @@ describe('a tool asks the person over Gemini: a functionCall of ask_user out, it
     expect(lastParts(1)).toEqual([
       { functionResponse: { name: 'profile', response: { output: 'Ann likes red' } } },
       { functionResponse: { name: 'two_steps', response: { output: 'x then y' } } },
+    ]);
+  });
+
+  it('a page to visit is a URL question, answered with accept alone', async () => {
+    const gw = await gateway([{ calls: [{ name: 'open_page' }] }, { text: 'ok' }]);
+    const handed = await ask(gw, false, [question]);
+    expect(handed.calls.map((call) => call.args)).toEqual([
+      { tool: 'open_page', message: 'Finish on the page', mode: 'url', url: 'https://pay.example.com/finish?id=7' },
+    ]);
+    await ask(gw, false, answering(handed, [question], { action: 'accept' }));
+    expect(lastParts(1)).toEqual([
+      { functionResponse: { name: 'open_page', response: { output: 'the person finished on the page' } } },
+    ]);
+  });
+
+  it.each([false, true])(
+    'an answer that does not fit the form: a tool error naming the field, the tool not called with it (stream: %s)',
+    async (stream) => {
+      const gw = await gateway(pays);
+      const handed = await ask(gw, stream, [question]);
+      await ask(gw, stream, answering(handed, [question], accept({ confirm: true })));
+      expect(lastParts(1)).toEqual([
+        {
+          functionResponse: {
+            name: 'pay',
+            response: {
+              error:
+                "tool error: the user's answer to 'pay' does not fit its question: 'account' must have required property 'account'; the tool was not called with it",
+            },
+          },
+        },
+      ]);
+
+      expect(v2.inputCalls).toHaveLength(1);
+    },
+  );
+
+  it('a call to approve and a question in one answer, each by its own function; the approved tool asks in turn', async () => {
+    const gw = await gateway([{ calls: [{ name: 'profile' }, { name: 'pay', args: { amount: 5 } }] }, { text: 'ok' }], {
+      requireApproval: { never: { toolNames: ['pay'] } },
+    });
+    const handed = await ask(gw, true, [question]);
+    expect(handed.calls.map((call) => [call.name, call.args?.tool])).toEqual([
+      ['approve_tool_call', 'profile'],
+      ['ask_user', 'pay'],
+    ]);
+    const first = answering(handed, [question], { approved: true }, accept({ confirm: true, account: 'main' }));
+    const again = await ask(gw, true, first);
+    expect(again.calls.map((call) => [call.name, call.args?.message])).toEqual([
+      ['ask_user', 'Your name?'],
+      ['ask_user', 'Your colour?'],
+    ]);
+    expect(rig.upstream.requests).toHaveLength(1);
+    await ask(gw, true, answering(again, first, accept({ name: 'Ann' }), accept({ color: 'red' })));
+    expect(rig.upstream.requests[1].refused).toBeUndefined();
+    expect(lastParts(1)).toEqual([
+      { functionResponse: { name: 'pay', response: { output: 'paid 5 from main' } } },
+      { functionResponse: { name: 'profile', response: { output: 'Ann likes red' } } },
     ]);
   });
 });
