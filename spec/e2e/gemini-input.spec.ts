@@ -175,6 +175,40 @@ describe('a tool asks the person over Gemini: a functionCall of ask_user out, it
     },
   );
 
+  it('a tampered question is not one this gateway asked: the tool does not run again, the model call goes back signed as Google documents', async () => {
+    const gw = await gateway(pays);
+    const handed = await ask(gw, false, [question]);
+    const [call] = handed.calls;
+    const at = (call.id as string).indexOf('.in1.') + 12;
+    const id = `${call.id?.slice(0, at)}${call.id?.[at] === 'A' ? 'B' : 'A'}${call.id?.slice(at + 1)}`;
+    const tampered = {
+      content: { role: 'model', parts: [{ functionCall: { ...call, id } }] },
+      calls: [{ ...call, id }],
+    };
+    await ask(gw, false, answering(tampered, [question], accept({ confirm: true, account: 'x' })));
+    expect(rig.upstream.requests[1].refused).toBeUndefined();
+    expect(rig.upstream.requests[1].body.contents.slice(1)).toEqual([
+      {
+        role: 'model',
+        parts: [{ functionCall: { name: 'pay', args: {} }, thoughtSignature: 'skip_thought_signature_validator' }],
+      },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              name: 'pay',
+              response: {
+                error: "tool error: the question of 'pay' is not one this gateway asked; the call did not run",
+              },
+            },
+          },
+        ],
+      },
+    ]);
+    expect(v2.inputCalls).toHaveLength(1);
+  });
+
   it('a call to approve and a question in one answer, each by its own function; the approved tool asks in turn', async () => {
     const gw = await gateway([{ calls: [{ name: 'profile' }, { name: 'pay', args: { amount: 5 } }] }, { text: 'ok' }], {
       requireApproval: { never: { toolNames: ['pay'] } },

@@ -16,6 +16,9 @@ import { isCall, type Content, type Part } from './types';
 
 const calls = (content: Content | undefined) => partsOf(content).filter(isCall);
 
+/** The signature Google documents for a call part the model did not make (or whose own signature is lost). */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
 /**
  * The client's answer to an approval or a tool's question, as the loop reads it: `{ output: { approved, reason? } }`
  * or `{ output: { action, content? } }` (or the fields bare, or a text).
@@ -100,9 +103,10 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
       return kept.length === parts.length ? content : { ...content, parts: kept };
     },
     holderOf,
+    // the model's own part (its signature) did not come back: Gemini 3 refuses a call part without a signature
     modelCall: (_callId, call) => ({
       role: 'model',
-      parts: [{ functionCall: { name: call.tool, args: call.arguments } }],
+      parts: [{ functionCall: { name: call.tool, args: call.arguments }, thoughtSignature: SKIP_SIGNATURE }],
     }),
     answerEarlier: (out, at, callId, outcome, i) => {
       const text = toolOutcomeText(outcome);

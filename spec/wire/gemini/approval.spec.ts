@@ -198,7 +198,7 @@ describe('Gemini approval exchanges, settled', () => {
     ]);
   });
 
-  it('puts the shown call back where the record of the model’s content did not come back', () => {
+  it('puts the shown call back where the record of the model’s content did not come back, with Google’s sentinel signature', () => {
     const settled = settleApprovalContents(reader, req, 'notes', [
       user,
       asked,
@@ -206,7 +206,15 @@ describe('Gemini approval exchanges, settled', () => {
     ]);
     expect(settled?.contents).toEqual([
       user,
-      { role: 'model', parts: [{ functionCall: { name: 'notes_delete', args: { id: 'groceries' } } }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { name: 'notes_delete', args: { id: 'groceries' } },
+            thoughtSignature: 'skip_thought_signature_validator',
+          },
+        ],
+      },
     ]);
     expect(settled?.decisions).toMatchObject([{ outcome: 'granted', tool: 'notes_delete' }]);
   });
