@@ -58,6 +58,8 @@ export interface InputRequest {
 export interface InputRequired {
   inputRequests: Record<string, InputRequest>;
   requestState?: string;
+  /** the MCP task that asks (`input_required` while polled): its answers go to `tasks/update`, not a new call */
+  taskId?: string;
   answered?: Record<string, unknown>;
 }
 
@@ -65,6 +67,8 @@ export interface InputRequired {
 export interface InputAnswers {
   inputResponses: Record<string, unknown>;
   requestState?: string;
+  /** the task that asked: the answers go to its `tasks/update`, and the loop polls it again */
+  taskId?: string;
 }
 
 /** A tool's `notifications/progress`, as MCP sends it. */

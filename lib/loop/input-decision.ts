@@ -130,6 +130,7 @@ async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settl
   const input = {
     inputResponses: responses,
     ...(sealed.requestState === undefined ? {} : { requestState: sealed.requestState }),
+    ...(sealed.taskId === undefined ? {} : { taskId: sealed.taskId }),
   };
   const outcome = await watchedToolCall(loop, call, 0, true, { input, round: sealed.round });
   if (outcome.kind === 'asks') return { pending: { callId, tool, ...outcome.input } };

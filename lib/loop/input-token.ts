@@ -14,6 +14,7 @@ export interface SealedInput extends SealedCall {
   keys: string[];
   question: Question;
   requestState?: string;
+  taskId?: string;
   answered: Record<string, unknown>;
   round: number;
   /** the same for every question asked together, and for no other: a question of another round does not join them */

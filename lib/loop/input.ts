@@ -75,6 +75,7 @@ export async function askedInput(
     arguments: args,
     questions,
     ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
+    ...(asked.taskId === undefined ? {} : { taskId: asked.taskId }),
     answered: asked.answered ?? {},
     round,
   };

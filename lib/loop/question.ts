@@ -9,6 +9,8 @@ export interface AskedInput {
   arguments: Record<string, unknown>;
   questions: Record<string, Question>;
   requestState?: string;
+  /** the MCP task that asked: the answers go to its `tasks/update` */
+  taskId?: string;
   /** answers the Trellis gave itself (roots), sent back with the person's */
   answered: Record<string, unknown>;
   /** which question this is of the call's (1 for the first), bounded by `input.maxRounds` */

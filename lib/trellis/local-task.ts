@@ -13,7 +13,10 @@ export interface LocalTaskScript {
   stepMs?: number;
   /** it fails with this error message after its steps (the handler does not run) */
   fails?: string;
-  /** it asks the person this after its steps (`input_required`; the handler does not run) */
+  /**
+   * it asks the person this after its steps (`input_required`, a form of one string field `answer`); the handler
+   * runs with the person's answers (`input`) when they come
+   */
   input?: string;
 }
 
@@ -27,16 +30,20 @@ export const localTaskOption = option<LocalTaskScript>({
   hint: "it must script the tool as a task: { steps?: ['compiling', 'linking'], stepMs?: 100, fails?: 'the compiler crashed', input?: 'Which branch?' }",
 });
 
+/** The form a scripted task's question is: one string field, `answer`. */
+const ANSWER_FORM = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+
 /** Runs `handler` as a task: reports each step's status to `onTask`, then the end, as the MCP Trellis does. */
 export async function runAsTask(
   script: LocalTaskScript,
   handler: () => Promise<CallToolResult>,
-  { signal, onTask }: CallToolOptions,
+  { signal, onTask, input }: CallToolOptions,
 ): Promise<CallToolResult> {
-  const taskId = randomUUID();
+  const resumed = input?.taskId;
+  const taskId = resumed ?? randomUUID();
   const tell = (status: ToolTask['status'], statusMessage?: string) =>
     onTask?.({ id: taskId, status, ...(statusMessage === undefined ? {} : { statusMessage }) });
-  for (const step of script.steps ?? []) {
+  for (const step of resumed === undefined ? (script.steps ?? []) : ['answered']) {
     tell('working', step);
     await sleep(script.stepMs ?? 100, undefined, { signal });
   }
@@ -44,9 +51,11 @@ export async function runAsTask(
     tell('failed');
     throw new Error(taskEndedText({ taskId, status: 'failed', error: { message: script.fails } }));
   }
-  if (script.input !== undefined) {
+  if (script.input !== undefined && resumed === undefined) {
     tell('input_required', script.input);
-    throw new Error(taskEndedText({ taskId, status: 'input_required', statusMessage: script.input }));
+    const params = { mode: 'form', message: script.input, requestedSchema: ANSWER_FORM };
+    const inputRequests = { answer: { method: 'elicitation/create', params } };
+    return { content: [], inputRequired: { inputRequests, taskId, answered: {} } };
   }
   const result = await handler();
   tell('completed');

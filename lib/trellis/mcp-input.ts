@@ -23,13 +23,17 @@ const isObject = (value: unknown): value is Raw => typeof value === 'object' && 
 /** The SDK's `input_required` answer; undefined for a complete result. */
 function inputRequiredIn(
   raw: unknown,
-): { inputRequests: Record<string, InputRequest>; requestState?: string } | undefined {
+): { inputRequests: Record<string, InputRequest>; requestState?: string; taskId?: string } | undefined {
   if (!isObject(raw) || raw.resultType !== 'input_required') return undefined;
   const requests = isObject(raw.inputRequests) ? raw.inputRequests : {};
   const inputRequests = Object.fromEntries(
     Object.entries(requests).filter(([, request]) => isObject(request) && typeof request.method === 'string'),
   ) as Record<string, InputRequest>;
-  return { inputRequests, ...(typeof raw.requestState === 'string' ? { requestState: raw.requestState } : {}) };
+  return {
+    inputRequests,
+    ...(typeof raw.requestState === 'string' ? { requestState: raw.requestState } : {}),
+    ...(typeof raw.taskId === 'string' ? { taskId: raw.taskId } : {}),
+  };
 }
 
 /**
@@ -53,7 +57,10 @@ export async function callWithInput(
       if (request.method === 'roots/list') answered[key] = { roots: roots.map((root) => ({ ...root })) };
       else open[key] = request;
     }
-    const state = asked.requestState === undefined ? {} : { requestState: asked.requestState };
+    const state = {
+      ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
+      ...(asked.taskId === undefined ? {} : { taskId: asked.taskId }),
+    };
     if (Object.keys(open).length > 0)
       return { content: [], inputRequired: { inputRequests: open, ...state, answered } };
     if (round + 1 >= MAX_OWN_ROUNDS)

@@ -16,7 +16,7 @@ import {
   type ValidMcpTrellisOptions,
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
-import { taskFollower } from './tasks';
+import { taskFollower, type TaskFollower } from './tasks';
 import { callWithInput, type Root } from './mcp-input';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
@@ -66,15 +66,20 @@ async function listAll(client: Client, headers: HeaderDefinitions): Promise<Tool
   return (listed.tools as Tool[]).map(toTool);
 }
 
-/** `roots`: what a server that asks for its roots is told (`trellis.mcp.roots`). */
+/**
+ * `roots`: what a server that asks for its roots is told (`trellis.mcp.roots`); `tasks`: follows a call answered
+ * with a task, and takes the answers to a task that asked the person.
+ */
 function callOn(
   client: Client,
   name: string,
   args: Record<string, unknown>,
-  { signal, meta, onProgress, input }: CallToolOptions,
-  headers?: HeaderDefinitions,
-  roots: readonly Root[] = [],
+  callOptions: CallToolOptions,
+  headers: HeaderDefinitions,
+  roots: readonly Root[],
+  tasks: TaskFollower,
 ): Promise<CallToolResult> {
+  const { signal, meta, onProgress, input } = callOptions;
   const onprogress =
     onProgress &&
     (({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
@@ -85,9 +90,18 @@ function callOn(
     timeout: CALL_TIMEOUT_MS,
     allowInputRequired: true,
     ...(onprogress ? { onprogress } : {}),
-    ...headers?.of(name),
+    ...headers.of(name),
   };
-  return callWithInput((answers) => client.callTool({ ...params, ...answers }, options), input, roots);
+  return callWithInput(
+    (answers) =>
+      answers?.taskId === undefined
+        ? client
+            .callTool({ ...params, ...answers }, options)
+            .then((result) => tasks.follow(client, result, callOptions))
+        : tasks.resume(client, { ...answers, taskId: answers.taskId }, callOptions),
+    input,
+    roots,
+  );
 }
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
@@ -119,8 +133,8 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
   const tasks = taskFollower();
   const headers = paramHeaderDefinitions();
   const listOn = (client: Client) => listAll(client, headers);
-  const callFollowing: typeof callOn = (client, name, args, callOptions) =>
-    callOn(client, name, args, callOptions, headers, roots).then((result) => tasks.follow(client, result, callOptions));
+  const callFollowing = (client: Client, name: string, args: Record<string, unknown>, callOptions: CallToolOptions) =>
+    callOn(client, name, args, callOptions, headers, roots, tasks);
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
   let listing: Promise<Tool[]> | undefined;
   let generation = 0;

@@ -2,7 +2,7 @@ import type { Client, Transport } from '@modelcontextprotocol/client';
 import type * as Zod from 'zod';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onAbort, settledWithin } from '../signals';
-import type { CallToolOptions, CallToolResult, ToolTask } from '../types';
+import type { CallToolOptions, CallToolResult, InputAnswers, ToolTask } from '../types';
 
 /**
  * MCP tasks (`io.modelcontextprotocol/tasks`, SEP-2663), spoken beside the SDK until it speaks them itself: this
@@ -33,6 +33,9 @@ function defineSchemas() {
       pollIntervalMs: z.number().optional(),
       result: z.record(z.string(), z.unknown()).optional(),
       error: z.object({ code: z.number().optional(), message: z.string() }).loose().optional(),
+      inputRequests: z
+        .record(z.string(), z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }))
+        .optional(),
     })
     .loose();
   return { task, acknowledged: z.object({}).loose() };
@@ -79,7 +82,17 @@ export function taskEndedText(task: Pick<TaskState, 'taskId' | 'status' | 'statu
     return `task ${task.taskId} failed: ${task.error?.message ?? 'no error given'}${code}`;
   }
   if (task.status === 'cancelled') return `task ${task.taskId} was cancelled by the server${why}`;
-  return `task ${task.taskId} needs input from the person, which the loop cannot give to a task yet${why}`;
+  return `task ${task.taskId} needs input from the person but asked no question${why}`;
+}
+
+/** The task's state now (`tasks/get`). */
+async function get(client: Client, taskId: string, signal: AbortSignal | undefined): Promise<TaskState> {
+  const got = await client.request({ method: 'tasks/get', params: { taskId } }, schemas().task, {
+    signal,
+    timeout: REQUEST_TIMEOUT_MS,
+  });
+  if (got.taskId !== taskId) throw new Error(`tasks/get for ${taskId} answered ${got.taskId}`);
+  return got;
 }
 
 /** Follows the tasks that tool calls answer with, and cancels those whose call ends first. */
@@ -106,14 +119,30 @@ export function taskFollower() {
       };
       if (told?.status !== seen.status || told.statusMessage !== seen.statusMessage) onTask?.((told = seen));
       if (task.status === 'completed') return { content: [], ...task.result } as CallToolResult;
+      const { inputRequests } = task;
+      // the person is asked as for a call's input_required; their answers come back through resume()
+      if (task.status === 'input_required' && inputRequests && Object.keys(inputRequests).length > 0)
+        return { content: [], resultType: 'input_required', inputRequests, taskId: task.taskId } as CallToolResult;
       if (task.status !== 'working') throw new Error(taskEndedText(task));
       await sleep(pollDelay(task.pollIntervalMs), undefined, { signal });
-      const got = await client.request({ method: 'tasks/get', params: { taskId: task.taskId } }, schemas().task, {
-        signal,
-        timeout: REQUEST_TIMEOUT_MS,
-      });
-      if (got.taskId !== first.taskId) throw new Error(`tasks/get for ${first.taskId} answered ${got.taskId}`);
-      task = got;
+      task = await get(client, first.taskId, signal);
+    }
+  }
+
+  /** Follows the task `taskId` from its state `first` until it ends or asks the person; the call ending first cancels it. */
+  async function followTask(
+    client: Client,
+    taskId: string,
+    first: () => Promise<TaskState>,
+    options: CallToolOptions,
+  ): Promise<CallToolResult> {
+    // the call ending first (its timeout, the loop's budget, the client gone, shutdown) ends the task with it, at
+    // once: a close() that follows the abort must find the cancel on its way
+    const stop = onAbort(options.signal, () => cancel(client, taskId));
+    try {
+      return await poll(client, await first(), options);
+    } finally {
+      stop();
     }
   }
 
@@ -121,15 +150,33 @@ export function taskFollower() {
     /** `result` itself, or when it is a task handle, the task's result once it completed (polled on `client`). */
     async follow(client: Client, result: CallToolResult, options: CallToolOptions): Promise<CallToolResult> {
       const task = taskOf(result);
-      if (!task) return result;
-      // the call ending first (its timeout, the loop's budget, the client gone, shutdown) ends the task with it, at
-      // once: a close() that follows the abort must find the cancel on its way
-      const stop = onAbort(options.signal, () => cancel(client, task.taskId));
-      try {
-        return await poll(client, task, options);
-      } finally {
-        stop();
-      }
+      return task ? followTask(client, task.taskId, async () => task, options) : result;
+    },
+    /**
+     * The person's answers to a task that asked (`tasks/update`), then the task followed again; a task the server
+     * no longer has, or that refuses the answers, fails the call naming it.
+     */
+    async resume(client: Client, answers: InputAnswers & { taskId: string }, options: CallToolOptions) {
+      const { taskId, inputResponses } = answers;
+      const { signal } = options;
+      return followTask(
+        client,
+        taskId,
+        async () => {
+          try {
+            const params = { taskId, inputResponses };
+            await client.request({ method: 'tasks/update', params }, schemas().acknowledged, {
+              signal,
+              timeout: REQUEST_TIMEOUT_MS,
+            });
+            return await get(client, taskId, signal);
+          } catch (error) {
+            if (signal?.aborted) throw error;
+            throw new Error(`task ${taskId} did not take the person's answers: ${(error as Error).message}`);
+          }
+        },
+        options,
+      );
     },
     /** Waits (a little) for the cancels still on their way, before the connections close under them. */
     async settled(): Promise<void> {

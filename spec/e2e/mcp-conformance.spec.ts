@@ -89,7 +89,8 @@ async function checksOf(scenario: string, specVersion: string): Promise<Check[]>
 }
 
 describe('the official MCP conformance suite, agentLoop as the client', () => {
-  it.concurrent.each(SCENARIOS)(
+  // one at a time: each scenario runs two node processes, and five at once starve the other specs of a 2-core machine
+  it.each(SCENARIOS)(
     '%s (%s)',
     async (scenario, specVersion) => {
       const checks = await checksOf(scenario, specVersion);

@@ -54,4 +54,24 @@ describe('an MCP server that moves to another authorization server (SEP-2352)', 
     expect(next.grants).toEqual([{ type: 'authorization_code', login: 'alice' }]);
     expect(next.paths.filter((path) => path.startsWith('POST /token'))).toHaveLength(1);
   });
+
+  it('stamps a configured client with the issuer it is used at, so the SDK has no unstamped credential to warn of', async () => {
+    const warn = jest.spyOn(console, 'warn');
+    const configured = await startGateway(model, mcp, { clientId: 'operator-client' });
+    try {
+      mcp.addClient({
+        client_id: 'operator-client',
+        redirect_uris: [`${configured.origin}/oauth/callback`],
+        token_endpoint_auth_method: 'none',
+      });
+      await signIn(configured, ALICE, 'alice');
+      model.setScript(whoamiThenAnswer());
+      await chat(configured, ALICE);
+      expect(lastToolText(model)).toBe('you are alice');
+      expect(warn.mock.calls.filter(([line]) => String(line).includes('SEP-2352'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+      await configured.close();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
+import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { localTrellis } from '../../lib/trellis/local';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
@@ -32,6 +33,7 @@ describe("the store's cost of a loop with keyBudget (a real redis-server counts 
   let model: ModelServer;
   let gateway: Listening;
   let counter: Redis;
+  let loop: AgentLoopMiddleware;
   beforeAll(async () => {
     [redis, model] = await Promise.all([
       startRedis(),
@@ -41,19 +43,22 @@ describe("the store's cost of a loop with keyBudget (a real redis-server counts 
         { content: LONG },
       ]),
     ]);
-    const { app, loop } = buildGateway(model.url, {
+    const built = buildGateway(model.url, {
       trellis: notes,
       bindings: [{ name: 'notes', match: { model: 'agent-*' }, hierarchy: ['notes_open', 'notes_read'] }],
       store: { url: redis.url },
       keyBudget: { tokens: 1_000_000, windowSec: 2678400 },
     });
+    loop = built.loop;
     await eventually(async () => expect((await loop.ready()).store).toBeUndefined());
-    gateway = await listen(app);
+    gateway = await listen(built.app);
     counter = new Redis(redis.url);
   });
   afterAll(async () => {
     counter?.disconnect();
     await gateway?.close();
+    // its store connections would retry the stopped Redis for ever, holding the worker open
+    await loop?.close();
     await Promise.all([model?.close(), redis?.stop()]);
   });
 

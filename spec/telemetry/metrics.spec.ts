@@ -122,7 +122,7 @@ describe('metrics: prom-client, served at /metrics by createGateway', () => {
     const second = agentLoop(options);
     expect(first.metrics).toBe(registry);
     expect(second.metrics).toBe(registry);
-    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(13);
+    expect(registry.getMetricsAsArray().map((metric) => (metric as unknown as { name: string }).name)).toHaveLength(14);
   });
 
   it.each([

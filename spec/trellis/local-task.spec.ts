@@ -1,5 +1,5 @@
 import { localTrellis } from '../../lib/testing';
-import type { ToolTask } from '../../lib/types';
+import type { InputAnswers, ToolTask } from '../../lib/types';
 
 const TASK_ID = /^[\da-f-]{36}$/;
 
@@ -21,19 +21,49 @@ describe("localTrellis: a tool scripted as a task (MCP's tasks extension)", () =
     expect(seen[0].id).toMatch(TASK_ID);
   });
 
-  it('fails, or asks for input, with the texts of an MCP task, and the handler does not run', async () => {
+  it('fails with the text of an MCP task, and the handler does not run', async () => {
     const handler = jest.fn(() => 'ran');
     const trellis = localTrellis([
       { name: 'broken', handler, task: { steps: ['compiling'], stepMs: 1, fails: 'the compiler crashed' } },
-      { name: 'asks', handler, task: { input: 'Which branch?' } },
     ]);
     await expect(trellis.callTool('broken', {}, { signal: open() })).rejects.toThrow(
       /^task [\da-f-]{36} failed: the compiler crashed$/,
     );
-    await expect(trellis.callTool('asks', {}, { signal: open() })).rejects.toThrow(
-      /^task [\da-f-]{36} needs input from the person, which the loop cannot give to a task yet \(Which branch\?\)$/,
-    );
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('asks the person as an MCP task does, and runs the handler with the answers once they come', async () => {
+    const handler = jest.fn((_args: Record<string, unknown>, { input }: { input?: InputAnswers }) =>
+      JSON.stringify(input?.inputResponses),
+    );
+    const trellis = localTrellis([
+      { name: 'asks', handler, task: { steps: ['cloning'], stepMs: 1, input: 'Which branch?' } },
+    ]);
+    const seen: ToolTask[] = [];
+    const onTask = (task: ToolTask) => seen.push(task);
+    const asked = await trellis.callTool('asks', {}, { signal: open(), onTask });
+    expect(handler).not.toHaveBeenCalled();
+    const taskId = asked.inputRequired?.taskId ?? '';
+    expect(taskId).toMatch(TASK_ID);
+    expect(asked.inputRequired?.inputRequests).toEqual({
+      answer: {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: 'Which branch?',
+          requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+        },
+      },
+    });
+    const inputResponses = { answer: { action: 'accept', content: { answer: 'main' } } };
+    const result = await trellis.callTool('asks', {}, { signal: open(), onTask, input: { inputResponses, taskId } });
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(inputResponses) }]);
+    expect(seen.map(({ id, status, statusMessage }) => [id, status, statusMessage])).toEqual([
+      [taskId, 'working', 'cloning'],
+      [taskId, 'input_required', 'Which branch?'],
+      [taskId, 'working', 'answered'],
+      [taskId, 'completed', undefined],
+    ]);
   });
 
   it('stops between steps when the call ends', async () => {

@@ -49,9 +49,38 @@ describe('MCP tasks (io.modelcontextprotocol/tasks) on an MCP Trellis', () => {
     );
   });
 
-  it('fails the call of a task that needs input, naming it, for the loop does not answer tasks yet', async () => {
-    await expect(trellis.callTool('ask_name', {}, { signal: signal() })).rejects.toThrow(
-      /task [\w-]+ needs input from the person, which the loop cannot give to a task yet$/,
+  it("hands back a task's question with its task id, and the answers go to tasks/update, then the task is polled on", async () => {
+    const asked = await trellis.callTool('ask_name', {}, { signal: signal() });
+    const taskId = asked.inputRequired?.taskId ?? '';
+    expect(taskId).toMatch(/^[\da-f-]{36}$/);
+    expect(asked.inputRequired).toEqual({
+      inputRequests: {
+        name: {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message: 'Please enter your name.',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          },
+        },
+      },
+      taskId,
+      answered: {},
+    });
+    const inputResponses = { name: { action: 'accept', content: { name: 'Ada' } } };
+    const result = await trellis.callTool('ask_name', {}, { signal: signal(), input: { inputResponses, taskId } });
+    expect(result.content).toEqual([{ type: 'text', text: 'Hello, Ada.' }]);
+    expect(server.updates).toEqual([{ taskId, inputResponses }]);
+    expect(server.requests.map((r) => r.method)).toEqual(['tools/call', 'tasks/get', 'tasks/update', 'tasks/get']);
+  });
+
+  it('fails the answers to a task the server no longer has, naming the task', async () => {
+    const asked = await trellis.callTool('ask_name', {}, { signal: signal() });
+    const taskId = asked.inputRequired?.taskId ?? '';
+    server.forgetTasks();
+    const input = { inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } }, taskId };
+    await expect(trellis.callTool('ask_name', {}, { signal: signal(), input })).rejects.toThrow(
+      `task ${taskId} did not take the person's answers: unknown task`,
     );
   });
 
@@ -114,5 +143,8 @@ describe('the tasks seam and texts', () => {
       'task t1 was cancelled by the server (operator stopped it)',
     );
     expect(taskEndedText({ taskId: 't1', status: 'failed' })).toBe('task t1 failed: no error given');
+    expect(taskEndedText({ taskId: 't1', status: 'input_required' })).toBe(
+      'task t1 needs input from the person but asked no question',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import type {
+  OAuthClientInformationContext,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
@@ -78,9 +79,19 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     return clientMetadata(this.shared.options);
   }
 
-  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+  /**
+   * The configured client is the operator's for whichever authorization server the resource names: it carries the
+   * issuer `auth()` asks for (SEP-2352's stamp, without which the SDK warns on every sign-in). A registered one
+   * carries the issuer it was registered with, and the SDK sets it aside at any other.
+   */
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
     const { clientId, clientSecret } = this.shared.options;
-    if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+    if (clientId)
+      return {
+        client_id: clientId,
+        ...(clientSecret ? { client_secret: clientSecret } : {}),
+        ...(ctx?.issuer ? { issuer: ctx.issuer } : {}),
+      };
     return (await this.shared.vault.client(this.shared.server)) ?? this.flow?.client;
   }
 

@@ -49,6 +49,11 @@ describe('GatewayOAuthProvider', () => {
         'u1',
       ).clientInformation(),
     ).toEqual({ client_id: 'c1', client_secret: 's' });
+    const configured = new GatewayOAuthProvider(shared({ redirectUrl, clientId: 'c1' }), 'u1');
+    expect(await configured.clientInformation({ issuer: 'https://auth.example.com' })).toEqual({
+      client_id: 'c1',
+      issuer: 'https://auth.example.com',
+    });
     const registered = shared();
     const provider = new GatewayOAuthProvider(registered, 'u1');
     expect(await provider.clientInformation()).toBeUndefined();
