@@ -118,28 +118,31 @@ describe('a tool asks the person over Gemini: a functionCall of ask_user out, it
     ]);
   });
 
-  it('asks two questions together, one functionCall each; a tool that asks again is asked again at once', async () => {
-    const gw = await gateway([{ calls: [{ name: 'profile' }, { name: 'two_steps' }] }, { text: 'ok' }]);
-    const handed = await ask(gw, false, [question]);
-    expect(handed.calls.map((call) => call.args?.message)).toEqual(['Your name?', 'Your colour?', 'First word?']);
-    const first = answering(
-      handed,
-      [question],
-      accept({ name: 'Ann' }),
-      accept({ color: 'red' }),
-      accept({ word: 'x' }),
-    );
-    const again = await ask(gw, false, first);
-    expect(again.calls.map((call) => call.args?.message)).toEqual(['Second word?']);
-    expect(rig.upstream.requests).toHaveLength(1);
-    await ask(gw, false, answering(again, first, accept({ word: 'y' })));
-    expect(rig.upstream.requests).toHaveLength(2);
-    expect(rig.upstream.requests[1].refused).toBeUndefined();
-    expect(lastParts(1)).toEqual([
-      { functionResponse: { name: 'profile', response: { output: 'Ann likes red' } } },
-      { functionResponse: { name: 'two_steps', response: { output: 'x then y' } } },
-    ]);
-  });
+  it.each([false, true])(
+    'asks two questions together, one functionCall each; a tool that asks again is asked again at once (stream: %s)',
+    async (stream) => {
+      const gw = await gateway([{ calls: [{ name: 'profile' }, { name: 'two_steps' }] }, { text: 'ok' }]);
+      const handed = await ask(gw, stream, [question]);
+      expect(handed.calls.map((call) => call.args?.message)).toEqual(['Your name?', 'Your colour?', 'First word?']);
+      const first = answering(
+        handed,
+        [question],
+        accept({ name: 'Ann' }),
+        accept({ color: 'red' }),
+        accept({ word: 'x' }),
+      );
+      const again = await ask(gw, stream, first);
+      expect(again.calls.map((call) => call.args?.message)).toEqual(['Second word?']);
+      expect(rig.upstream.requests).toHaveLength(1);
+      await ask(gw, stream, answering(again, first, accept({ word: 'y' })));
+      expect(rig.upstream.requests).toHaveLength(2);
+      expect(rig.upstream.requests[1].refused).toBeUndefined();
+      expect(lastParts(1)).toEqual([
+        { functionResponse: { name: 'profile', response: { output: 'Ann likes red' } } },
+        { functionResponse: { name: 'two_steps', response: { output: 'x then y' } } },
+      ]);
+    },
+  );
 
   it('a page to visit is a URL question, answered with accept alone', async () => {
     const gw = await gateway([{ calls: [{ name: 'open_page' }] }, { text: 'ok' }]);
