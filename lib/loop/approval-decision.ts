@@ -213,9 +213,16 @@ export async function answerApprovals(loop: Loop, all: readonly PersonDecision[]
   );
   loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;
   const { calls, outcomes: answers, pending } = await inputs;
+  // an approved call whose tool asks the person waits for them too: its answer comes once they answered
+  const answered = decisions.flatMap(({ callId, tool }, i) => {
+    const outcome = outcomes[i];
+    if (outcome.kind !== 'asks') return [{ call: { id: callId, name: tool, arguments: undefined, index: 0 }, outcome }];
+    pending.push({ callId, tool, ...outcome.input });
+    return [];
+  });
   loop.conversation.addOutcomes(
-    [...decisions.map(({ callId, tool }) => ({ id: callId, name: tool, arguments: undefined, index: 0 })), ...calls],
-    [...outcomes, ...answers],
+    [...answered.map(({ call }) => call), ...calls],
+    [...answered.map(({ outcome }) => outcome), ...answers],
   );
   return pending;
 }

@@ -140,12 +140,13 @@ export function settleExchanges<Item>(
       }
       const texted = at < 0 ? undefined : history.withText?.(out[at], i);
       if (texted !== undefined) out[at] = texted;
-      if (live) continue;
-      if (approvedCallId(approvalId) !== undefined)
-        history.answerEarlier(out, at, callId, earlierDecision(call.tool, answer ?? UNANSWERED), i);
-      // a tool that asked again waits for its later question: only the last one's answer is the call's
-      else if ((lastAsked.get(callId) ?? i) <= i)
-        history.answerEarlier(out, at, callId, earlierInput(call.tool, given), i);
+      // a tool that asked later (again, or once its call was approved) waits for that question: its answer is the call's
+      if (live || (lastAsked.get(callId) ?? i) > i) continue;
+      const earlier =
+        approvedCallId(approvalId) !== undefined
+          ? earlierDecision(call.tool, answer ?? UNANSWERED)
+          : earlierInput(call.tool, given);
+      history.answerEarlier(out, at, callId, earlier, i);
     }
   }
   return out;

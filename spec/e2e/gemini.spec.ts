@@ -163,20 +163,23 @@ describe.each(clients)('the Gemini wire, driven by @google/genai %s', (_client, 
   });
 
   it("hands the client's own function back with an id to answer it by, its signature on it", async () => {
-    const gw = await rig.gateway([{ text: 'Asking you.', calls: [{ name: 'ask_user', args: { q: 'which shop?' } }] }], {
-      bindings: [notes],
-    });
+    const gw = await rig.gateway(
+      [{ text: 'Asking you.', calls: [{ name: 'pick_shop', args: { q: 'which shop?' } }] }],
+      {
+        bindings: [notes],
+      },
+    );
     const outcome = await drive(gw, question, {
-      tools: [{ functionDeclarations: [{ name: 'ask_user', parametersJsonSchema: { type: 'object' } }] }],
+      tools: [{ functionDeclarations: [{ name: 'pick_shop', parametersJsonSchema: { type: 'object' } }] }],
     });
     expect(outcome.text).toBe('Asking you.');
     expect(outcome.calls).toEqual([
-      { name: 'ask_user', id: expect.any(String), args: { q: 'which shop?' }, signed: true },
+      { name: 'pick_shop', id: expect.any(String), args: { q: 'which shop?' }, signed: true },
     ]);
     const [first] = rig.upstream.requests;
     expect(first.body.tools?.map((tool) => tool.functionDeclarations?.map((fn) => fn.name))).toEqual([
       ['notes_open', 'notes_read', 'clock_now', 'slow', 'fails'],
-      ['ask_user'],
+      ['pick_shop'],
     ]);
   });
 

@@ -149,6 +149,33 @@ describe('a tool asks the person (MCP 2026-07-28 input_required) over chat compl
     ]);
   });
 
+  it('a call the person approved whose tool then asks: its questions are handed back, then its result', async () => {
+    const approve: OpenAI.Chat.ChatCompletionTool = {
+      type: 'function',
+      function: { name: 'approve_tool_call', parameters: { type: 'object' } },
+    };
+    const { client } = await gateway([{ toolCalls: [{ name: 'profile' }] }, { content: 'ok' }], {
+      bindings: [{ ...payments, requireApproval: 'always' }],
+    });
+    const request = { ...asked, tools: [askUser, approve] };
+    const handed = await client.chat.completions.create(request);
+    expect(handed.choices[0].message.tool_calls?.map((call) => call.type === 'function' && call.function.name)).toEqual(
+      ['approve_tool_call'],
+    );
+    const first = answering(handed, [question], '{"approved":true}');
+    const again = await client.chat.completions.create({ ...request, messages: first });
+    const calls = again.choices[0].message.tool_calls ?? [];
+    expect(calls.map((call) => call.type === 'function' && JSON.parse(call.function.arguments).message)).toEqual([
+      'Your name?',
+      'Your colour?',
+    ]);
+    await client.chat.completions.create({
+      ...request,
+      messages: answering(again, first, accept({ name: 'Ann' }), accept({ color: 'green' })),
+    });
+    expect(rig.toolTexts(1)).toEqual(['Ann likes green']);
+  });
+
   it('several questions in one result are asked together, one ask_user call each', async () => {
     const { client } = await gateway([{ toolCalls: [{ name: 'profile' }] }, { content: 'ok' }]);
     const handed = await client.chat.completions.create(asked);

@@ -13,7 +13,7 @@ export const NOT_LOADED = "tool error: 'merge_pull_request' is not loaded: call 
 export const QUERY = 'create a pull request';
 
 /** A 300-tool Trellis from real MCP servers' listings, each tool answering `ran <name>`, every call recorded. */
-function catalogTrellis(calls: string[]) {
+export function catalogTrellis(calls: string[]) {
   return localTrellis(
     catalogOf(300).map(({ name, description, inputSchema }) => ({
       name,

@@ -1,27 +1,39 @@
 import type { Request } from 'express';
 import { toolOutcomeText } from '../../tool-outcome';
 import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
-import { settleAndDecide, type ApprovalHistory, type Exchange } from '../../loop/approval-settle';
-import { approvedCallId } from '../../loop/approval-token';
+import {
+  asksPerson,
+  givenOf,
+  personTools,
+  settleAndDecide,
+  type ApprovalHistory,
+  type Exchange,
+  type PersonTools,
+} from '../../loop/approval-settle';
 import { isObject } from '../../loop/deltas';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
 
 const calls = (content: Content | undefined) => partsOf(content).filter(isCall);
 
-/** The client's answer to an approval, as the loop reads it: `{ output: { approved, reason? } }` (or the fields bare, or a text). */
+/** The signature Google documents for a call part the model did not make (or whose own signature is lost). */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+/**
+ * The client's answer to an approval or a tool's question, as the loop reads it: `{ output: { approved, reason? } }`
+ * or `{ output: { action, content? } }` (or the fields bare, or a text).
+ */
 function answerText(response: unknown): string {
   const fields = isObject(response) ? response : {};
   const said = 'output' in fields ? fields.output : fields;
   return typeof said === 'string' ? said : (JSON.stringify(said) ?? '');
 }
 
-/** The approval tool calls of a model content that holds no other call, or undefined. */
-function approvalCalls(content: Content, tool: string): Part[] | undefined {
+/** The calls asking the person (approvals, a tool's questions) of a model content that holds no other, or undefined. */
+function approvalCalls(content: Content, tools: PersonTools): Part[] | undefined {
   if (content.role !== 'model') return undefined;
   const made = calls(content);
-  return made.length > 0 &&
-    made.every((part) => part.functionCall.name === tool && approvedCallId(part.functionCall.id) !== undefined)
+  return made.length > 0 && made.every((part) => asksPerson(part.functionCall.name, part.functionCall.id, tools))
     ? made
     : undefined;
 }
@@ -46,11 +58,19 @@ function holderOf(out: readonly Content[], callId: string): number {
  * `functionResponse` parts answering them in the next content. The latest decide now; an older one's answer goes
  * beside the turn's other answers (Gemini wants all of a turn's responses in one content).
  */
-function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHistory<Content> | undefined {
-  const asked = contents.map((content) => approvalCalls(content, tool));
+function geminiApprovals(contents: readonly Content[], tools: PersonTools): ApprovalHistory<Content> | undefined {
+  const asked = contents.map((content) => approvalCalls(content, tools));
   if (!asked.some(Boolean)) return undefined;
   const latest = contents.reduce((last, content, i) => (content.role === 'model' ? i : last), -1);
   const approvalIds = new Set(asked.flatMap((made) => (made ?? []).map((part) => part.functionCall?.id)));
+  // the model's calls carry no id on Gemini 2.5 and 3: their answers are known by the tool's name then
+  const keyOf = (response: { id?: string; name?: string }) => response.id ?? `name:${response.name ?? ''}`;
+  const lastAnswer = new Map<string, number>();
+  contents.forEach((content, i) =>
+    partsOf(content).forEach(({ functionResponse: response }) => {
+      if (response && !approvalIds.has(response.id)) lastAnswer.set(keyOf(response), i);
+    }),
+  );
   const answersAfter = (i: number) =>
     new Map(
       partsOf(contents[i + 1]).flatMap((part) => (part.functionResponse ? [[part.functionResponse.id, part]] : [])),
@@ -62,10 +82,12 @@ function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHi
       return asked[i]?.map((part): Exchange => {
         const id = part.functionCall?.id as string;
         const answer = answers?.get(id)?.functionResponse;
+        const text = answer && answerText(answer.response);
         return {
           approvalId: id,
           shown: isObject(part.functionCall?.args) ? part.functionCall.args : {},
-          answer: answer && answerOf(answerText(answer.response)),
+          answer: text === undefined ? undefined : answerOf(text),
+          given: text === undefined ? undefined : givenOf(text),
           live: i === latest,
         };
       });
@@ -81,17 +103,20 @@ function geminiApprovals(contents: readonly Content[], tool: string): ApprovalHi
       return kept.length === parts.length ? content : { ...content, parts: kept };
     },
     holderOf,
+    // the model's own part (its signature) did not come back: Gemini 3 refuses a call part without a signature
     modelCall: (_callId, call) => ({
       role: 'model',
-      parts: [{ functionCall: { name: call.tool, args: call.arguments } }],
+      parts: [{ functionCall: { name: call.tool, args: call.arguments }, thoughtSignature: SKIP_SIGNATURE }],
     }),
-    answerEarlier: (out, at, callId, outcome) => {
+    answerEarlier: (out, at, callId, outcome, i) => {
       const text = toolOutcomeText(outcome);
       const modelId = calls(out[at]).some((part) => part.functionCall.id === callId) ? { id: callId } : {};
+      const response = { ...modelId, name: 'tool' in outcome ? String(outcome.tool) : '' };
+      // a later content carried its answer (the loop's own work of a later request)
+      if ((lastAnswer.get(keyOf(response)) ?? -1) > i) return;
       const answer: Part = {
         functionResponse: {
-          ...modelId,
-          name: 'tool' in outcome ? String(outcome.tool) : '',
+          ...response,
           response: outcome.kind === 'approved_earlier' ? { output: text } : { error: text },
         },
       };
@@ -117,6 +142,6 @@ export function settleApprovalContents(
   binding: string,
   contents: readonly Content[],
 ): SettledContents | undefined {
-  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, reader.tool));
+  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, personTools(reader)));
   return settled && { contents: settled.items, decisions: settled.decisions };
 }

@@ -83,7 +83,8 @@ export class GeminiConversation implements Conversation<Content> {
     private readonly streams: boolean,
     budget: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
     private readonly handBacks: LoopHandBacks,
-    private readonly approvalTool?: string,
+    /** the client's functions that ask the person (approval, input): a hand-back of calls to them alone is the loop's own */
+    private readonly asking: readonly string[] = [],
   ) {
     this.loopId = budget.loopId;
     this.items = [...client];
@@ -140,8 +141,7 @@ export class GeminiConversation implements Conversation<Content> {
 
   /** The client's calls, the first one's id carrying the loop's earlier work and the model's content as it sent it. */
   handBack(turn: TurnResult<Content>, calls: WireCall[]): WireCall[] {
-    const asks =
-      this.approvalTool !== undefined && calls.length > 0 && calls.every((call) => call.name === this.approvalTool);
+    const asks = calls.length > 0 && calls.every((call) => this.asking.includes(call.name));
     if (asks) return carryOnGemini(this.handBacks, this.own, { role: 'model', parts: calls.map(approvalCall) }, calls);
     // the client answers a call by its id: one the model did not send is the loop's, toward the client only
     const turnNumber = this.own.filter((content) => content.role === 'model').length + 1;

@@ -119,7 +119,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
     const own = setup.tools.length > 0 ? [{ functionDeclarations: setup.tools.map(geminiFunction) }] : [];
     const offered = new Set(setup.tools.map((tool) => tool.function.name));
     const declared = clientToolsOf(body.tools);
-    const theirs = withoutFunctions(declared, (name) => offered.has(name) || name === setup.approvalTool);
+    const asking = [setup.approvalTool, ...(setup.inputTool ? [setup.inputTool] : [])];
+    const theirs = withoutFunctions(declared, (name) => offered.has(name) || asking.includes(name));
     const counted: Counted = {};
     const read = (reply: GenerateContentResponse) => {
       counted.usage = addUsageMetadata(counted.usage, reply.usageMetadata);
@@ -138,11 +139,12 @@ export const geminiWire: Wire<Content, 'gemini'> = {
         streams,
         setup,
         setup.handBacks,
-        setup.approvalTool,
+        asking,
       ),
       reader,
       clientTools: new Set(declaredNames(theirs)),
       approvalTool: declaredNames(declared).includes(setup.approvalTool) ? setup.approvalTool : undefined,
+      inputTool: setup.inputTool && declaredNames(declared).includes(setup.inputTool) ? setup.inputTool : undefined,
       reply(res: Response, options: ReplyOptions) {
         if (!streams) return new GeminiJsonReply(res, identity, counted, options.judged);
         return new GeminiStreamReply(res, identity, counted, {

@@ -127,6 +127,54 @@ describe('approvals on Gemini: a functionCall of the approval tool out, its func
   });
 });
 
+describe('approvals on Gemini, one after another (@google/genai)', () => {
+  const rig = geminiRig();
+  beforeEach(() => {
+    rig.mcp.setTool({
+      name: 'notes_delete',
+      description: 'Delete a note.',
+      args: { id: z.string() },
+      annotations: { destructiveHint: true },
+      handler: ({ id }) => ({ content: [{ type: 'text', text: `deleted ${String(id)}` }] }),
+    });
+  });
+
+  it('a denied call, then the same tool asked again: each call answered once, the earlier one from the carried work', async () => {
+    const gw = await rig.gateway(
+      [
+        { calls: [{ name: 'notes_delete', args: { id: 'groceries' } }] },
+        { calls: [{ name: 'notes_delete', args: { id: 'old' } }] },
+        { text: 'Done.' },
+      ],
+      { bindings: [{ ...notes, hierarchy: ['notes_delete'] }], judge },
+    );
+    const ask = async (contents: GenAI.Content[]) =>
+      (await gw.genai.models.generateContent({ model, contents, config: { tools } })).candidates?.[0]
+        ?.content as GenAI.Content;
+    const follow = (earlier: GenAI.Content[], handed: GenAI.Content, output: unknown): GenAI.Content[] => {
+      const call = handed.parts?.find((part) => part.functionCall)?.functionCall as GenAI.FunctionCall;
+      return [
+        ...earlier,
+        handed,
+        { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { output } } }] },
+      ];
+    };
+    const first = await ask([question]);
+    const denied = follow([question], first, { approved: false, reason: 'keep it' });
+    const second = await ask(denied);
+    expect(second.parts?.find((part) => part.functionCall)?.functionCall?.args).toMatchObject({
+      arguments: { id: 'old' },
+    });
+    const answer = await ask(follow(denied, second, { approved: true }));
+    expect(answer.parts).toEqual([{ text: 'Done.' }]);
+    expect(rig.upstream.requests.map((request) => request.refused)).toEqual([undefined, undefined, undefined]);
+    expect(rig.upstream.requests[2].body.contents.slice(1).map((content) => content.parts.length)).toEqual([
+      1, 1, 1, 1,
+    ]);
+    expect(rig.mcp.calls).toEqual([{ name: 'notes_delete', args: { id: 'old' } }]);
+  });
+});
+
 describe('Gemini approval exchanges, settled', () => {
   const reader = {
     tool: 'approve_tool_call',
@@ -198,7 +246,7 @@ describe('Gemini approval exchanges, settled', () => {
     ]);
   });
 
-  it('puts the shown call back where the record of the model’s content did not come back', () => {
+  it('puts the shown call back where the record of the model’s content did not come back, with Google’s sentinel signature', () => {
     const settled = settleApprovalContents(reader, req, 'notes', [
       user,
       asked,
@@ -206,7 +254,15 @@ describe('Gemini approval exchanges, settled', () => {
     ]);
     expect(settled?.contents).toEqual([
       user,
-      { role: 'model', parts: [{ functionCall: { name: 'notes_delete', args: { id: 'groceries' } } }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { name: 'notes_delete', args: { id: 'groceries' } },
+            thoughtSignature: 'skip_thought_signature_validator',
+          },
+        ],
+      },
     ]);
     expect(settled?.decisions).toMatchObject([{ outcome: 'granted', tool: 'notes_delete' }]);
   });
