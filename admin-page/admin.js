@@ -276,7 +276,7 @@ function renderTimeline(recent) {
       const label = el(
         'div',
         { class: 'loop-label', title: `${loop.startedAt} · ${loop.model}` },
-        el('span', { class: `badge ${stopClass}`, text: loop.stop }),
+        el('span', { class: `badge ${stopClass}`, text: loop.state ?? loop.stop }),
         ' ',
         el('span', { class: 'id', text: loop.id.slice(0, 8) }),
         ` ${loop.binding} · ${loop.turn} turn${loop.turn === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} · ${seconds(loop.durationMs)}${loop.usage ? ` · ${loop.usage.total_tokens} tokens` : ''}`,

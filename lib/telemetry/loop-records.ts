@@ -61,8 +61,16 @@ export interface LoopRecordView {
   running?: ToolCallRecord[];
   /** finished: how it ended (`final`, `max_turns`, `deadline`, `tokens`, `fallthrough`, `client_gone`...) */
   stop?: string;
+  /** finished with a question to the person: what it waits for (`waiting for input`, `waiting for sign-in`) */
+  state?: string;
   usage?: ChatUsage;
 }
+
+/** A loop that stopped to ask the person is not over for them: the answer's next request carries it on. */
+const WAITING: Readonly<Record<string, string>> = {
+  input: 'waiting for input',
+  authorization: 'waiting for sign-in',
+};
 
 /** One loop as the admin API shows it, filled in by its telemetry as it runs. */
 export class LoopRecord {
@@ -134,6 +142,7 @@ export class LoopRecord {
         ...base,
         durationMs: this.durationMs!,
         stop: this.stop,
+        ...(WAITING[this.stop] ? { state: WAITING[this.stop] } : {}),
         ...(this.usage ? { usage: chatUsage(this.usage) } : {}),
       };
     const running = this.turns.at(-1)?.toolCalls.filter((call) => call.outcome === undefined) ?? [];

@@ -78,6 +78,25 @@ describe('LoopRecorder', () => {
     expect(recent[0].running).toBeUndefined();
   });
 
+  it.each([
+    ['input', 'waiting for input'],
+    ['authorization', 'waiting for sign-in'],
+  ])('shows a loop that stopped with %s as %s', (stop, state) => {
+    const recorder = new LoopRecorder(false);
+    const record = recorder.start('asks', 'notes', 'agent-1');
+    record.end(stop, undefined);
+    recorder.ended(record);
+    expect(recorder.snapshot().recent).toEqual([expect.objectContaining({ stop, state })]);
+  });
+
+  it('gives a loop that ended for good no state', () => {
+    const recorder = new LoopRecorder(false);
+    const record = recorder.start('done', 'notes', 'agent-1');
+    record.end('final', undefined);
+    recorder.ended(record);
+    expect(recorder.snapshot().recent[0].state).toBeUndefined();
+  });
+
   it('keeps the texts only with captureContent, each cut at 2000 characters', () => {
     const quiet = new LoopRecorder(false).start('q', 'notes', 'agent-1');
     const loud = new LoopRecorder(true).start('l', 'notes', 'agent-1');
