@@ -90,6 +90,8 @@ export interface CallToolOptions {
   input?: InputAnswers;
   /** called when the call runs as an MCP task, and again each time its status or status message changes */
   onTask?(task: ToolTask): void;
+  /** how long a question a 2025 server asks during the call waits for the person's answer (`input.ttlSec`) */
+  inputTtlSec?: number;
 }
 
 /** A tool call that runs as an MCP task (`io.modelcontextprotocol/tasks`), as its server last described it. */

@@ -135,6 +135,7 @@ export async function runToolCall(
         ...(onTask ? { onTask } : {}),
         ...(watch?.meta ? { meta: watch.meta } : {}),
         ...(resumed ? { input: resumed.input } : {}),
+        inputTtlSec: loop.config.input.ttlSec,
       });
     };
     result = await withinTimeout(

@@ -18,6 +18,8 @@ export interface McpConnectionOptions {
   onToolsChanged(): void;
   /** what a 2025 server that asks for its roots during a call is told (`trellis.mcp.roots`) */
   roots?: readonly Root[];
+  /** a 2025 server's question to the person during a call (`elicitation/create`) */
+  elicit?(client: Client, params: Record<string, unknown>): Promise<unknown>;
 }
 
 export interface McpConnection {
@@ -59,6 +61,7 @@ export function mcpConnection({
   logger,
   onToolsChanged,
   roots = [],
+  elicit,
 }: McpConnectionOptions): McpConnection {
   let current: Attempt | undefined;
   let closed = false;
@@ -105,10 +108,11 @@ export function mcpConnection({
       capabilities: { ...INPUT_CAPABILITIES, ...tasksCapabilities },
       inputRequired: { autoFulfill: false },
     });
-    // a 2025 server asks during the call: its roots are answered, a question for the person cannot wait there
+    // a 2025 server asks during the call: its roots are answered, a question goes to the person while the call waits
     client.setRequestHandler('roots/list', () => ({ roots: roots.map((root) => ({ ...root })) }));
-    client.setRequestHandler('elicitation/create', () => {
-      throw new Error(ELICITATION_2025);
+    client.setRequestHandler('elicitation/create', async (request) => {
+      if (!elicit) throw new Error(ELICITATION_2025);
+      return (await elicit(client, request.params as Record<string, unknown>)) as never;
     });
     client.onclose = () => forget(client);
     client.onerror = (error) => {

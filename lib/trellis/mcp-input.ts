@@ -9,9 +9,12 @@ export interface Root {
 /** What the client declares it can answer, on every 2026-07-28 request: a person's form or page, its roots. */
 export const INPUT_CAPABILITIES = { elicitation: { form: {}, url: {} }, roots: {} };
 
-/** What a 2025 server that asks the person during a call is told: questions reach the person across requests only. */
+/**
+ * What a 2025 server that asks the person during a call is told when the question cannot be told to one call: several
+ * are in flight on the session, and each may be another person's.
+ */
 export const ELICITATION_2025 =
-  'this client puts questions to the user only through input_required results (MCP 2026-07-28), not during a call';
+  'this client puts a question asked during a call to the user only while that call is the only one in flight on the session; ask through input_required results (MCP 2026-07-28)';
 
 /** How often a server that only asks for roots is answered at once, before the call is taken for a loop. */
 const MAX_OWN_ROUNDS = 3;

@@ -17,7 +17,8 @@ import {
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
 import { taskFollower, type TaskFollower } from './tasks';
-import { callWithInput, type Root } from './mcp-input';
+import { callWithInput, ELICITATION_2025, type Root } from './mcp-input';
+import { askedDuringCall, type AskedDuringCall } from './mcp-asked-during-call';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
 import type { SignIns } from './oauth/sign-ins';
@@ -78,6 +79,7 @@ function callOn(
   headers: HeaderDefinitions,
   roots: readonly Root[],
   tasks: TaskFollower,
+  asked: AskedDuringCall,
 ): Promise<CallToolResult> {
   const { signal, meta, onProgress, input } = callOptions;
   const onprogress =
@@ -95,9 +97,15 @@ function callOn(
   return callWithInput(
     (answers) =>
       answers?.taskId === undefined
-        ? client
-            .callTool({ ...params, ...answers }, options)
-            .then((result) => tasks.follow(client, result, callOptions))
+        ? asked.call(
+            client,
+            name,
+            (own) =>
+              client
+                .callTool({ ...params, ...answers }, { ...options, signal: own })
+                .then((result) => tasks.follow(client, result, callOptions)),
+            { signal, input: answers, ttlSec: callOptions.inputTtlSec },
+          )
         : tasks.resume(client, { ...answers, taskId: answers.taskId }, callOptions),
     input,
     roots,
@@ -132,9 +140,10 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
   const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
   const tasks = taskFollower();
   const headers = paramHeaderDefinitions();
+  const asked = askedDuringCall(ELICITATION_2025);
   const listOn = (client: Client) => listAll(client, headers);
   const callFollowing = (client: Client, name: string, args: Record<string, unknown>, callOptions: CallToolOptions) =>
-    callOn(client, name, args, callOptions, headers, roots, tasks);
+    callOn(client, name, args, callOptions, headers, roots, tasks, asked);
   let cache: { tools: Tool[]; expiresAt: number } | undefined;
   let listing: Promise<Tool[]> | undefined;
   let generation = 0;
@@ -144,7 +153,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     cache = undefined;
   }
   const connectionTo = (address: McpServerAddress) =>
-    mcpConnection({ address, target, trellis, logger, onToolsChanged, roots });
+    mcpConnection({ address, target, trellis, logger, onToolsChanged, roots, elicit: asked.elicit });
   const shared = connectionTo(options);
   const pool = connectionPool({
     forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) =>

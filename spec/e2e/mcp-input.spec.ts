@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { startMcpV2Server, type McpV2FixtureServer } from '../../fixtures/mcp-server-v2';
-import { ElicitResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListRootsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Registry } from 'prom-client';
 import { mcpRig } from './mcp-gateway';
 
@@ -244,7 +244,7 @@ describe('a tool asks the person (MCP 2026-07-28 input_required) over chat compl
     expect(v2.inputCalls).toEqual([{ name: 'region_lookup', args: { region: 'eu-west' }, regionHeader: 'eu-west' }]);
   });
 
-  it('a 2025 server asking during a call: its roots are answered; a question for the person reads as an error, never a hang', async () => {
+  it('a 2025 server asking for its roots during a call is answered from trellis.mcp.roots', async () => {
     rig.mcp.setTool({
       name: 'old_roots',
       description: 'Asks for the roots mid-call (2025).',
@@ -255,37 +255,12 @@ describe('a tool asks the person (MCP 2026-07-28 input_required) over chat compl
         return { content: [{ type: 'text', text: listed.roots.map((root) => root.uri).join(', ') }] };
       },
     });
-    rig.mcp.setTool({
-      name: 'old_confirm',
-      description: 'Asks the person mid-call (2025).',
-      handler: async (_args, extra) => {
-        try {
-          await extra.sendRequest?.(
-            {
-              method: 'elicitation/create',
-              params: { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } },
-            },
-            ElicitResultSchema,
-          );
-          return { content: [{ type: 'text', text: 'answered' }] };
-        } catch (error) {
-          return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
-        }
-      },
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'old_roots' }] }, { content: 'ok' }], {
+      trellis: { mcp: { url: rig.mcp.url, roots: [{ uri: 'file:///srv/old' }] } },
+      bindings: [{ name: 'old', match: { model: 'agent-*' }, hierarchy: ['old_roots'] }],
     });
-    const { client } = await rig.gateway(
-      [{ toolCalls: [{ name: 'old_roots' }, { name: 'old_confirm' }] }, { content: 'ok' }],
-      {
-        trellis: { mcp: { url: rig.mcp.url, roots: [{ uri: 'file:///srv/old' }] } },
-        bindings: [{ name: 'old', match: { model: 'agent-*' }, hierarchy: ['old_roots', 'old_confirm'] }],
-      },
-    );
     await client.chat.completions.create(asked);
-    const [roots, confirm] = rig.toolTexts(1);
-    expect(roots).toBe('file:///srv/old');
-    expect(confirm).toMatch(
-      /^tool error: .*this client puts questions to the user only through input_required results/,
-    );
+    expect(rig.toolTexts(1)).toEqual(['file:///srv/old']);
   });
 
   it('a tool that asks again beside calls already answered: one answer each, and the questions counted by outcome', async () => {
