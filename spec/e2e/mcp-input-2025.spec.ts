@@ -78,6 +78,34 @@ describe('a 2025 server that asks the person during a call (elicitation/create),
     },
   );
 
+  it('a call that asks again is asked again, each answer reaching the same waiting call', async () => {
+    rig.mcp.setTool({
+      name: 'pay_twice',
+      description: 'Asks for the account, then for a confirmation (2025).',
+      handler: async (_args, extra) => {
+        const ask = async (message: string) =>
+          (await extra.sendRequest?.(
+            { method: 'elicitation/create', params: { message, requestedSchema: form } },
+            ElicitResultSchema,
+          )) as { content?: { account?: string } };
+        const first = await ask('Which account?');
+        const second = await ask(`Really ${first.content?.account}?`);
+        return { content: [{ type: 'text', text: `paid from ${second.content?.account}` }] };
+      },
+    });
+    const { client } = await rig.gateway([{ toolCalls: [{ name: 'pay_twice' }] }, { content: 'Paid.' }], config);
+    const accept = (account: string) => JSON.stringify({ action: 'accept', content: { account } });
+    const first = await client.chat.completions.create(asked);
+    const second = await client.chat.completions.create({ ...asked, messages: answering(first, accept('main')) });
+    const [call] = second.choices[0].message.tool_calls ?? [];
+    expect(call.type === 'function' && JSON.parse(call.function.arguments).message).toBe('Really main?');
+    const messages = [...answering(first, accept('main')), ...answering(second, accept('main, yes')).slice(1)];
+    const answer = await client.chat.completions.create({ ...asked, messages });
+    expect(answer.choices[0].message.content).toBe('Paid.');
+    expect(rig.toolTexts(1)).toEqual(['paid from main, yes']);
+    expect(rig.mcp.calls.filter((c) => c.name === 'pay_twice')).toHaveLength(1);
+  });
+
   it('a person who declines: the model reads so, and the tool is not called again', async () => {
     const { client } = await rig.gateway(steps, config);
     const handed = await client.chat.completions.create(asked);
