@@ -114,6 +114,11 @@ export interface Trellis {
    * own; this one itself (whose calls fail) when the request names no user
    */
   forRequest?(req: IncomingMessage): Trellis;
+  /**
+   * present on a Trellis whose tools run as MCP tasks: ends the task `taskId` (`tasks/cancel`) whose question the
+   * person declined or cancelled; a Trellis without it leaves such a task to its server
+   */
+  cancelTask?(taskId: string, options: { headers?: IncomingHttpHeaders }): Promise<void>;
 }
 
 export type HierarchyNode = string | { tool: string; children?: HierarchyNode[] };

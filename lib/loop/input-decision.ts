@@ -3,6 +3,7 @@ import type { ToolOutcome, Unapproved } from '../tool-outcome';
 import type { ApprovalLedger } from './approval-ledger';
 import type { Loop } from './context';
 import type { PendingInput } from './input';
+import { cancelDeclinedTask } from './declined-task';
 import { inputAnswerOf, misfit } from './input-answer';
 import { noteInput } from './input-note';
 import type { Unanswered } from './input-refusal';
@@ -122,10 +123,13 @@ async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settl
     return { outcome: { kind: 'unanswered', tool: refused.tool, ...(refused.refusal as Unanswered) } };
   }
   const answered = decisions as Extract<InputDecision, { outcome: 'answered' }>[];
-  const responses = responsesOf(loop, tool, answered);
-  if ('why' in responses && typeof responses.why === 'string')
-    return { outcome: { kind: 'unanswered', tool, ...(responses as Unanswered) } };
   const { sealed } = answered[0];
+  const responses = responsesOf(loop, tool, answered);
+  if ('why' in responses && typeof responses.why === 'string') {
+    const turnedDown = responses.why === 'declined' || responses.why === 'cancelled';
+    if (turnedDown && sealed.taskId !== undefined) await cancelDeclinedTask(loop, sealed.taskId);
+    return { outcome: { kind: 'unanswered', tool, ...(responses as Unanswered) } };
+  }
   const call: WireCall = { id: callId, name: tool, arguments: JSON.stringify(sealed.arguments), index: 0 };
   const input = {
     inputResponses: responses,

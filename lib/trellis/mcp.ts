@@ -212,6 +212,7 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       readable,
       listAll: listOn,
       callOn: callFollowing,
+      cancelOn: tasks.cancel,
       listTtlMs: ttlMs,
     });
 
@@ -234,6 +235,15 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
           withClient((client) => callFollowing(client, name, args, callOptions), signal, lease.connection),
           signal,
         );
+      } finally {
+        lease.release();
+      }
+    },
+    async cancelTask(taskId, { headers }) {
+      if (forUser) return;
+      const lease = pool.acquire(headers);
+      try {
+        await withClient((client) => tasks.cancel(client, taskId), undefined, lease.connection);
       } finally {
         lease.release();
       }

@@ -99,12 +99,15 @@ async function get(client: Client, taskId: string, signal: AbortSignal | undefin
 export function taskFollower() {
   const cancels = new Set<Promise<unknown>>();
 
-  function cancel(client: Client, taskId: string): void {
-    const sent = client
+  /** Ends the task (`tasks/cancel`); resolves once the server took it, or did not in time (a close waits for it too). */
+  function cancel(client: Client, taskId: string): Promise<void> {
+    const sent: Promise<void> = client
       .request({ method: 'tasks/cancel', params: { taskId } }, schemas().acknowledged, { timeout: CANCEL_TIMEOUT_MS })
+      .then(() => undefined)
       .catch(() => undefined)
       .finally(() => cancels.delete(sent));
     cancels.add(sent);
+    return sent;
   }
 
   async function poll(client: Client, first: TaskState, options: CallToolOptions): Promise<CallToolResult> {
@@ -138,7 +141,7 @@ export function taskFollower() {
   ): Promise<CallToolResult> {
     // the call ending first (its timeout, the loop's budget, the client gone, shutdown) ends the task with it, at
     // once: a close() that follows the abort must find the cancel on its way
-    const stop = onAbort(options.signal, () => cancel(client, taskId));
+    const stop = onAbort(options.signal, () => void cancel(client, taskId));
     try {
       return await poll(client, await first(), options);
     } finally {
@@ -147,6 +150,7 @@ export function taskFollower() {
   }
 
   return {
+    cancel,
     /** `result` itself, or when it is a task handle, the task's result once it completed (polled on `client`). */
     async follow(client: Client, result: CallToolResult, options: CallToolOptions): Promise<CallToolResult> {
       const task = taskOf(result);

@@ -67,13 +67,16 @@ describe('an MCP task that goes input_required asks the person, through the offi
   it.each([
     ['decline', "tool error: 'ask_name' needed input from the user, who declined"],
     ['cancel', "tool error: 'ask_name' needed input from the user, who cancelled"],
-  ])('a person who answers %s: the model reads so, and the task gets no answers', async (action, text) => {
+  ])('a person who answers %s: the model reads so, the task gets no answers and is cancelled', async (action, text) => {
     const { client } = await gateway();
     const handed = await client.chat.completions.create(asked);
+    const taskId = tasks.requests[1].taskId;
     const answer = await client.chat.completions.create({ ...asked, messages: answering(handed, { action }) });
     expect(answer.choices[0].message.content).toBe('Greeted.');
     expect(rig.toolTexts(1)).toEqual([text]);
     expect(tasks.updates).toEqual([]);
+    expect(tasks.cancelled).toEqual([taskId]);
+    expect(tasks.requests.slice(2)).toEqual([{ method: 'tasks/cancel', taskId, at: expect.any(Number) }]);
   });
 
   it('an answer that does not fit the form: a tool error naming the field, and the task gets no answers', async () => {

@@ -29,6 +29,8 @@ export interface UserTrellisOptions {
     args: Record<string, unknown>,
     options: CallToolOptions,
   ): Promise<CallToolResult>;
+  /** ends a task of the user's (`tasks/cancel`) */
+  cancelOn(client: Client, taskId: string): Promise<void>;
   listTtlMs: number;
 }
 
@@ -73,6 +75,9 @@ export function userTrellises(options: UserTrellisOptions): (req: IncomingMessag
         // only a call the server let through answers the step-ups asked so far (a listing may need no scope)
         signIn.served(user);
         return result;
+      },
+      async cancelTask(taskId) {
+        await onConnection((client) => options.cancelOn(client, taskId), undefined);
       },
     };
   }

@@ -18,6 +18,7 @@ function setUp() {
     store,
   );
   const opened: string[] = [];
+  const cancelled: string[] = [];
   const connection = { close: async () => undefined } as unknown as McpConnection;
   const options: UserTrellisOptions = {
     signIn,
@@ -28,9 +29,10 @@ function setUp() {
     readable: (work) => work,
     listAll: async () => [{ name: 'whoami', inputSchema: { type: 'object' } }],
     callOn: async (_client, name) => ({ content: [{ type: 'text', text: `ran ${name}` }] }),
+    cancelOn: async (_client, taskId) => void cancelled.push(taskId),
     listTtlMs: 60_000,
   };
-  return { forRequest: userTrellises(options), opened };
+  return { forRequest: userTrellises(options), opened, cancelled };
 }
 
 describe('userTrellises', () => {
@@ -47,6 +49,14 @@ describe('userTrellises', () => {
     expect(await alice.callTool('whoami', {}, { signal: new AbortController().signal })).toEqual({
       content: [{ type: 'text', text: 'ran whoami' }],
     });
+    expect(opened).toEqual(['connection']);
+  });
+
+  it("cancels a user's task on that user's connection", async () => {
+    const { forRequest, opened, cancelled } = setUp();
+    const alice = forRequest(request({ authorization: 'Bearer alice-0123456789' }))!;
+    await alice.cancelTask!('task-1', {});
+    expect(cancelled).toEqual(['task-1']);
     expect(opened).toEqual(['connection']);
   });
 });
