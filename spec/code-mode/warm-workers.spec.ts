@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { agentLoop } from '../../lib';
 import { runProgram, type NestedAnswer } from '../../lib/code-mode/sandbox';
 import { closeIdleWorkers, idleWorkers } from '../../lib/code-mode/warm-workers';
+import { localTrellis } from '../../lib/trellis/local';
 
 const limits = { timeoutSec: 10, memoryMb: 24, maxCalls: 5 };
 const never = new AbortController().signal;
@@ -60,4 +65,29 @@ describe('warm sandbox workers', () => {
     await Promise.all([1, 2, 3].map(() => runProgram('return 1;', limits, echo, never)));
     expect(idleWorkers()).toHaveLength(2);
   });
+
+  it("ends idle workers on the middleware's close()", async () => {
+    await runProgram('return 1;', limits, echo, never);
+    expect(idleWorkers()).toHaveLength(1);
+    const trellis = localTrellis([{ name: 'a', handler: () => 'a' }]);
+    const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+    await agentLoop({
+      trellis,
+      bindings: [{ name: 'b', match: { model: '*' }, hierarchy: 'a' }],
+      logger: quiet,
+    }).close();
+    expect(idleWorkers()).toEqual([]);
+  });
+
+  it('never holds the process open with an idle worker', async () => {
+    const program = `require('./lib/code-mode/sandbox').runProgram('return 2;', ${JSON.stringify(limits)}, async () => ({}),
+      new AbortController().signal).then((end) => console.log(JSON.stringify(end)))`;
+    // the process exits by itself once the program ended, its worker idle
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-e', program],
+      { cwd: path.join(__dirname, '../..'), timeout: 60_000 },
+    );
+    expect(JSON.parse(stdout)).toEqual({ ok: true, value: '2', log: [] });
+  }, 70_000);
 });
