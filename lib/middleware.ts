@@ -41,6 +41,7 @@ import type { Wire, WireRequest } from './loop/wire';
 import { JUDGE_WIRE, wireFor } from './wire/wires';
 import { SignIns } from './trellis/oauth/sign-ins';
 import { loggedPath } from './redact';
+import { closeIdleWorkers } from './code-mode/warm-workers';
 
 export interface AgentLoopMiddleware extends RequestHandler {
   /** `source`: who changed them, for the log line (default `settings.update()`) */
@@ -306,7 +307,7 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
       });
     caller.close();
     await loops?.close();
-    await Promise.all([...owned.map((trellis) => trellis.close?.()), store.close()]);
+    await Promise.all([...owned.map((trellis) => trellis.close?.()), store.close(), closeIdleWorkers()]);
   };
   return middleware;
 }

@@ -1,13 +1,13 @@
 /**
- * The program's worker thread, as source: a worker started from this text (`eval`) runs the same under ts-node,
+ * A sandbox worker thread, as source: a worker started from this text (`eval`) runs the same under ts-node,
  * jest's transform and the built package, where a worker file would need a loader of its own. Plain JavaScript that
- * only the worker reads: it loads QuickJS (paths resolved by the host), runs the model's code in it with the limits
- * given, and passes each `tools.<name>(args)` call to the host as a message.
+ * only the worker reads: it loads QuickJS once (paths resolved by the host), then runs each program it is sent in a
+ * QuickJS runtime and context of its own (so nothing of one program is seen by the next), with the limits given, and
+ * passes each `tools.<name>(args)` call to the host as a message.
  */
 export const SANDBOX_WORKER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
-const { core, variant, wasmModule, code, timeoutMs, memoryBytes, maxLogBytes } = workerData;
-let deadline = Infinity;
+const { core, variant, wasmModule, memoryBytes } = workerData;
 const { newQuickJSWASMModuleFromVariant, newVariant } = require(core);
 // the WebAssembly memory itself is capped too: QuickJS's limit, its stack and its static data fit below the maximum
 const PAGE = 65536;
@@ -23,24 +23,32 @@ const PRELUDE = '(function () {' +
   '    if ("error" in answer) throw new Error(answer.error); return answer.value; } });' +
   '})();';
 
-let finished = false;
-function finish(message) {
-  if (finished) return;
-  finished = true;
-  parentPort.postMessage({ type: 'done', ...message, log });
-}
-const log = [];
-let logBytes = 0;
-
 function lineOf(error) {
   const at = /:(\d+)(?::\d+)?\)?\s*$/m.exec(String(error && error.stack || ''));
   return at ? Math.max(1, Number(at[1]) - 1) : undefined;
 }
 
-async function main() {
-  const quickjs = await newQuickJSWASMModuleFromVariant(
-    newVariant(require(variant).default, { wasmMemory: memory, ...(wasmModule ? { wasmModule } : {}) }),
-  );
+const loaded = newQuickJSWASMModuleFromVariant(
+  newVariant(require(variant).default, { wasmMemory: memory, ...(wasmModule ? { wasmModule } : {}) }),
+);
+let current;
+function crashed(error) {
+  if (current) return current.crashed(error);
+  const message = String(error && error.message || error);
+  const problem = /memory|OOM/i.test(message) ? { kind: 'memory' } : { kind: 'crashed', message };
+  parentPort.postMessage({ type: 'done', ok: false, problem, log: [], reusable: false });
+}
+parentPort.on('message', (message) => {
+  if (message.type === 'run') return run(message).catch(crashed);
+  if (current) current.answer(message);
+});
+
+async function run({ code, timeoutMs, maxLogBytes }) {
+  const quickjs = await loaded;
+  let deadline = Infinity;
+  let finished = false;
+  const log = [];
+  let logBytes = 0;
   const runtime = quickjs.newRuntime();
   runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(512 * 1024);
@@ -51,6 +59,43 @@ async function main() {
   const vm = runtime.newContext();
   const waiting = new Map();
   let nextId = 0;
+  let result;
+  let timer;
+
+  // a program that ended cleanly frees its runtime, and the worker may run the next one; else the host ends it
+  function finish(message) {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    current = undefined;
+    let reusable = waiting.size === 0;
+    if (reusable) {
+      try {
+        if (result) result.dispose();
+        vm.dispose();
+        runtime.dispose();
+      } catch {
+        reusable = false;
+      }
+    }
+    parentPort.postMessage({ type: 'done', ...message, log, reusable });
+  }
+  current = {
+    crashed: (error) => {
+      current = undefined;
+      crashed(error);
+    },
+    answer: (answer) => {
+      const promise = waiting.get(answer.id);
+      if (!promise || finished) return;
+      waiting.delete(answer.id);
+      const text = vm.newString(answer.json);
+      promise.resolve(text);
+      text.dispose();
+      promise.dispose();
+      settle();
+    },
+  };
 
   const callFn = vm.newFunction('__call', (name, args) => {
     const id = nextId++;
@@ -76,7 +121,7 @@ async function main() {
     compiled.error.dispose();
     return finish({ ok: false, problem: problemOf(error, true) });
   }
-  const result = compiled.value;
+  result = compiled.value;
 
   function settle() {
     const jobs = runtime.executePendingJobs();
@@ -86,7 +131,11 @@ async function main() {
       return finish({ ok: false, problem: problemOf(error, false) });
     }
     const state = vm.getPromiseState(result);
-    if (state.type === 'fulfilled') return finish({ ok: true, value: vm.getString(state.value) });
+    if (state.type === 'fulfilled') {
+      const value = vm.getString(state.value);
+      state.value.dispose();
+      return finish({ ok: true, value });
+    }
     if (state.type === 'rejected') {
       const error = vm.dump(state.error);
       state.error.dispose();
@@ -95,17 +144,7 @@ async function main() {
     if (waiting.size === 0) finish({ ok: false, problem: { kind: 'never_settles' } });
   }
 
-  parentPort.on('message', (answer) => {
-    const promise = waiting.get(answer.id);
-    if (!promise || finished) return;
-    waiting.delete(answer.id);
-    const text = vm.newString(answer.json);
-    promise.resolve(text);
-    text.dispose();
-    promise.dispose();
-    settle();
-  });
-  const timer = setTimeout(() => finish({ ok: false, problem: { kind: 'deadline' } }), Math.max(0, deadline - Date.now()));
+  timer = setTimeout(() => finish({ ok: false, problem: { kind: 'deadline' } }), Math.max(0, deadline - Date.now()));
   timer.unref();
   settle();
 }
@@ -118,9 +157,4 @@ function problemOf(error, compiling) {
   if (compiling || name === 'SyntaxError') return { kind: compiling ? 'syntax' : 'threw', name, message, line: lineOf(error) };
   return { kind: 'threw', name, message, line: lineOf(error) };
 }
-
-main().catch((error) => {
-  const message = String(error && error.message || error);
-  finish({ ok: false, problem: /memory|OOM/i.test(message) ? { kind: 'memory' } : { kind: 'crashed', message } });
-});
 `;

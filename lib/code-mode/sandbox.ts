@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
-import { SANDBOX_WORKER } from './sandbox-worker';
+import { forget, keepWorker, takeWorker } from './warm-workers';
 import type { CodeModeConfig } from './options';
 
 /** What a nested call gives the program: the value its `await` resolves to, or the text of the error it throws. */
@@ -22,31 +20,11 @@ const GRACE_MS = 1_000;
 /** How long a worker may take to start QuickJS on a loaded machine before its program's time runs. */
 const STARTUP_MS = 30_000;
 
-/** Where the worker finds QuickJS; resolved on the first program, so a gateway without code mode never needs it. */
-const paths = () => ({
-  core: require.resolve('quickjs-emscripten-core'),
-  variant: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
-});
-
-/** A compiled WebAssembly.Module (the project's TypeScript libs do not declare WebAssembly) */
-type WasmModule = object;
-const { WebAssembly: wasm } = globalThis as unknown as {
-  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
-};
-
-let compiled: Promise<WasmModule> | undefined;
-/** QuickJS's WebAssembly, compiled once per process and handed to each worker, which instantiates it afresh. */
-function quickjsModule(): Promise<WasmModule> {
-  compiled ??= readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')).then((bytes) =>
-    wasm.compile(bytes),
-  );
-  return compiled;
-}
-
 /**
- * Runs the model's code in QuickJS in a worker thread of its own, so a busy program never holds the gateway's event
- * loop, and a stuck one is ended by terminating its worker. `call`: runs one `tools.<name>(args)` call (its
- * arguments as the program's JSON); past `maxCalls` the program ends. `signal`: the loop ended, so does the program.
+ * Runs the model's code in QuickJS in a worker thread, so a busy program never holds the gateway's event loop, and a
+ * stuck one is ended by terminating its worker. A worker whose program ended cleanly is kept warm for the next
+ * program (which gets a QuickJS runtime of its own); one whose program hit a limit or was stopped is never reused.
+ * `call`: runs one `tools.<name>(args)` call (its arguments as the program's JSON); past `maxCalls` the program ends. `signal`: the loop ended, so does the program.
  */
 export async function runProgram(
   code: string,
@@ -54,30 +32,17 @@ export async function runProgram(
   call: (name: string, args: string) => Promise<NestedAnswer>,
   signal: AbortSignal,
 ): Promise<ProgramEnd> {
-  const wasmModule = await quickjsModule();
-  const worker = new Worker(SANDBOX_WORKER, {
-    eval: true,
-    workerData: {
-      ...paths(),
-      wasmModule,
-      code,
-      timeoutMs: limits.timeoutSec * 1000,
-      memoryBytes: limits.memoryMb * 2 ** 20,
-      maxLogBytes: MAX_LOG_BYTES,
-    },
-    // the host side of the worker is small: QuickJS's own memory is WebAssembly memory, capped by memoryMb
-    resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
-    stdout: true,
-    stderr: true,
-  });
+  const memoryBytes = limits.memoryMb * 2 ** 20;
+  const worker = await takeWorker(memoryBytes);
   return new Promise<ProgramEnd>((resolve) => {
     let calls = 0;
     const log: string[] = [];
-    const end = (result: ProgramEnd) => {
+    const end = (result: ProgramEnd, reusable = false) => {
       clearTimeout(watchdog);
       signal.removeEventListener('abort', onAbort);
-      worker.removeAllListeners('message');
-      void worker.terminate();
+      forget(worker);
+      if (reusable) keepWorker(worker, memoryBytes);
+      else void worker.terminate();
       resolve(result);
     };
     const failed = (problem: ProgramProblem) => end({ ok: false, problem, log });
@@ -86,7 +51,9 @@ export async function runProgram(
     let watchdog = setTimeout(deadline, STARTUP_MS + limits.timeoutSec * 1000 + GRACE_MS);
     const onAbort = () => failed({ kind: 'cancelled' });
     signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) return onAbort();
+    // the worker ran nothing yet, so it stays warm
+    if (signal.aborted) return end({ ok: false, problem: { kind: 'cancelled' }, log }, true);
+    worker.postMessage({ type: 'run', code, timeoutMs: limits.timeoutSec * 1000, maxLogBytes: MAX_LOG_BYTES });
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'started') {
         clearTimeout(watchdog);
@@ -94,8 +61,8 @@ export async function runProgram(
         return;
       }
       if (message.type === 'done') {
-        const { type: _done, ...ended } = message;
-        return end(ended);
+        const { type: _done, reusable, ...ended } = message;
+        return end(ended, reusable && (ended.ok || ended.problem.kind === 'syntax' || ended.problem.kind === 'threw'));
       }
       if (++calls > limits.maxCalls) return failed({ kind: 'too_many_calls' });
       void call(message.name, message.args)
@@ -112,4 +79,6 @@ export async function runProgram(
 }
 
 type WorkerMessage =
-  { type: 'started' } | ({ type: 'done' } & ProgramEnd) | { type: 'call'; id: number; name: string; args: string };
+  | { type: 'started' }
+  | ({ type: 'done'; reusable: boolean } & ProgramEnd)
+  | { type: 'call'; id: number; name: string; args: string };
