@@ -270,6 +270,10 @@ describe('the consent answer on each wire, JSON and streamed', () => {
     '/v1/chat/completions': ask(),
     '/v1/responses': { model: 'agent-1', input: 'who am I?' },
     '/v1/messages': { model: 'agent-1', max_tokens: 100, messages: [{ role: 'user', content: 'who am I?' }] },
+    '/v1beta/models/agent-1:generateContent': { contents: [{ role: 'user', parts: [{ text: 'who am I?' }] }] },
+    '/v1beta/models/agent-1:streamGenerateContent?alt=sse': {
+      contents: [{ role: 'user', parts: [{ text: 'who am I?' }] }],
+    },
   };
 
   it.each([
@@ -279,6 +283,8 @@ describe('the consent answer on each wire, JSON and streamed', () => {
     ['/v1/responses', true],
     ['/v1/messages', false],
     ['/v1/messages', true],
+    ['/v1beta/models/agent-1:generateContent', undefined],
+    ['/v1beta/models/agent-1:streamGenerateContent?alt=sse', undefined],
   ] as const)('%s (stream: %s)', async (path, stream) => {
     const response = await fetch(`${gateway.origin}${path}`, {
       method: 'POST',
@@ -288,7 +294,7 @@ describe('the consent answer on each wire, JSON and streamed', () => {
         'x-api-key': ALICE,
         'anthropic-version': '2023-06-01',
       },
-      body: JSON.stringify({ ...bodies[path], stream }),
+      body: JSON.stringify({ ...bodies[path], ...(stream === undefined ? {} : { stream }) }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-agent-loop-stop')).toBe('authorization');
