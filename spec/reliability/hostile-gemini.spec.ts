@@ -26,8 +26,16 @@ const NUMBER_FINISH: HostileReply = {
 };
 const CLEAN: TokenEdit = { how: 'none', at: 0, where: 'both', copies: 1, answered: true, stray: false };
 
+/** how often `fz_lookup` ran for each `q`: an approval's call runs once at most, whatever the client sends back */
+const ranFor = new Map<unknown, number>();
 const trellis = localTrellis([
-  { name: TOOLS.lookup, handler: (args) => `found ${JSON.stringify(args)}` },
+  {
+    name: TOOLS.lookup,
+    handler: (args) => {
+      ranFor.set(args.q, (ranFor.get(args.q) ?? 0) + 1);
+      return `found ${JSON.stringify(args)}`;
+    },
+  },
   { name: TOOLS.flaky, handler: () => Promise.reject(new Error('connection reset by the tool server')) },
 ]);
 const binding = {
@@ -37,12 +45,18 @@ const binding = {
   toolTimeoutSec: 1,
   maxTurns: 3,
 };
+const APPROVING = 'loop-approve';
+const APPROVAL_TOOL = 'approve_tool_call';
+/** every call waits for a person */
+const approving = { ...binding, name: 'fuzz-approve', match: { model: APPROVING }, requireApproval: 'always' as const };
 
 interface Run {
   turns: number;
   hostileAt?: number;
   reply?: HostileReply;
   handBack?: boolean;
+  /** the first turn calls `fz_lookup` with `q` the request's id: the loop asks the client to approve it */
+  approval?: boolean;
 }
 const runs = new Map<string, Run>();
 
@@ -54,6 +68,8 @@ function nextStep(recorded: GeminiRequest): GeminiStep {
   run.turns++;
   if (run.turns === run.hostileAt && run.reply)
     return { raw: run.reply[streams(recorded) ? 'sse' : 'json'], status: run.reply.status };
+  const id = String(recorded.headers['x-request-id']);
+  if (run.turns === 1 && run.approval) return { calls: [{ name: TOOLS.lookup, args: { q: id } }] };
   if (run.turns === 1)
     return {
       calls: [
@@ -71,6 +87,25 @@ const withoutIds = (content: unknown) =>
   JSON.stringify(content, (key, value: unknown) =>
     key === 'functionCall' && isObject(value) ? { ...value, id: undefined } : value,
   );
+
+/** The client's functionResponse parts (as JSON) answering an id none of its functionCalls has: its strays. */
+function strays(contents: unknown[]): Set<string> {
+  const parts = contents.flatMap((content) => (isObject(content) && Array.isArray(content.parts) ? content.parts : []));
+  const called = new Set(
+    parts.map((part) => (isObject(part) && isObject(part.functionCall) ? part.functionCall.id : undefined)),
+  );
+  return new Set(
+    parts
+      .filter((part) => isObject(part) && isObject(part.functionResponse) && !called.has(part.functionResponse.id))
+      .map((part) => JSON.stringify(part)),
+  );
+}
+
+/** Contents without the client's strays (a content of strays alone dropped): the loop passes them on where they were, the client's to pair, as on the other wires. */
+const withoutStrays = (contents: GeminiRequest['body']['contents'], stray: Set<string>) =>
+  contents
+    .map((content) => ({ ...content, parts: content.parts.filter((part) => !stray.has(JSON.stringify(part))) }))
+    .filter((content, i) => content.parts.length > 0 || contents[i].parts.length === 0);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -120,7 +155,7 @@ describe('reliability: hostile replies and follow-ups on the Gemini front door',
     process.on('unhandledRejection', onUnhandled);
     upstream = await startGeminiServer((_body, recorded) => nextStep(recorded));
     gateway = await listen(
-      buildGateway(upstream.url, { logger, trellis, bindings: [binding], maxToolCallsPerTurn: 2 }).app,
+      buildGateway(upstream.url, { logger, trellis, bindings: [approving, binding], maxToolCallsPerTurn: 2 }).app,
     );
   });
 
@@ -137,16 +172,23 @@ describe('reliability: hostile replies and follow-ups on the Gemini front door',
   });
 
   /** Sends `raw`, then checks the answer and the pairing of every call in each loop turn the upstream received for it. */
-  async function send(raw: string, streamed: boolean, run: Omit<Run, 'turns'> = {}): Promise<Exchange> {
+  async function send(
+    raw: string,
+    streamed: boolean,
+    run: Omit<Run, 'turns'> = {},
+    model: string = MODEL,
+  ): Promise<Exchange> {
     const id = `fzg${++sent}`;
     runs.set(id, { turns: 0, ...run });
     const before = upstream.requests.length;
-    const clientContents = new Set(((JSON.parse(raw) as { contents?: unknown[] }).contents ?? []).map(withoutIds));
+    const theirs = (JSON.parse(raw) as { contents?: unknown[] }).contents ?? [];
+    const clientContents = new Set(theirs.map(withoutIds));
+    const stray = strays(theirs);
     let exchange: Exchange;
     try {
       exchange = await post(gateway.url, undefined, {
         raw,
-        path: `/v1beta/models/${MODEL}:${streamed ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        path: `/v1beta/models/${model}:${streamed ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
         signal: AbortSignal.timeout(HANG_MS),
         headers: { 'x-request-id': id, 'x-goog-api-key': 'client-key' },
       });
@@ -161,7 +203,7 @@ describe('reliability: hostile replies and follow-ups on the Gemini front door',
         if (request.headers['x-request-id'] !== id) continue;
         const { contents } = request.body;
         // the client's own history is the client's to pair: only calls the loop or the model brought must
-        const problems = auditGeminiCalls(contents).problems.filter(
+        const problems = auditGeminiCalls(withoutStrays(contents, stray)).problems.filter(
           ({ at }) => !clientContents.has(withoutIds(contents[at])),
         );
         expect(problems).toEqual([]);
@@ -234,6 +276,57 @@ describe('reliability: hostile replies and follow-ups on the Gemini front door',
         { numRuns: RUNS, seed: SEED, examples: [[CLEAN, false]] },
       );
       expect(restored).toBeGreaterThan(0);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
+
+  const approvalAnswer = fc.oneof(
+    fc.constantFrom<unknown>(
+      '{"approved":true}',
+      { approved: true },
+      '{"approved":false,"reason":"keep it"}',
+      { approved: 'yes' },
+      'yes',
+      '',
+      { approved: true, arguments: { q: 'other' } },
+    ),
+    fc.anything({ maxDepth: 1 }),
+  );
+
+  it(
+    `${RUNS} answers to a real Gemini approval request, forged, cut, repeated, replayed or of any shape: never a 5xx; the call runs once at most`,
+    async () => {
+      let approved = 0;
+      await fc.assert(
+        fc.asyncProperty(tokenEdit, approvalAnswer, fc.boolean(), async (edit, output, streamed) => {
+          const question = `question ${APPROVING}`;
+          const id = `fzg${sent + 1}`;
+          const asking = JSON.stringify(askingGemini(question, [APPROVAL_TOOL]));
+          const first = await send(asking, false, { approval: true }, APPROVING);
+          expect([first.headers['x-agent-loop-stop'], ranFor.get(id)]).toEqual(['final', undefined]);
+          const follow = wireText(geminiFollowUp(question, JSON.parse(first.body), edit, output, APPROVAL_TOOL));
+          // the same yes twice: the second must not run the call again
+          await send(follow, streamed, {}, APPROVING);
+          await send(follow, streamed, {}, APPROVING);
+          expect(ranFor.get(id) ?? 0).toBeLessThanOrEqual(1);
+          const yes = output === '{"approved":true}' || JSON.stringify(output) === '{"approved":true}';
+          if (yes && edit.how === 'none' && edit.copies === 1 && edit.answered && !edit.stray) {
+            expect(ranFor.get(id)).toBe(1);
+            approved++;
+          }
+        }),
+        // the first run answers yes as the loop asked: the property must see an approval run
+        // and one sends the ask twice, unanswered: the call is answered once, by the last copy
+        {
+          numRuns: RUNS,
+          seed: SEED,
+          examples: [
+            [CLEAN, { approved: true }, false],
+            [{ ...CLEAN, copies: 2, answered: false }, '', false],
+          ],
+        },
+      );
+      expect(approved).toBeGreaterThan(0);
     },
     SCENARIO_TIMEOUT_MS,
   );
