@@ -31,7 +31,7 @@ export function buildGateway(upstream: string, options: AgentLoopOptions, expres
   const loop: AgentLoopMiddleware = agentLoop({ logger: memoryLogger('error').logger, ...options });
   app.use(loop);
   app.post(
-    ['/v1/chat/completions', '/v1/responses', '/v1/messages'],
+    ['/v1/chat/completions', '/v1/responses', '/v1/messages', /^\/v1(beta)?\/models\//],
     createProxyMiddleware({
       target: new URL(upstream).origin,
       changeOrigin: true,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { WireName as AnyWire } from '../../lib/wire/wires';
 
-/** The wires this suite drives (Gemini's is not in it yet). */
+/** The wires this file draws for; Gemini's hostile inputs are in hostile-gemini.ts, driven by hostile-gemini.spec.ts. */
 type WireName = Exclude<AnyWire, 'gemini'>;
 
 /**
@@ -288,7 +288,7 @@ export const tokenEdit: fc.Arbitrary<TokenEdit> = fc.record({
 
 const TAG = /\.a[lp]1\./;
 
-function editedId(id: string, { how, at }: TokenEdit): string {
+export function editedId(id: string, { how, at }: TokenEdit): string {
   const token = id.search(TAG);
   if (how === 'none' || token < 0) return id;
   if (how === 'strip') return id.slice(0, token);

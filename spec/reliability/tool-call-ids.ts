@@ -104,3 +104,55 @@ export function auditMessagesToolUseIds(messages: unknown[]): IdAudit {
   for (const [id, count] of open) if (count !== 1) problems.push({ id, what: `answered ${count} times` });
   return { ids, problems };
 }
+
+const partsOf = (content: unknown) =>
+  isItem(content) && Array.isArray(content.parts) ? content.parts.filter(isItem) : [];
+const inner = (value: unknown): Item[] => (isItem(value) ? [value] : []);
+
+export interface GeminiAudit {
+  ids: string[];
+  /** `at`: the index of the call turn's content (of the answer's, for an answer without a call turn) */
+  problems: (IdAudit['problems'][number] & { at: number })[];
+}
+
+/**
+ * The same on Gemini contents, where calls often carry no id: every `functionCall` of a `model` content is answered
+ * by exactly one `functionResponse` in the `user` content right after it, in call order, under the call's name and
+ * the call's id (none where it had none); no `functionResponse` answers a content that is not that call turn. A
+ * problem's id is `<content index>:<name>`.
+ */
+export function auditGeminiCalls(contents: unknown[]): GeminiAudit {
+  const ids: string[] = [];
+  const problems: GeminiAudit['problems'] = [];
+  let open: Item[] = [];
+  let openAt = -1;
+  contents.forEach((content, at) => {
+    const role = isItem(content) ? content.role : undefined;
+    const answers = partsOf(content).flatMap((part) => inner(part.functionResponse));
+    const label = (item: Item | undefined, i: number) => `${i}:${String(item?.name)}`;
+    if (open.length > 0 || answers.length > 0) {
+      if (open.length === 0) problems.push({ at, id: label(answers[0], at), what: 'answered, but not called before' });
+      else if (role !== 'user') problems.push({ at: openAt, id: label(open[0], openAt), what: 'not answered' });
+      else if (open.length !== answers.length)
+        problems.push({
+          at: openAt,
+          id: label(open[0], openAt),
+          what: `${open.length} calls, ${answers.length} answers`,
+        });
+      else
+        open.forEach((call, i) => {
+          if (JSON.stringify([answers[i].name, answers[i].id]) !== JSON.stringify([call.name, call.id]))
+            problems.push({
+              at: openAt,
+              id: label(call, openAt),
+              what: `answered out of order by ${label(answers[i], at)}`,
+            });
+        });
+    }
+    open = role === 'model' ? partsOf(content).flatMap((part) => inner(part.functionCall)) : [];
+    openAt = at;
+    for (const call of open) ids.push(label(call, at));
+  });
+  if (open.length > 0) problems.push({ at: openAt, id: `${openAt}:${String(open[0].name)}`, what: 'not answered' });
+  return { ids, problems };
+}

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { toolOutcomeText } from '../../tool-outcome';
 import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
 import {
+  askedCallId,
   asksPerson,
   givenOf,
   personTools,
@@ -71,6 +72,9 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
       if (response && !approvalIds.has(response.id)) lastAnswer.set(keyOf(response), i);
     }),
   );
+  // the same ask sent again (a client that repeats the exchange): its last copy answers the call, the earlier none
+  const lastAsked = new Map<unknown, number>();
+  asked.forEach((made, i) => made?.forEach((part) => lastAsked.set(askedCallId(part.functionCall?.id), i)));
   const answersAfter = (i: number) =>
     new Map(
       partsOf(contents[i + 1]).flatMap((part) => (part.functionResponse ? [[part.functionResponse.id, part]] : [])),
@@ -112,8 +116,8 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
       const text = toolOutcomeText(outcome);
       const modelId = calls(out[at]).some((part) => part.functionCall.id === callId) ? { id: callId } : {};
       const response = { ...modelId, name: 'tool' in outcome ? String(outcome.tool) : '' };
-      // a later content carried its answer (the loop's own work of a later request)
-      if ((lastAnswer.get(keyOf(response)) ?? -1) > i) return;
+      // a later content carried its answer (the loop's own work of a later request), or a later copy of the ask will
+      if ((lastAnswer.get(keyOf(response)) ?? -1) > i || (lastAsked.get(callId) ?? -1) > i) return;
       const answer: Part = {
         functionResponse: {
           ...response,

@@ -60,7 +60,8 @@ function turnOf(reply: GenerateContentResponse, model: string): TurnResult<Conte
     }),
     output: content,
     usage: tokenUsage(reply.usageMetadata),
-    stop: candidate?.finishReason ?? null,
+    // the client's answer repeats it as its finishReason, an enum string: a reply's number or object is none
+    stop: typeof candidate?.finishReason === 'string' ? candidate.finishReason : null,
     id: typeof reply.responseId === 'string' ? reply.responseId : '',
     model: typeof reply.modelVersion === 'string' ? reply.modelVersion : model,
     reply,

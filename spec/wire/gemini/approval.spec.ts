@@ -267,6 +267,18 @@ describe('Gemini approval exchanges, settled', () => {
     expect(settled?.decisions).toMatchObject([{ outcome: 'granted', tool: 'notes_delete' }]);
   });
 
+  it('answers an ask the client sent twice once, by its last copy: the earlier copy adds no answer of its own', () => {
+    const settled = settleApprovalContents(reader, req, 'notes', [
+      user,
+      modelTurn,
+      { role: 'user', parts: [openAnswer] },
+      asked,
+      asked,
+    ]);
+    expect(settled?.contents).toEqual([user, modelTurn, { role: 'user', parts: [openAnswer] }]);
+    expect(settled?.decisions).toHaveLength(1);
+  });
+
   it('leaves contents without an exchange alone', () => {
     expect(settleApprovalContents(reader, req, 'notes', [user, modelTurn])).toBeUndefined();
   });

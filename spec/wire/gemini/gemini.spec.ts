@@ -155,6 +155,15 @@ describe("the Gemini wire replays the real API's recorded replies (googleapis/js
     expect(final.stop).toBe('STOP');
   });
 
+  it("reads a finishReason that is not a string as none: the client's answer never repeats it", () => {
+    const { reader } = geminiWire.open({ contents: [user] }, loopSetup([]), reqOf(JSON_PATH));
+    const reply = (finishReason: unknown) => ({
+      candidates: [{ content: { role: 'model', parts: [] }, finishReason }],
+    });
+    expect([0, { a: 1 }, null].map((reason) => reader.json(reply(reason)).stop)).toEqual([null, null, null]);
+    expect(reader.json(reply('MAX_TOKENS')).stop).toBe('MAX_TOKENS');
+  });
+
   it('reads JSON gemini-2.0-flash calls without a signature or an id, turn after turn', () => {
     const [call, answer] = recording(CALLING);
     const { reader } = geminiWire.open(call.request.bodySegments[0], loopSetup([]), reqOf(call.request.url));
