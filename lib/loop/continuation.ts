@@ -158,3 +158,32 @@ export function reopenWork(
   });
   return { works, reopened: { succeeded: [...succeeded], forged, ignored, loaded: [...loaded] } };
 }
+
+/** What a follow-up's items carry: per item the id holding a token (undefined for none), and each carrier's work. */
+export interface CarriedWork<T> {
+  carriers: (string | undefined)[];
+  workAt: Map<number, T[] | undefined>;
+  reopened: Reopened;
+}
+
+/**
+ * The work of every item whose id (`idOf`) carries a token, by the item's index, in the items' order; undefined when
+ * none carries one.
+ */
+export function reopenCarried<T>(
+  handBacks: HandBacks,
+  items: readonly T[],
+  idOf: (item: T) => unknown,
+): CarriedWork<T> | undefined {
+  const carriers = items.map((item) => {
+    const id = idOf(item);
+    return tokenAt(id) >= 0 ? (id as string) : undefined;
+  });
+  const at = carriers.flatMap((id, i) => (id === undefined ? [] : [i]));
+  if (at.length === 0) return undefined;
+  const { works, reopened } = reopenWork(
+    handBacks,
+    at.map((i) => carriers[i] as string),
+  );
+  return { carriers, workAt: new Map(at.map((i, n) => [i, works[n] as T[] | undefined])), reopened };
+}

@@ -1,4 +1,4 @@
-import { carryWork, reopenWork, tokenAt, type Reopened } from '../../loop/continuation';
+import { carryWork, reopenCarried, tokenAt, type Reopened } from '../../loop/continuation';
 import { elidedResponse } from './elision';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
@@ -45,17 +45,11 @@ function withModelId(part: Part, ids: ReadonlyMap<string, string | undefined>): 
  * its content, its ids cut back to the loop's.
  */
 export function restoreGemini(handBacks: HandBacks, contents: readonly Content[]): GeminiContinued | undefined {
-  const carriers = contents.map((content) => {
-    const id = content.role === 'model' ? callIds(content)[0] : undefined;
-    return tokenAt(id) >= 0 ? (id as string) : undefined;
-  });
-  if (!carriers.some((id) => id !== undefined)) return undefined;
-  const at = carriers.flatMap((id, i) => (id === undefined ? [] : [i]));
-  const { works, reopened } = reopenWork(
-    handBacks,
-    at.map((i) => carriers[i] as string),
+  const carried = reopenCarried(handBacks, contents, (content) =>
+    content.role === 'model' ? callIds(content)[0] : undefined,
   );
-  const workAt = new Map(at.map((i, n) => [i, works[n] as Content[] | undefined]));
+  if (!carried) return undefined;
+  const { carriers, workAt, reopened } = carried;
   const ids = new Map<string, string | undefined>();
   const restored: Content[] = [];
   contents.forEach((content, i) => {

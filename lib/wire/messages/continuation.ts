@@ -1,4 +1,4 @@
-import { carryWork, reopenWork, tokenAt, type Reopened } from '../../loop/continuation';
+import { carryWork, reopenCarried, tokenAt, type Reopened } from '../../loop/continuation';
 import { elidedResult, toolUseNames } from './elision';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
@@ -45,17 +45,9 @@ export function restoreMessages(
   handBacks: HandBacks,
   messages: readonly MessageParam[],
 ): MessagesContinued | undefined {
-  const carriers = messages.map((message) => {
-    const id = firstToolUse(message)?.id;
-    return tokenAt(id) >= 0 ? (id as string) : undefined;
-  });
-  if (!carriers.some((id) => id !== undefined)) return undefined;
-  const at = carriers.flatMap((id, i) => (id === undefined ? [] : [i]));
-  const { works, reopened } = reopenWork(
-    handBacks,
-    at.map((i) => carriers[i] as string),
-  );
-  const workAt = new Map(at.map((i, n) => [i, works[n] as MessageParam[] | undefined]));
+  const carried = reopenCarried(handBacks, messages, (message) => firstToolUse(message)?.id);
+  if (!carried) return undefined;
+  const { carriers, workAt, reopened } = carried;
   const ids = new Map<string, string>();
   const restored: MessageParam[] = [];
   messages.forEach((message, i) => {
