@@ -212,8 +212,6 @@ export function agentLoop(options: AgentLoopOptions = {}): AgentLoopMiddleware {
     const binding = bindings.resolve(req, body, wire.modelOf(body, req));
     if (!binding) return next();
     if (refusedRequest(req, res, wire, body)) return;
-    const refusal = wire.refusal?.(req);
-    if (refusal !== undefined) return void res.status(400).json(refusal);
     // a follow-up chained on an answer of another replica waits for the store to say which upstream reply it was
     const chained = answerIds.load(wire.chainedOn?.(body));
     if (chained) chained.then(() => serve(req, res, next, wire, body, binding)).catch(next);

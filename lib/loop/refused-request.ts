@@ -30,7 +30,8 @@ function toolsRefusal(tools: unknown): { message: string; fields: ErrorFields } 
 /**
  * A request the loop answers itself, in its wire's error shape, before anything runs (true when it did): a 401 for
  * different credentials in one request (budgets, sign-ins and hand-backs are the one key's), a 400 for `tools` that
- * the API would refuse (the loop would otherwise drop them and answer 200).
+ * the API would refuse (the loop would otherwise drop them and answer 200), and what the wire itself refuses (a form
+ * of the request it does not serve).
  */
 export function refusedRequest(req: Request, res: Response, wire: Wire, body: WireRequest): boolean {
   const presented = presentedCredential(req);
@@ -39,6 +40,7 @@ export function refusedRequest(req: Request, res: Response, wire: Wire, body: Wi
     return true;
   }
   const refusal = toolsRefusal(body.tools);
-  if (refusal) res.status(400).json(wire.error(400, refusal.message, refusal.fields));
-  return refusal !== undefined;
+  const refused = refusal ? wire.error(400, refusal.message, refusal.fields) : wire.refusal?.(req);
+  if (refused !== undefined) res.status(400).json(refused);
+  return refused !== undefined;
 }
