@@ -64,9 +64,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
       const reason = redacted((error as Error).message);
       watch?.failed(deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
       loop.logger.warn('agent-loop turn failed', {
-        loopId: loop.id,
-        binding: loop.binding.name,
-        wire: loop.wire,
+        ...loop.logFields,
         turn,
         reason,
       });
@@ -82,9 +80,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
     const { calls } = reply;
     if (loop.verbose) {
       loop.logger.info('agent-loop turn', {
-        loopId: loop.id,
-        binding: loop.binding.name,
-        wire: loop.wire,
+        ...loop.logFields,
         turn,
         toolCalls: calls.length,
         durationMs: Math.round(performance.now() - started),
