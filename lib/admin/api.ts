@@ -155,7 +155,8 @@ export function adminApi(subject: AdminSubject): Router {
     apiError(
       res,
       404,
-      `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET settings/fields, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
+      `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET settings/fields, ` +
+        `GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
       'not_found',
     );
   });

@@ -21,7 +21,10 @@ export const trellisOption = option<TrellisOption, ValidTrellisOption>({
     Joi.object({ mcp: schemaOf(mcpCommandOptions).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   ),
-  hint: `it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] or oauth?: { redirectUrl } } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
+  hint:
+    `it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, ` +
+    `forwardHeaders?: ['authorization'] or oauth?: { redirectUrl } } } or { mcp: { command: 'node', args: ` +
+    `['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
   doc: {
     range:
       'a `Trellis` (`{ listTools, callTool }`), `{ mcp: { url, headers?, forwardHeaders? } }` or `{ mcp: { command, args?, env? } }`',
@@ -97,7 +100,10 @@ export const bindingOptions = {
     doc: {
       range: "`'tool'`, `{ tool, children: [...] }` or a list of those; or `'from-trellis'`",
       fallback: '',
-      does: "a child runs only after its parent ran successfully in this loop or in the work a verified continuation restored (the client's own history does not count, unless `trustClientHistory`); `'from-trellis'` offers every tool Trellis lists, each gated by its `_meta.parent`",
+      does:
+        'a child runs only after its parent ran successfully in this loop or in the work a verified ' +
+        "continuation restored (the client's own history does not count, unless `trustClientHistory`); " +
+        "`'from-trellis'` offers every tool Trellis lists, each gated by its `_meta.parent`",
     },
   }),
   maxTurns: tunable(
@@ -123,7 +129,9 @@ export const bindingOptions = {
     doc: {
       range: 'boolean',
       fallback: '`false`',
-      does: "a tool's MCP progress notification starts its `toolTimeoutSec` afresh, so a tool that keeps reporting may run up to `totalBudgetSec`; the timeout text stays `timed out after <toolTimeoutSec>s`",
+      does:
+        "a tool's MCP progress notification starts its `toolTimeoutSec` afresh, so a tool that keeps " +
+        'reporting may run up to `totalBudgetSec`; the timeout text stays `timed out after <toolTimeoutSec>s`',
     },
   }),
   trellis: option<TrellisOption, ValidTrellisOption>({ schema: trellisOption.schema }),

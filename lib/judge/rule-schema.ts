@@ -34,11 +34,15 @@ function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.E
   }
 }
 
-const regex = Joi.string().custom(compilesAsRegex).messages({
-  'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
-  'regex.unsupported':
-    "{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule",
-});
+const regex = Joi.string()
+  .custom(compilesAsRegex)
+  .messages({
+    'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
+    'regex.unsupported':
+      '{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind ' +
+      "or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' " +
+      'rule',
+  });
 
 const folder = Joi.string().pattern(/^\//).pattern(CONTROL_CHARACTER, { invert: true }).messages({
   'string.pattern.base': '{{#label}} must be an absolute folder like "/srv/docs"',
@@ -107,7 +111,10 @@ const ruleOptions = {
   tool: option<string>({ schema: Joi.string(), hint: "it must be a tool name glob, e.g. tool: 'files_*'" }),
   when: option<Rule['when']>({
     schema: whenSchema,
-    hint: "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: ['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', within: ['/srv/docs'] }",
+    hint:
+      "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: " +
+      "['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { " +
+      "argument: 'path', within: ['/srv/docs'] }",
   }),
   action: required<Rule['action']>({
     schema: Joi.string().valid('allow', 'block', 'rewrite', 'ask'),

@@ -22,7 +22,9 @@ export const approvalOption = defaulted<
   OptionsOut<typeof approvalOptions>
 >({
   schema: schemaOf(approvalOptions).default(),
-  hint: `it must be { tool?: the name of the tool a client declares to approve calls (default '${TOOL}'), ttlSec?: ${approvalOptions.ttlSec.doc!.range} (default ${TTL_SEC}) }, e.g. approval: { tool: '${TOOL}' }`,
+  hint:
+    `it must be { tool?: the name of the tool a client declares to approve calls (default '${TOOL}'), ` +
+    `ttlSec?: ${approvalOptions.ttlSec.doc!.range} (default ${TTL_SEC}) }, e.g. approval: { tool: '${TOOL}' }`,
   doc: {
     range: '`{ tool?, ttlSec? }`',
     fallback: `\`{ tool: '${TOOL}', ttlSec: ${TTL_SEC} }\``,

@@ -27,11 +27,18 @@ const inputOptions = {
 
 export const inputOption = defaulted<Partial<OptionsOut<typeof inputOptions>>, OptionsOut<typeof inputOptions>>({
   schema: schemaOf(inputOptions).default(),
-  hint: `it must be { tool?: the name of the tool a client declares to ask the user (default '${TOOL}'), ttlSec?: ${inputOptions.ttlSec.doc!.range} (default ${TTL_SEC}), maxRounds?: ${inputOptions.maxRounds.doc!.range} (default ${MAX_ROUNDS}) }, e.g. input: { tool: '${TOOL}', ttlSec: ${TTL_SEC} }`,
+  hint:
+    `it must be { tool?: the name of the tool a client declares to ask the user (default '${TOOL}'), ` +
+    `ttlSec?: ${inputOptions.ttlSec.doc!.range} (default ${TTL_SEC}), maxRounds?: ` +
+    `${inputOptions.maxRounds.doc!.range} (default ${MAX_ROUNDS}) }, e.g. input: { tool: '${TOOL}', ttlSec: ` +
+    `${TTL_SEC} }`,
   doc: {
     range: '`{ tool?, ttlSec?, maxRounds? }`',
     fallback: `\`{ tool: '${TOOL}', ttlSec: ${TTL_SEC}, maxRounds: ${MAX_ROUNDS} }\``,
-    does: "the tool a client declares to put an MCP tool's questions (input requests) to the user, how long a question can be answered, and how many one call may ask ([a tool asks the person](mcp.md#a-tool-asks-the-person))",
+    does:
+      "the tool a client declares to put an MCP tool's questions (input requests) to the user, how long a " +
+      'question can be answered, and how many one call may ask ([a tool asks the ' +
+      'person](mcp.md#a-tool-asks-the-person))',
   },
   inner: inputOptions,
 });

@@ -49,7 +49,9 @@ export class SharedSettings {
     const { settings, judge, store } = options;
     if (!options.secretShared)
       options.logger.warn(
-        "agent-loop shares settings through the store without internalSecret or MCP_INTERNAL_SECRET: replicas in other processes refuse this one's changes (signed with a key of its own), and it refuses theirs; give every replica the same internalSecret",
+        'agent-loop shares settings through the store without internalSecret or MCP_INTERNAL_SECRET: replicas in ' +
+          "other processes refuse this one's changes (signed with a key of its own), and it refuses theirs; " +
+          'give every replica the same internalSecret',
         { replica: options.replica },
       );
     settings.onChange((after, source) => source !== FROM_STORE && this.changed(SETTINGS, asPatch(after)));

@@ -21,7 +21,10 @@ export function toolSearchTool(kind: SearchKind, maxResults: number): ChatTool {
     type: 'function',
     function: {
       name: TOOL_SEARCH,
-      description: `Finds tools that are available but not loaded yet. Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; the tools found can be called from your next turn on. Call it when none of your tools fits the task.`,
+      description:
+        `Finds tools that are available but not loaded yet. Returns up to ${maxResults} tools as a ` +
+        `JSON list of { name, description }, best first; the tools found can be called from your next turn on. ` +
+        `Call it when none of your tools fits the task.`,
       parameters: {
         type: 'object',
         properties: { query: { type: 'string', description: QUERY[kind] } },

@@ -8,7 +8,10 @@ import { oauthOption } from './oauth/options';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export const listTtlSec = wholeNumber(0, 86400, 60, {
-  does: 'how long `tools/list` is cached (a `list_changed` notification refreshes it sooner), and how long a changed tool definition (description, schema, annotations or `_meta.parent`) is held back as a possible rug pull',
+  does:
+    'how long `tools/list` is cached (a `list_changed` notification refreshes it sooner), and how long a ' +
+    'changed tool definition (description, schema, annotations or `_meta.parent`) is held back as a possible ' +
+    'rug pull',
 });
 
 const strings = option<Record<string, string>>({ schema: Joi.object().pattern(/./, Joi.string()) });
@@ -51,7 +54,9 @@ export const mcpUrlOptions = {
     doc: {
       range: "header names, e.g. `['authorization']` (`url` servers only)",
       fallback: 'none',
-      does: "the client request's headers sent on that server's `tools/call` requests; calls carrying them run on a connection of that user's own ([per-user credentials](mcp.md#per-user-credentials))",
+      does:
+        "the client request's headers sent on that server's `tools/call` requests; calls carrying them run " +
+        "on a connection of that user's own ([per-user credentials](mcp.md#per-user-credentials))",
     },
   }),
   oauth: oauthOption,

@@ -123,7 +123,8 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
   if (oauth && 'url' in options && options.forwardHeaders) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.",
+      "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's " +
+        "calls carry their own token, never a header of the client's; leave forwardHeaders out.",
     );
   }
   if (oauth && !signIns) {
