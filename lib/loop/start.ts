@@ -23,7 +23,7 @@ import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from './self-call';
 import { keyMeter, type KeyBudget, type KeySpend } from '../store/key-budget';
 import { consentHeaders, signedIn } from './sign-in';
-import { runCodeTool } from '../code-mode/declarations';
+import { declaration, runCodeTool } from '../code-mode/declarations';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
 export interface LoopServices {
@@ -168,7 +168,9 @@ export async function startLoop(
       body,
       {
         loopId: id,
-        tools: binding.codeMode ? [runCodeTool(split.offered, binding.codeMode)] : [...split.offered],
+        tools: binding.codeMode
+          ? [runCodeTool(split.offered, binding.codeMode, split.held.length > 0)]
+          : [...split.offered],
         servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native,
         countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined,
         maxContextBytes: config.maxContextBytes,
@@ -203,7 +205,14 @@ export async function startLoop(
       conversation,
       clientTools,
       toolSearch: DeferredTools.open(
-        { held: split.held, client: session.clientSearch, config: binding.toolSearch, earlier: earlier.loaded, loaded },
+        {
+          held: split.held,
+          client: session.clientSearch,
+          config: binding.toolSearch,
+          earlier: earlier.loaded,
+          loaded,
+          ...(binding.codeMode ? { declare: declaration } : {}),
+        },
         conversation,
         clientTools,
       ),
@@ -214,7 +223,7 @@ export async function startLoop(
       stats,
       reply: answer,
       onToolProgress: answer.streams ? () => answer.toolProgress?.() : undefined,
-      onToolTask: answer.streams ? (tool, task) => answer.toolTask?.(tool, task) : undefined,
+      onToolNote: answer.streams ? (tool, note) => answer.toolNote?.(tool, note) : undefined,
       repeats: new RepeatedCalls(config.maxRepeatedCalls),
       keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req, keySpend),
       judge,

@@ -1,7 +1,7 @@
 import { EventEmitter, getEventListeners } from 'node:events';
 import http from 'node:http';
 import express, { type Response } from 'express';
-import { EventStream, drained, openEventStream } from '../../lib/loop/event-stream';
+import { EventStream, EventStreamWriter, drained, openEventStream } from '../../lib/loop/event-stream';
 import { listen, type Listening } from '../helpers/listen';
 
 /** A response whose socket is full: it emits `drain` or `close` when the test says so. */
@@ -136,5 +136,30 @@ describe('EventStream: one event stream to the client, whatever its wire', () =>
     stream.quiet();
     jest.advanceTimersByTime(10_000);
     expect(written).toEqual([': beat\n\n', 'data: x\n\n', ': beat\n\n']);
+  });
+});
+
+describe('EventStreamWriter: what every wire writes of a running tool', () => {
+  it("writes a task's status and a program's log line as one-line SSE comments", () => {
+    const written: string[] = [];
+    const res = Object.assign(new EventEmitter(), {
+      destroyed: false,
+      status: () => res,
+      setHeader: () => res,
+      flushHeaders: () => undefined,
+      write: (text: string) => written.push(text) > 0,
+      end: () => undefined,
+    }) as unknown as Response;
+    const writer = new (class extends EventStreamWriter {
+      protected readonly stream = new EventStream(res, 15, ': beat\n\n');
+    })();
+    writer.toolNote('build', { task: { id: 't-1', status: 'working', statusMessage: 'linking' } });
+    writer.toolNote('build', { task: { id: 't-1', status: 'completed' } });
+    writer.toolNote('run_code', { log: 'read 3 notes\nnext: data: {"x":1}' });
+    expect(written).toEqual([
+      ': task build t-1 working: linking\n\n',
+      ': task build t-1 completed\n\n',
+      ': log run_code read 3 notes next: data: {"x":1}\n\n',
+    ]);
   });
 });
