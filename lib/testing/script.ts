@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, required, schemaOf, validator } from '../option-declaration';
+import { option, required, schemaOf, validator } from '../options/declaration';
 import { RUN_CODE } from '../code-mode/declarations';
 import type { ScriptedTurn } from './wire';
 
