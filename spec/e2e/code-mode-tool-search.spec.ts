@@ -4,6 +4,7 @@ import { localTrellis, runCode, scriptedModel, type ScriptedModel, type Scripted
 import type { ScriptedTurn } from '../../lib/testing/wire';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
+import { answerText } from './wire-clients';
 
 const trellis = localTrellis([
   { name: 'notes_open', description: 'Open the notebook. Lists note ids.', handler: () => '["groceries"]' },
@@ -66,6 +67,25 @@ describe('code mode with tool search: run_code declares no tool, tool_search dec
     expect(searchTool.function.description).toContain('each declared as an async function of `tools`');
     expect(lastRead(model.requests[1])).toBe(DECLARED);
   });
+
+  it.each(['responses', 'messages', 'gemini'] as const)(
+    'keeps the tools byte for byte on %s too, JSON and streamed',
+    async (wire) => {
+      await open([
+        SEARCH,
+        runCode(PROGRAM),
+        (request) => ({ content: JSON.stringify(request.history).includes('note groceries: milk') ? 'Milk.' : '?' }),
+      ]);
+      for (const stream of [false, true]) {
+        const start = model.requests.length;
+        expect(await answerText(gateway, wire, stream, 'what is in my groceries note?')).toBe('Milk.');
+        const tools = model.requests.slice(start).map((request) => JSON.stringify(request.body.tools));
+        expect(tools).toHaveLength(3);
+        expect(new Set(tools).size).toBe(1);
+        expect(JSON.stringify(model.requests[start + 2].history)).toContain('tools.notes_read({ id }: { id: string })');
+      }
+    },
+  );
 
   it('refuses, inside the program, a tool no search found yet', async () => {
     await open([
