@@ -72,6 +72,19 @@ describe('a server-sent event stream to the client', () => {
   });
 });
 
+/** A response that records what is written to it, with no socket. */
+function recordingResponse(written: string[]): Response {
+  const res = Object.assign(new EventEmitter(), {
+    destroyed: false,
+    status: () => res,
+    setHeader: () => res,
+    flushHeaders: () => undefined,
+    write: (text: string) => written.push(text) > 0,
+    end: () => undefined,
+  }) as unknown as Response;
+  return res;
+}
+
 describe('EventStream: one event stream to the client, whatever its wire', () => {
   let server: Listening | undefined;
   afterEach(async () => {
@@ -118,14 +131,7 @@ describe('EventStream: one event stream to the client, whatever its wire', () =>
   it('sends its beat when quiet while tools run, and none once quiet() was called', () => {
     jest.useFakeTimers();
     const written: string[] = [];
-    const res = Object.assign(new EventEmitter(), {
-      destroyed: false,
-      status: () => res,
-      setHeader: () => res,
-      flushHeaders: () => undefined,
-      write: (text: string) => written.push(text) > 0,
-      end: () => undefined,
-    }) as unknown as Response;
+    const res = recordingResponse(written);
     const stream = new EventStream(res, 2, ': beat\n\n');
     stream.toolsRunning();
     jest.advanceTimersByTime(2_000);
@@ -142,14 +148,7 @@ describe('EventStream: one event stream to the client, whatever its wire', () =>
 describe('EventStreamWriter: what every wire writes of a running tool', () => {
   it("writes a task's status and a program's log line as one-line SSE comments", () => {
     const written: string[] = [];
-    const res = Object.assign(new EventEmitter(), {
-      destroyed: false,
-      status: () => res,
-      setHeader: () => res,
-      flushHeaders: () => undefined,
-      write: (text: string) => written.push(text) > 0,
-      end: () => undefined,
-    }) as unknown as Response;
+    const res = recordingResponse(written);
     const writer = new (class extends EventStreamWriter {
       protected readonly stream = new EventStream(res, 15, ': beat\n\n');
     })();
