@@ -98,7 +98,7 @@ export async function turnFor(script: ScriptEntry[], request: ScriptedRequest): 
   }
 }
 
-/** A turn that answers with code, for a binding in code mode: one `run_code` call whose program is `code`, on every wire. */
+/** A turn that answers with code (for a binding in code mode): one `run_code` call running `code`, on every wire. */
 export function runCode(code: string): ScriptedTurn {
   return { toolCalls: [{ name: RUN_CODE, arguments: { code } }] };
 }

@@ -33,7 +33,9 @@ export interface Split {
 
 const splits = new WeakMap<readonly ChatTool[], WeakMap<ToolSearchConfig, Split>>();
 
-/** Past `above` tools, only `keep` is offered and the rest held back; once per listing (the catalog keeps its array). */
+/**
+ * Past `above` tools, only `keep` is offered and the rest held back; once per listing (the catalog keeps its array).
+ */
 export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfig | false): Split {
   if (!config || tools.length <= config.above) return { offered: tools, held: [] };
   let byConfig = splits.get(tools);
@@ -80,7 +82,8 @@ export class DeferredTools {
   }
 
   /**
-   * A loop's tool search, when it holds tools back (the binding's past `above`, or a client's own search): `tool_search`
+   * A loop's tool search, when it holds tools back (the binding's past `above`, or a client's own search):
+   * `tool_search`
    * and what a continuation loaded join the conversation before turn 1; a client's tools among those are handed back.
    */
   static open(
@@ -102,7 +105,10 @@ export class DeferredTools {
     return deferred;
   }
 
-  /** The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when called. */
+  /**
+   * The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when
+   * called.
+   */
   offerFound(conversation: Conversation, clientTools: Set<string>, first: ChatTool[] = []): void {
     // in code mode, programs call the binding's tools found: only the client's own are offered
     const found = this.declare ? this.fresh.filter((tool) => this.fromClient.has(tool.function.name)) : this.fresh;
@@ -146,7 +152,7 @@ export class DeferredTools {
     return { kind: 'ok', text: this.declare ? this.declared(found, this.declare) : JSON.stringify(found) };
   }
 
-  /** The tools found as code mode's answer reads them: the binding's declared; the client's, called directly, listed. */
+  /** The tools found as code mode reads them: the binding's declared, the client's (called directly) listed. */
   private declared(found: FoundTool[], declare: (tool: ChatTool) => string): string {
     if (found.length === 0) return 'No tool found: try other words.';
     return found

@@ -12,12 +12,15 @@ const QUERY: Record<SearchKind, string> = {
     'A regular expression (RE2 syntax, case-insensitive) matched against tool names, descriptions and parameters, e.g. "pull_request|merge"',
 };
 
-/** What a search returns: a JSON list of the tools found, or (in code mode) their declarations as functions of `tools`. */
+/** What a search returns: a JSON list of the tools found, or (in code mode) their declarations. */
 const RETURNS = {
   list: (maxResults: number) =>
-    `Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; the tools found can be called from your next turn on. Call it when none of your tools fits the task.`,
+    `Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; ` +
+    'the tools found can be called from your next turn on. Call it when none of your tools fits the task.',
   declarations: (maxResults: number) =>
-    `Returns up to ${maxResults} tools, best first, each declared as an async function of \`tools\`; your run_code programs can call the tools found from your next turn on. Call it when no tool you know of fits the task.`,
+    `Returns up to ${maxResults} tools, best first, each declared as an async function of \`tools\`; ` +
+    'your run_code programs can call the tools found from your next turn on. ' +
+    'Call it when no tool you know of fits the task.',
 };
 
 /**
