@@ -8,6 +8,7 @@ import type { Loop } from '../loop/context';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
 import { watchedToolCall } from '../loop/turn';
 import { answerInputs, type InputDecision, type InputReader } from './input-decision';
+import { textOf } from '../telemetry/content';
 import type { PendingInput } from './input';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
@@ -52,12 +53,6 @@ export const deniedFor = (reason: unknown): ApprovalAnswer => ({
   approved: false,
   reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : 'no reason given',
 });
-
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
-}
 
 /**
  * A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`,

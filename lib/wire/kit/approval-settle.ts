@@ -8,10 +8,11 @@ import {
   type ApprovalReader,
   type ApprovalReply,
   type PersonDecision,
-  textOf,
 } from '../../person/approval-decision';
+import { textOf } from '../../telemetry/content';
 import { approvedCallId } from '../../person/approval-token';
 import { isObject } from '../../shared/deltas';
+import { parsedOrUndefined } from '../../loop/turn-stream';
 import { decideInput } from '../../person/input-decision';
 import { earlierInput } from '../../person/input-answer';
 import { inputCallId } from '../../person/input-token';
@@ -85,24 +86,15 @@ export function shownCall({ tool, arguments: args }: Exchange['shown']): ShownCa
   return { tool: typeof tool === 'string' ? tool : UNNAMED, arguments: isObject(args) ? args : {} };
 }
 
-/** What JSON `text` says; undefined when it is not JSON. */
-export function parsedJson(text: unknown): unknown {
-  try {
-    return JSON.parse(String(text)) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A tool result's content as the client wrote it: its JSON, or its text when it is no JSON. */
 export function givenOf(content: unknown): unknown {
   const text = textOf(content).trim();
-  return parsedJson(text) ?? text;
+  return parsedOrUndefined(text) ?? text;
 }
 
 /** The `{ tool, arguments }` an approval call's JSON arguments showed. */
 export function shownIn(json: unknown): Exchange['shown'] {
-  const shown = parsedJson(json);
+  const shown = parsedOrUndefined(json);
   return isObject(shown) ? shown : {};
 }
 
