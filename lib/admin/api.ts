@@ -1,13 +1,13 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Bindings } from '../binding';
+import type { Bindings } from '../binding/binding';
 import { AgentLoopError } from '../errors';
 import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
-import type { LiveSettings } from '../settings';
-import { bindingSettingsOf, NUMBER_FIELDS } from '../tunables';
+import type { LiveSettings } from '../options/live-settings';
+import { bindingSettingsOf, NUMBER_FIELDS } from '../options/tunables';
 import type { FleetLoops } from '../store/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
-import { apiError } from '../openai-error';
+import { apiError } from '../shared/openai-error';
 import type { TokenVault } from '../trellis/oauth/vault';
 
 /** What the admin API reads and changes: one agentLoop's run-time state. */
@@ -49,7 +49,10 @@ async function bindingView(binding: ActiveBinding, match: unknown) {
   };
 }
 
-/** A handler whose failure is an answer: a coded error is the caller's (400; 409 for a judge without rules), anything else goes on to Express. */
+/**
+ * A handler whose failure is an answer: a coded error is the caller's (400; 409 for a judge without rules), anything
+ * else goes on to Express.
+ */
 function answering(handler: (req: Request, res: Response) => unknown) {
   return function adminRoute(req: Request, res: Response, next: NextFunction): void {
     Promise.resolve()
@@ -74,7 +77,9 @@ function jsonObject(req: Request): Record<string, unknown> {
 
 const sourceOf = (req: Request) => `admin API (${req.ip})`;
 
-/** `/settings` (and its form's `/settings/fields`), `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key. */
+/**
+ * `/settings` (and its form's `/settings/fields`), `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key.
+ */
 export function adminApi(subject: AdminSubject): Router {
   const api = express.Router();
   api.use(function noStore(_req, res, next) {

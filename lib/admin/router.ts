@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Logger } from '../types';
 import { adminApi, type AdminSubject } from './api';
-import { apiError } from '../openai-error';
+import { apiError } from '../shared/openai-error';
 import { bearerAuth } from './auth';
 import { checked } from './options';
 import { adminPage } from './page';
@@ -17,7 +17,10 @@ const refusedBody: ErrorRequestHandler = function refusedAdminBody(
   apiError(res, error.status, `admin API: ${error.message}`, 'invalid_request');
 };
 
-/** The admin API under `api/` and the page at the root: mount it where you like, e.g. `app.use('/admin', loop.admin({ key }))`. */
+/**
+ * The admin API under `api/` and the page at the root: mount it where you like, e.g. `app.use('/admin', loop.admin({
+ * key }))`.
+ */
 export function adminRouter(subject: AdminSubject, options: unknown, logger: Logger): Router {
   const valid = checked(options);
   const router = express.Router();

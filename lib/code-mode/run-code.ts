@@ -1,4 +1,4 @@
-import { toolErrorText, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { toolErrorText, toolOutcomeText, type ToolOutcome } from '../loop/tool-outcome';
 import { truncateUtf8 } from '../trellis/result';
 import type { Loop } from '../loop/context';
 import { callArguments } from '../loop/arguments';
@@ -45,7 +45,10 @@ function problemText(problem: ProgramProblem, limits: CodeModeConfig): string {
   }
 }
 
-/** What the model reads of a program: its return value and log, or what went wrong (and its log), cut as a tool result is. */
+/**
+ * What the model reads of a program: its return value and log, or what went wrong (and its log), cut as a tool result
+ * is.
+ */
 export function programOutcome(end: ProgramEnd, limits: CodeModeConfig, maxBytes: number): ToolOutcome {
   if (end.ok)
     return { kind: 'ok', text: truncateUtf8(`{"return":${end.value},"log":${JSON.stringify(end.log)}}`, maxBytes) };

@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { globToRegExp } from '../glob';
+import { globToRegExp } from '../shared/glob';
 import { effectiveAnnotations } from '../trellis/annotations';
 import type { JudgeInput, JudgeSurface } from '../types';
 import { folderOf, placementsOf } from './paths-within';
@@ -77,7 +77,8 @@ function textOf(value: unknown): string {
 }
 
 /**
- * A missing argument reads as '', so an allow-list (an `allow` rule matching `^/srv/docs/` before a `block`) also blocks a call that leaves
+ * A missing argument reads as '', so an allow-list (an `allow` rule matching `^/srv/docs/` before a `block`) also
+ * blocks a call that leaves
  * the path out; a rewrite has nothing to rewrite there.
  */
 function argumentText(compiled: CompiledRule, args: Record<string, unknown>, path: string[]): string | undefined {

@@ -7,12 +7,12 @@ import type { CodeModeConfig } from '../code-mode/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
 import type { ChatCompletion, Logger, RequireApproval, ToolProgress, ToolTask, Trellis } from '../types';
-import type { Config } from '../loop-options';
-import type { Settings } from '../tunables';
+import type { Config } from '../options/agent-loop';
+import type { Settings } from '../options/tunables';
 import type { KeyMeter } from '../store/key-budget';
 import type { Conversation, TurnResult, WireCall } from './wire';
-import type { PendingApproval } from './approval';
-import type { PendingInput } from './input';
+import type { PendingApproval } from '../person/approval';
+import type { PendingInput } from '../person/input';
 import type { Deadline } from './deadline';
 import type { Reply, TextSink } from './reply';
 import type { RepeatedCalls } from './repeats';
@@ -47,6 +47,13 @@ export interface LoopStats {
   elided: number;
 }
 
+/** Which loop a log line is about. */
+export interface LoopLogFields {
+  loopId: string;
+  binding: string;
+  wire: string;
+}
+
 /**
  * Everything one loop (one client request) carries from turn to turn: the agentLoop's config, the settings it
  * started with, and what is this request's own (binding, deadline, signal, conversation, counters).
@@ -69,7 +76,10 @@ export interface Loop {
   wire: string;
   /** the client's history and the loop's turns, in the wire's shape */
   conversation: Conversation;
-  /** the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to it */
+  /**
+   * the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to
+   * it
+   */
   clientTools: Set<string>;
   /** the tools held back for `tool_search`; undefined: every tool is offered */
   toolSearch?: DeferredTools;
@@ -77,6 +87,8 @@ export interface Loop {
   succeeded: Set<string>;
   signal: AbortSignal;
   logger: Logger;
+  /** the fields every line about this loop carries, made once: `{ ...loop.logFields, turn }` */
+  logFields: LoopLogFields;
   verbose: boolean;
   stats: LoopStats;
   /** the client's answer as it is written: the text as it arrives (streaming), the final one */

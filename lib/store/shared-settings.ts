@@ -1,7 +1,7 @@
 import type { LiveJudge } from '../judge/live-judge';
 import type { Rule } from '../judge/rule';
-import { asPatch, type SettingsPatch } from '../tunables';
-import type { LiveSettings } from '../settings';
+import { asPatch, type SettingsPatch } from '../options/tunables';
+import type { LiveSettings } from '../options/live-settings';
 import type { Logger } from '../types';
 import { openedChange, signedChange, type SharedKind } from './fleet-message';
 import type { Store } from './store';
@@ -9,7 +9,10 @@ import type { Store } from './store';
 /** The source every change that came from the store is logged with; such a change is not shared again. */
 export const FROM_STORE = 'the store';
 
-/** At most one warning a minute per way in of refused changes (a flood of them would flood the log): the metric counts all. */
+/**
+ * At most one warning a minute per way in of refused changes (a flood of them would flood the log): the metric counts
+ * all.
+ */
 const WARN_EVERY_MS = 60_000;
 const CHANNEL = 'settings';
 const SETTINGS = 'settings';

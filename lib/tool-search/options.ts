@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, schemaOf, type OptionsIn } from '../option-declaration';
+import { option, schemaOf, type OptionsIn } from '../options/declaration';
 
 export const ABOVE = 64;
 export const MAX_RESULTS = 5;
@@ -60,7 +60,10 @@ export const toolSearchOption = option<ToolSearchOptions | false>({
   inner: toolSearchOptions,
 });
 
-/** The binding's tool search: its own fields over the global ones over the defaults; off when the one in force says `false`. */
+/**
+ * The binding's tool search: its own fields over the global ones over the defaults; off when the one in force says
+ * `false`.
+ */
 export function toolSearchOf(
   global: ToolSearchOptions | false | undefined,
   own: ToolSearchOptions | false | undefined,

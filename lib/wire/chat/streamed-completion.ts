@@ -7,10 +7,10 @@ import {
   MAX_STREAMED_ENTRIES,
   mergeDelta,
   type Fields,
-} from '../../loop/deltas';
-import { HeldBytes } from '../../loop/held-bytes';
+} from '../../shared/deltas';
+import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../kit/sse';
 
 interface Chunk {
   id?: unknown;
@@ -45,7 +45,9 @@ class StreamedCall {
   };
   private typed = false;
 
-  /** whether a delta with this id (and, without an index, this name) starts another call rather than adding to this one */
+  /**
+   * whether a delta with this id (and, without an index, this name) starts another call rather than adding to this one
+   */
   startedBy(id: string | undefined, name: string | undefined): boolean {
     if (id !== undefined && this.call.id !== '' && id !== this.call.id) return true;
     return name !== undefined && this.call.function.name !== '';

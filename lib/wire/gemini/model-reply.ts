@@ -1,4 +1,4 @@
-import { excerpt, isObject } from '../../loop/deltas';
+import { excerpt, isObject } from '../../shared/deltas';
 import type { Candidate, GenerateContentResponse, Part } from './types';
 
 /** What is wrong with a part the loop must act on: a functionCall needs a name, and its args are an object. */
@@ -13,7 +13,9 @@ function partProblem(part: unknown): string | undefined {
   return undefined;
 }
 
-/** The reply's first candidate's parts, each checked (a candidate with no content, e.g. stopped by safety, has none). */
+/**
+ * The reply's first candidate's parts, each checked (a candidate with no content, e.g. stopped by safety, has none).
+ */
 export function checkedParts(candidate: Candidate | undefined): Part[] {
   const parts: unknown = candidate?.content?.parts;
   if (parts === undefined) return [];

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { JsonAnswerReply } from '../../loop/json-reply';
+import { JsonAnswerReply } from '../kit/json-reply';
 import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerParts, finalResponse, type GeminiIdentity } from './answer';
 import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
@@ -11,7 +11,10 @@ export interface Counted {
   usage?: UsageMetadata;
 }
 
-/** A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's headers. */
+/**
+ * A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's
+ * headers.
+ */
 export class GeminiJsonReply extends JsonAnswerReply {
   constructor(
     res: Response,

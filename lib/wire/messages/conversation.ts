@@ -1,6 +1,6 @@
-import type { HistoryEntry } from '../../hierarchy';
-import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
-import { budgeted, type TurnSource } from '../../loop/context-budget';
+import type { HistoryEntry } from '../../trellis/hierarchy';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
+import { budgeted, type TurnSource } from '../kit/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
 import { TakenIds } from '../../loop/call-id';
@@ -57,7 +57,9 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     fields: Record<string, unknown>,
     private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
     budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
-    /** the client's tools that ask the person (approval, input): a hand-back of calls to them alone is the loop's own */
+    /**
+     * the client's tools that ask the person (approval, input): a hand-back of calls to them alone is the loop's own
+     */
     private readonly approvalTool?: string | readonly string[],
     private readonly shape: (tool: ChatTool) => unknown = messagesTool,
   ) {

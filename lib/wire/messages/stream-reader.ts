@@ -1,6 +1,6 @@
-import { deltaBytes, excerpt, isObject } from '../../loop/deltas';
-import { HeldBytes } from '../../loop/held-bytes';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { deltaBytes, excerpt, isObject } from '../../shared/deltas';
+import { HeldBytes } from '../../shared/held-bytes';
+import { SseEvents, sseJson } from '../kit/sse';
 import { wellFormedMessage } from './model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './types';
 
@@ -22,7 +22,8 @@ function mergedUsage(usage: MessagesUsage | undefined, update: unknown): Message
 
 /**
  * One streamed Message put back together, every block whole: text, thinking with its signature, redacted thinking,
- * a tool_use with its input parsed from the `input_json_delta` parts, and any other block with the fields it started with.
+ * a tool_use with its input parsed from the `input_json_delta` parts, and any other block with the fields it started
+ * with.
  */
 class StreamedMessage {
   private message?: AnthropicMessage;

@@ -1,5 +1,5 @@
-import { toolOutcomeText } from '../../tool-outcome';
-import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../loop/approval-decision';
+import { toolOutcomeText } from '../../loop/tool-outcome';
+import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../person/approval-decision';
 import {
   CallHolders,
   parsedJson,
@@ -7,9 +7,9 @@ import {
   shownCall,
   shownIn,
   type ApprovalHistory,
-} from '../../loop/approval-settle';
-import { approvedCallId } from '../../loop/approval-token';
-import { inputCallId } from '../../loop/input-token';
+} from '../kit/approval-settle';
+import { approvedCallId } from '../../person/approval-token';
+import { inputCallId } from '../../person/input-token';
 import type { WireCall } from '../../loop/wire';
 
 type Item = Record<string, unknown>;
@@ -38,7 +38,10 @@ export function questionItem(call: WireCall): Item {
   return { type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' };
 }
 
-/** A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is shown. */
+/**
+ * A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is
+ * shown.
+ */
 export function approvalRequestOf(call: WireCall): ApprovalRequest {
   return { id: call.id, ...shownCall(shownIn(call.arguments)) };
 }

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import { excerpt, isObject, type Fields } from '../../loop/deltas';
-import { HeldBytes } from '../../loop/held-bytes';
+import { excerpt, isObject, type Fields } from '../../shared/deltas';
+import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../kit/sse';
 import { streamedTurn } from '../../loop/turn-stream';
 import { callsOf, outputText, type ResponseItem } from './items';
 import type { TokenUsage, TurnReader, TurnResult } from '../../loop/wire';
@@ -21,7 +21,9 @@ function failure(response: Fields): string {
   return typeof error?.message === 'string' ? error.message : String(response.status);
 }
 
-/** A Response read as a turn: its output items whole, its calls by `call_id`; `streamed`: the items a stream finished. */
+/**
+ * A Response read as a turn: its output items whole, its calls by `call_id`; `streamed`: the items a stream finished.
+ */
 function turnOf(response: unknown, streamed: ResponseItem[] = []): TurnResult<ResponseItem[]> {
   if (!isObject(response) || !(Array.isArray(response.output) || streamed.length > 0))
     throw new Error('the reply is not a Response');

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
-import type { AnswerIds } from '../../loop/answer-ids';
-import { decideReply } from '../../loop/approval-settle';
-import { succeededIn, type HistoryEntry } from '../../hierarchy';
+import type { AnswerIds } from '../../hand-back/answer-ids';
+import { decideReply } from '../kit/approval-settle';
+import { succeededIn, type HistoryEntry } from '../../trellis/hierarchy';
 import type { Reply } from '../../loop/reply';
 import { clientToolSearch } from '../../tool-search/client-search';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
@@ -13,7 +13,7 @@ import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem 
 import { responsesReader } from './reader';
 import { ResponsesJsonReply, ResponsesStreamReply } from './reply';
 import type { ReplyOptions, Wire, WireLoop, WireRequest } from '../../loop/wire';
-import { openAiApi } from '../openai-api';
+import { openAiApi } from '../kit/openai-api';
 
 export interface ResponsesRequest extends WireRequest {
   input: string | ResponseItem[];
@@ -40,7 +40,10 @@ function chainingOf(body: ResponsesRequest): Chaining {
   return body.conversation !== undefined && body.conversation !== null ? 'conversation' : 'whole';
 }
 
-/** A follow-up chained on a loop's answer is chained on the upstream's last reply of that loop: the upstream knows only its own ids. */
+/**
+ * A follow-up chained on a loop's answer is chained on the upstream's last reply of that loop: the upstream knows only
+ * its own ids.
+ */
 function chainedOnUpstream(body: ResponsesRequest, answerIds: AnswerIds): ResponsesRequest {
   const chainedOn = body.previous_response_id;
   if (typeof chainedOn !== 'string') return body;
