@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { percentile } from '../spec/helpers/percentile';
 import { Client } from './lib/client';
-import { BenchChild } from './lib/processes';
+import { BenchChild, scriptedUpstream } from './lib/processes';
 import { TURNS } from './lib/script';
 import { WireClient, type WireName } from './lib/wire-client';
 
@@ -20,15 +20,7 @@ async function ab(argv: string[]): Promise<void> {
   const names = argv.filter((arg, i) => !arg.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const [rounds, batch, latency] = [option('--rounds', 20), option('--batch', 100), option('--latency', 0)];
   const stream = argv.includes('--stream');
-  const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
-  const origins = (await upstream.ready) as { origin: string; responses: string; messages: string; gemini: string };
-  await upstream.ask('latency', latency);
-  const env = {
-    BENCH_UPSTREAM: origins.origin,
-    BENCH_UPSTREAM_RESPONSES: origins.responses,
-    BENCH_UPSTREAM_MESSAGES: origins.messages,
-    BENCH_UPSTREAM_GEMINI: origins.gemini,
-  };
+  const { upstream, env } = await scriptedUpstream(latency);
   const gateways = names.map((name) => ({
     name,
     wire: name.split('@')[1] as WireName | undefined,

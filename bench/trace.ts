@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { BenchChild } from './lib/processes';
+import { BenchChild, scriptedUpstream } from './lib/processes';
 import { javascriptOf } from './lib/javascript';
 import { TURNS } from './lib/script';
 import { WireClient, type WireName } from './lib/wire-client';
@@ -30,15 +30,7 @@ async function trace(argv: string[]): Promise<void> {
     argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback;
   const names = argv.filter((arg, i) => !arg.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const [loops, latency, stream] = [option('--loops', 50), option('--latency', 0), argv.includes('--stream')];
-  const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
-  const origins = (await upstream.ready) as Record<string, string>;
-  await upstream.ask('latency', latency);
-  const env = {
-    BENCH_UPSTREAM: origins.origin,
-    BENCH_UPSTREAM_RESPONSES: origins.responses,
-    BENCH_UPSTREAM_MESSAGES: origins.messages,
-    BENCH_UPSTREAM_GEMINI: origins.gemini,
-  };
+  const { upstream, env } = await scriptedUpstream(latency);
   const hook = javascriptOf(path.join(__dirname, 'lib', 'trace-hook.ts'));
   const gateways = names.map((name) => ({
     name,
