@@ -94,4 +94,28 @@ describe('the scripted model on Gemini', () => {
       ),
     );
   });
+
+  it('takes a call part with the skip signature Google documents for calls the model did not make', async () => {
+    const skipped = {
+      role: 'model',
+      parts: [
+        {
+          functionCall: { name: 'clock_now', args: { zone: 'UTC' } },
+          thoughtSignature: 'skip_thought_signature_validator',
+        },
+      ],
+    };
+    const response = await fetch(`${model.url.replace(/\/v1$/, '')}/v1beta/models/g:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        contents: [
+          question,
+          skipped,
+          { role: 'user', parts: [{ functionResponse: { name: 'clock_now', response: {} } }] },
+        ],
+      }),
+    });
+    expect(response.status).toBe(200);
+  });
 });
