@@ -1,8 +1,8 @@
 export { agentLoop, type AgentLoopMiddleware } from './middleware';
-export { isInternalRequest, skipWhenInternal } from './marker';
+export { isInternalRequest, skipWhenInternal } from './self-call/marker';
 export { AgentLoopError } from './errors';
-export type { AgentLoopOptions } from './loop-options';
-export type { Settings, RunTimeSettings, SettingsPatch, BindingSettings } from './tunables';
+export type { AgentLoopOptions } from './options/agent-loop';
+export type { Settings, RunTimeSettings, SettingsPatch, BindingSettings } from './options/tunables';
 export type { AdminOptions } from './admin/options';
 export type { JudgeView } from './judge/options';
 export type { LoopRecordView, TurnRecord, ToolCallRecord, VerdictRecord } from './telemetry/loop-records';

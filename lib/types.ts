@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import type { AuthProvider } from '@modelcontextprotocol/client';
-import type { OptionsIn } from './option-declaration';
-import type { bindingOptions } from './binding-options';
+import type { OptionsIn } from './options/declaration';
+import type { bindingOptions } from './binding/options';
 import type { mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
 
 /** MCP's behaviour hints on a tool; the server's word, not a guarantee. */

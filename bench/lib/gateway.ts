@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeGate, openGate, parkedLoops } from './echo';
 import { answerAsks } from '../../fixtures/ipc';
-import { IDLE_SOCKET_MS } from '../../lib/loop/pooled-connection';
+import { IDLE_SOCKET_MS } from '../../lib/self-call/pooled-connection';
 
 /** Runs a system's Express app on a loopback port and answers the harness's asks over IPC. */
 export function serve(app: http.RequestListener): void {

@@ -1,13 +1,13 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Bindings } from '../binding';
+import type { Bindings } from '../binding/binding';
 import { AgentLoopError } from '../errors';
 import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
-import type { LiveSettings } from '../settings';
-import { bindingSettingsOf, NUMBER_FIELDS } from '../tunables';
+import type { LiveSettings } from '../options/live-settings';
+import { bindingSettingsOf, NUMBER_FIELDS } from '../options/tunables';
 import type { FleetLoops } from '../store/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
-import { apiError } from '../openai-error';
+import { apiError } from '../shared/openai-error';
 import type { TokenVault } from '../trellis/oauth/vault';
 
 /** What the admin API reads and changes: one agentLoop's run-time state. */

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { bearerOf, invalidKeyError, isKnownKey, keyDigest, refuseKey } from '../credential';
+import { bearerOf, invalidKeyError, isKnownKey, keyDigest, refuseKey } from '../shared/credential';
 import type { Logger } from '../types';
 
 /**

@@ -1,5 +1,5 @@
 import { AgentLoopError } from '../errors';
-import { unknownOption } from '../option-error';
+import { unknownOption } from '../options/option-error';
 
 /** `{ key }`: the API wants `Authorization: Bearer <key>`; `{ auth: false }`: your own middleware in front guards it. */
 export type AdminOptions = { key: string } | { auth: false };

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Logger } from '../types';
 import { adminApi, type AdminSubject } from './api';
-import { apiError } from '../openai-error';
+import { apiError } from '../shared/openai-error';
 import { bearerAuth } from './auth';
 import { checked } from './options';
 import { adminPage } from './page';

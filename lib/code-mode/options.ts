@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { defaultOf, option, schemaOf, wholeNumber, type OptionsIn } from '../option-declaration';
+import { defaultOf, option, schemaOf, wholeNumber, type OptionsIn } from '../options/declaration';
 
 const codeModeOptions = {
   timeoutSec: {

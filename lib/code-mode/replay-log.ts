@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../canonical-json';
+import { canonicalJson } from '../shared/canonical-json';
 import { RUN_CODE } from './declarations';
 import type { NestedAnswer } from './sandbox';
 

@@ -1,4 +1,4 @@
-import { toolErrorText, toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { toolErrorText, toolOutcomeText, type ToolOutcome } from '../loop/tool-outcome';
 import { truncateUtf8 } from '../trellis/result';
 import type { Loop } from '../loop/context';
 import { callArguments } from '../loop/arguments';

@@ -8,8 +8,8 @@ import { AgentLoopError } from '../errors';
 import { CONFIG_EXAMPLE, parseConfig } from './config-file';
 import { createGateway, gatewayOptions, type GatewayConfig } from './gateway';
 import type { AgentLoopMiddleware } from '../middleware';
-import { defaultOf } from '../option-declaration';
-import { loopOptions } from '../loop-options';
+import { defaultOf } from '../options/declaration';
+import { loopOptions } from '../options/agent-loop';
 
 const USAGE = 'usage: agent-loop-gateway --config gateway.json [--port N] [--host HOST]';
 

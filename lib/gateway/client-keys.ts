@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { conflictMessage, presentedCredential } from '../client-identity';
-import { isKnownKey, keyDigest, refuseKey } from '../credential';
+import { conflictMessage, presentedCredential } from '../shared/client-identity';
+import { isKnownKey, keyDigest, refuseKey } from '../shared/credential';
 import { errorBodyFor } from '../wire/wires';
 import { AgentLoopError } from '../errors';
 

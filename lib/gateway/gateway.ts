@@ -8,8 +8,8 @@ import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } fr
 import { clientKeysOf, MIN_CLIENT_KEY_CHARS, requireClientKey } from './client-keys';
 import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
-import { skipWhenInternal } from '../marker';
-import { IDLE_SOCKET_MS } from '../loop/pooled-connection';
+import { skipWhenInternal } from '../self-call/marker';
+import { IDLE_SOCKET_MS } from '../self-call/pooled-connection';
 import { agentLoop, type AgentLoopMiddleware } from '../middleware';
 import {
   defaulted,
@@ -20,14 +20,14 @@ import {
   validator,
   type OptionsIn,
   type OptionsOut,
-} from '../option-declaration';
-import { loopOptions, type AgentLoopOptions } from '../loop-options';
-import { openAiError } from '../openai-error';
+} from '../options/declaration';
+import { loopOptions, type AgentLoopOptions } from '../options/agent-loop';
+import { openAiError } from '../shared/openai-error';
 import { parsedOrUndefined } from '../loop/turn-stream';
 import { jsonKind } from '../loop/refused-request';
 import { errorBodyFor } from '../wire/wires';
 import { optionalPeer } from '../telemetry/optional-peer';
-import { defaultLogger } from '../logger';
+import { defaultLogger } from '../shared/logger';
 import type { Logger } from '../types';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
 

@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { parseConfig } from './config-file';
 import { gatewayOptions, validateGatewayConfig } from './gateway';
-import { defaultLogger } from '../logger';
+import { defaultLogger } from '../shared/logger';
 import type { AgentLoopMiddleware } from '../middleware';
-import { optionsSchema, validate, type ValidOptions } from '../loop-options';
-import { asPatch, BINDING_TUNABLE, bindingSettingsOf, settingsOf, TUNABLE, type SettingsPatch } from '../tunables';
+import { optionsSchema, validate, type ValidOptions } from '../options/agent-loop';
+import {
+  asPatch,
+  BINDING_TUNABLE,
+  bindingSettingsOf,
+  settingsOf,
+  TUNABLE,
+  type SettingsPatch,
+} from '../options/tunables';
 import type { Logger } from '../types';
 
 type Config = Record<string, unknown>;

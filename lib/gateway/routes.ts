@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { openAiError } from '../openai-error';
-import { isAmbiguousPath } from '../routed-path';
+import { openAiError } from '../shared/openai-error';
+import { isAmbiguousPath } from '../self-call/routed-path';
 import { WIRES } from '../wire/wires';
 
 /** What the ready gateway forwards by default, under `/v1` (and `/v1beta`): inference (every wire's), and the model list its clients read. */

@@ -1,7 +1,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { AgentLoopError } from '../errors';
-import { CLIENT_KEY_HEADERS } from '../credential';
-import { loggedPath } from '../redact';
+import { CLIENT_KEY_HEADERS } from '../shared/credential';
+import { loggedPath } from '../shared/redact';
 import { wireFor } from '../wire/wires';
 
 /**

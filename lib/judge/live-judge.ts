@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { validate } from '../loop-options';
+import { validate } from '../options/agent-loop';
 import type { Logger } from '../types';
 import { judgeOptionSchema, type JudgeOption, type JudgeView } from './options';
 import type { Rule } from './rule';

@@ -1,5 +1,5 @@
-import { required, schemaOf, validator } from '../option-declaration';
-import { redacted } from '../redact';
+import { required, schemaOf, validator } from '../options/declaration';
+import { redacted } from '../shared/redact';
 import type { Judge, JudgeInput, JudgeSurface, Verdict } from '../types';
 import { llmOption, type LlmJudgeOptions } from './options';
 import { verdictProblem } from './verdict';

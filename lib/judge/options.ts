@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
-import { defaulted, option, required, schemasOf, type OptionsIn, type OptionsOut } from '../option-declaration';
+import { defaulted, option, required, schemasOf, type OptionsIn, type OptionsOut } from '../options/declaration';
 import type { Judge } from '../types';
 import type { Rule } from './rule';
 import { rulesOption } from './rule-schema';

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
-import { option, required, schemaOf, schemasOf, validator } from '../option-declaration';
+import { option, required, schemaOf, schemasOf, validator } from '../options/declaration';
 import { CONTROL_CHARACTER } from './paths-within';
 import type { Rule } from './rule';
 

@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { globToRegExp } from '../glob';
+import { globToRegExp } from '../shared/glob';
 import { effectiveAnnotations } from '../trellis/annotations';
 import type { JudgeInput, JudgeSurface } from '../types';
 import { folderOf, placementsOf } from './paths-within';

@@ -1,4 +1,4 @@
-import { redacted } from '../redact';
+import { redacted } from '../shared/redact';
 import type { LoopMetrics } from '../telemetry/metrics';
 import type { Judge, JudgeContext, JudgeInput, Logger, Verdict } from '../types';
 import { evaluateWithin } from './timeout';

@@ -1,4 +1,4 @@
-import { TimedOut, withinTimeout } from '../signals';
+import { TimedOut, withinTimeout } from '../shared/signals';
 import type { Judge, JudgeContext, JudgeInput } from '../types';
 
 /** Runs the judge under its own timeout and the loop's signal; a judge that ignores its signal times out all the same. */

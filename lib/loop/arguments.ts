@@ -1,4 +1,4 @@
-import type { ToolOutcome } from '../tool-outcome';
+import type { ToolOutcome } from './tool-outcome';
 
 /** The model's arguments as a plain object, or the `invalid` outcome saying why they are none. */
 export type ParsedArguments = { arguments: Record<string, unknown> } | { invalid: ToolOutcome };

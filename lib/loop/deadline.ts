@@ -1,4 +1,4 @@
-import { onAbort } from '../signals';
+import { onAbort } from '../shared/signals';
 
 /**
  * One wall-clock deadline over every turn of a loop; its signal cuts a running self-call or tool call short.

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { settledWithin } from '../signals';
+import { settledWithin } from '../shared/signals';
 
 /** The loops running now: counted for `maxConcurrentLoops`, drained by `close()`. */
 export class InFlightLoops {

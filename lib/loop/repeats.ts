@@ -1,5 +1,5 @@
-import { canonicalJson } from '../canonical-json';
-import type { ToolOutcome } from '../tool-outcome';
+import { canonicalJson } from '../shared/canonical-json';
+import type { ToolOutcome } from './tool-outcome';
 
 /**
  * The doom-loop guard: one loop runs the same tool with the same arguments at most `max` times. Only this loop's

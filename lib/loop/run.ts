@@ -1,11 +1,11 @@
-import { redacted } from '../redact';
+import { redacted } from '../shared/redact';
 import type { TokenUsage, TurnResult } from './wire';
 import { budgetNote, type StopReason } from './budget-note';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
-import { consentHeaders } from './sign-in';
+import { consentHeaders } from '../person/sign-in';
 import { runToolCalls } from './turn';
-import { askPerson } from './input-handback';
+import { askPerson } from '../person/input-handback';
 
 export type LoopResult =
   { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };

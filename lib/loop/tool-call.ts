@@ -1,13 +1,13 @@
 import type { JudgeDecision } from '../judge/runner';
-import { redacted } from '../redact';
-import { TimedOut, withinTimeout } from '../signals';
+import { redacted } from '../shared/redact';
+import { TimedOut, withinTimeout } from '../shared/signals';
 import { TOOL_SEARCH } from '../tool-search/tool-search-tool';
-import type { ToolOutcome } from '../tool-outcome';
+import type { ToolOutcome } from './tool-outcome';
 import { resultImages, resultText } from '../trellis/result';
 import type { CallToolResult, InputAnswers, JudgeInput, JudgeSurface, ToolProgress, ToolTask } from '../types';
-import { askedInput } from './input';
+import { askedInput } from '../person/input';
 import type { WireCall } from './wire';
-import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from './approval';
+import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from '../person/approval';
 import { callArguments } from './arguments';
 import type { ToolWatch } from '../telemetry/loop-telemetry';
 import type { Loop } from './context';

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { onAbort, settledWithin } from '../signals';
-import { isObject } from './deltas';
-import { HeldBytes } from './held-bytes';
+import { onAbort, settledWithin } from '../shared/signals';
+import { isObject } from '../shared/deltas';
+import { HeldBytes } from '../shared/held-bytes';
 import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;

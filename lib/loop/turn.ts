@@ -1,9 +1,9 @@
 import type { TurnResult, WireCall } from './wire';
-import type { PendingApproval } from './approval';
-import type { PendingInput } from './input';
+import type { PendingApproval } from '../person/approval';
+import type { PendingInput } from '../person/input';
 import type { Loop } from './context';
 import { givenId } from './call-id';
-import { toolOutcomeText, type ToolOutcome } from '../tool-outcome';
+import { toolOutcomeText, type ToolOutcome } from './tool-outcome';
 import { runToolCall, type Resumed } from './tool-call';
 import { RUN_CODE } from '../code-mode/declarations';
 import { runCode } from '../code-mode/run-code';

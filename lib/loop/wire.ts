@@ -1,15 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
-import type { AnswerIds } from './answer-ids';
-import type { ApprovalReader, PersonDecision } from './approval-decision';
-import type { Continuations, Reopened } from './continuation';
+import type { AnswerIds } from '../hand-back/answer-ids';
+import type { ApprovalReader, PersonDecision } from '../person/approval-decision';
+import type { Continuations, Reopened } from '../hand-back/continuation';
 import type { LoopStats } from './context';
 import type { Answer, Reply, TextSink } from './reply';
-import type { ToolOutcome } from '../tool-outcome';
+import type { ToolOutcome } from './tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { SearchKind } from '../tool-search/tool-search-tool';
-import type { ApiKeyHeader } from '../credential';
+import type { ApiKeyHeader } from '../shared/credential';
 import type { ChatTool, Logger, ToolCall } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 

@@ -1,4 +1,4 @@
-import { sign, verify } from '../signed-token';
+import { sign, verify } from '../shared/signed-token';
 
 export type SharedKind = 'settings' | 'judge-rules';
 

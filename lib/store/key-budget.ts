@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientIdentity } from '../client-identity';
+import { clientIdentity } from '../shared/client-identity';
 import type { Logger } from '../types';
 import type { Store } from './store';
 

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { option } from '../option-declaration';
+import { option } from '../options/declaration';
 import { optionalPeer } from '../telemetry/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';

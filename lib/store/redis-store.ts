@@ -1,4 +1,4 @@
-import { redacted } from '../redact';
+import { redacted } from '../shared/redact';
 import type { Logger } from '../types';
 import type { RedisClient, RedisConstructor } from './redis-client';
 import type { SetOptions, Store } from './store';

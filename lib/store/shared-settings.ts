@@ -1,7 +1,7 @@
 import type { LiveJudge } from '../judge/live-judge';
 import type { Rule } from '../judge/rule';
-import { asPatch, type SettingsPatch } from '../tunables';
-import type { LiveSettings } from '../settings';
+import { asPatch, type SettingsPatch } from '../options/tunables';
+import type { LiveSettings } from '../options/live-settings';
 import type { Logger } from '../types';
 import { openedChange, signedChange, type SharedKind } from './fleet-message';
 import type { Store } from './store';

@@ -1,4 +1,4 @@
-import { apiErrorBody } from '../openai-error';
+import { apiErrorBody } from '../shared/openai-error';
 import { assistantTurns, nextId, usageOf, type Body, type ScriptedWire, type ToolCallStep } from './wire';
 
 /** One reply of the model on chat completions: its text, its tool calls, its usage. */

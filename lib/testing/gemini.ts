@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { canonicalJson } from '../canonical-json';
+import { canonicalJson } from '../shared/canonical-json';
 import { nextId, usageOf, type Body, type ScriptedWire } from './wire';
 
 /**

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, required, schemaOf, validator } from '../option-declaration';
+import { option, required, schemaOf, validator } from '../options/declaration';
 import type { ScriptedTurn } from './wire';
 
 /** What a scripted function entry is asked with: the request, and the model turns already in its conversation. */

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from '../tool-outcome';
+import type { ToolOutcome } from '../loop/tool-outcome';
 import type { ChatTool } from '../types';
 import type { ClientSearch, Conversation } from '../loop/wire';
 import { MAX_RESULTS, type ToolSearchConfig } from './options';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { option, schemaOf, type OptionsIn } from '../option-declaration';
+import { option, schemaOf, type OptionsIn } from '../options/declaration';
 
 export const ABOVE = 64;
 export const MAX_RESULTS = 5;

@@ -1,6 +1,6 @@
-import { FROM_TRELLIS, Hierarchy } from '../hierarchy';
-import { redacted } from '../redact';
-import type { ToolOutcome } from '../tool-outcome';
+import { FROM_TRELLIS, Hierarchy } from './hierarchy';
+import { redacted } from '../shared/redact';
+import type { ToolOutcome } from '../loop/tool-outcome';
 import type { ChatTool, EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
 import { effectiveAnnotations } from './annotations';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Joi from 'joi';
-import { option } from '../option-declaration';
+import { option } from '../options/declaration';
 import type { CallToolOptions, CallToolResult, ToolTask } from '../types';
 import { taskEndedText } from './tasks';
 

@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { option, required, schemaOf, validator, type OptionsIn } from '../option-declaration';
+import { option, required, schemaOf, validator, type OptionsIn } from '../options/declaration';
 import type { CallToolResult, InputAnswers, Tool, Trellis } from '../types';
-import { abortable } from '../signals';
+import { abortable } from '../shared/signals';
 import { localTaskOption, runAsTask } from './local-task';
 
 const localToolOptions = {

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { settledWithin } from '../signals';
+import { settledWithin } from '../shared/signals';
 import type { Logger } from '../types';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { mcpClient } from './mcp-sdk';

@@ -1,5 +1,5 @@
 import type { SdkHttpError } from '@modelcontextprotocol/client';
-import { redacted } from '../redact';
+import { redacted } from '../shared/redact';
 import { mcpClient } from './mcp-sdk';
 import { ConsentRequired } from './oauth/consent';
 

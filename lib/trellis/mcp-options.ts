@@ -1,7 +1,7 @@
 import Joi from 'joi';
-import { option, required, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from '../option-declaration';
+import { option, required, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from '../options/declaration';
 import type { Trellis } from '../types';
-import { loggerOption } from '../logger';
+import { loggerOption } from '../shared/logger';
 import { oauthOption } from './oauth/options';
 
 /** a header name, as RFC 9110 spells a token */

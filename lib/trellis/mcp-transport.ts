@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/client';
-import { redacted } from '../redact';
+import { redacted } from '../shared/redact';
 import { mcpClient, mcpStdio } from './mcp-sdk';
 import type { Logger, McpServerAddress } from '../types';
 

@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { validator } from '../option-declaration';
-import { redactedArgs } from '../redact';
-import { defaultLogger } from '../logger';
+import { validator } from '../options/declaration';
+import { redactedArgs } from '../shared/redact';
+import { defaultLogger } from '../shared/logger';
 import type { CallToolOptions, CallToolResult, McpServerAddress, Tool, Trellis } from '../types';
-import { abortable } from '../signals';
+import { abortable } from '../shared/signals';
 import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';

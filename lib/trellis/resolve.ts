@@ -1,7 +1,7 @@
 import type { Logger, Trellis } from '../types';
 import { openMcpTrellis } from './mcp';
 import type { ValidTrellisOption } from './mcp-options';
-import { canonicalJson } from '../canonical-json';
+import { canonicalJson } from '../shared/canonical-json';
 import type { SignIns } from './oauth/sign-ins';
 
 /**

@@ -1,4 +1,4 @@
-import { toolErrorText } from '../tool-outcome';
+import { toolErrorText } from '../loop/tool-outcome';
 import type { CallToolResult, ToolContent } from '../types';
 
 type Fields = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type * as Zod from 'zod';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { onAbort, settledWithin } from '../signals';
+import { onAbort, settledWithin } from '../shared/signals';
 import type { CallToolOptions, CallToolResult, InputAnswers, ToolTask } from '../types';
 
 /**

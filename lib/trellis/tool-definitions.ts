@@ -1,5 +1,5 @@
 import type { Logger, Tool } from '../types';
-import { canonicalJson } from '../canonical-json';
+import { canonicalJson } from '../shared/canonical-json';
 import { effectiveAnnotations } from './annotations';
 
 /** What the loop acts on: the model reads the description and schema, the judge the annotations, the gate the parent. */

@@ -8,7 +8,7 @@ import {
   wholeNumber,
   type OptionsIn,
   type OptionsOut,
-} from '../option-declaration';
+} from '../options/declaration';
 import type { Tool, Trellis } from '../types';
 
 const maxResults = wholeNumber(1, 20, 5, { does: 'how many results the `web_search` tool returns' });

@@ -4,7 +4,7 @@ import { geminiWire } from './gemini/gemini';
 import { messagesWire } from './messages/messages';
 import { responsesWire } from './responses/responses';
 import { frontDoorAt, type ErrorFields, type JudgeWire, type Wire } from '../loop/wire';
-import { openAiApi } from './openai-api';
+import { openAiApi } from './kit/openai-api';
 
 /** Every front door the loop serves, by the end of its path: a wire is its folder and its line here. */
 export const WIRES = [chatWire, responsesWire, messagesWire, geminiWire] as const satisfies readonly Wire[];

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import type { ScriptStep } from '../../fixtures/model-server';
 import { ask, mcpRig } from '../e2e/mcp-gateway';
-import { NUMBER_FIELDS } from '../../lib/tunables';
+import { NUMBER_FIELDS } from '../../lib/options/tunables';
 import { memoryLogger } from '../helpers/memory-logger';
 
 const KEY = 'admin-key-0123456789abcdef';

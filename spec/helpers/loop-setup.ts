@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { AnswerIds } from '../../lib/loop/answer-ids';
-import { Continuations } from '../../lib/loop/continuation';
-import { tokenSecret } from '../../lib/signed-token';
+import { AnswerIds } from '../../lib/hand-back/answer-ids';
+import { Continuations } from '../../lib/hand-back/continuation';
+import { tokenSecret } from '../../lib/shared/signed-token';
 import type { ChatTool } from '../../lib/types';
 import type { LoopSetup } from '../../lib/loop/wire';
 import { memoryLogger } from './memory-logger';

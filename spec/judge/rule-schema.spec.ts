@@ -1,7 +1,7 @@
 import { compiledPattern, validateRules } from '../../lib/judge/rule-schema';
 import { rulesJudge } from '../../lib/judge/rules';
 import { compileRule, type Rule } from '../../lib/judge/rule';
-import { configOf } from '../../lib/loop-options';
+import { configOf } from '../../lib/options/agent-loop';
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -1,5 +1,5 @@
 import { evaluateWithin } from '../../lib/judge/timeout';
-import { TimedOut } from '../../lib/signals';
+import { TimedOut } from '../../lib/shared/signals';
 import type { Judge, Verdict } from '../../lib/types';
 import { judgeContext, toolCall } from './inputs';
 

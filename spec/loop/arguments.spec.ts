@@ -1,5 +1,5 @@
 import { callArguments, parseArguments, withInput } from '../../lib/loop/arguments';
-import { toolOutcomeText } from '../../lib/tool-outcome';
+import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 
 const refusal = (raw: unknown) => {
   const parsed = parseArguments('t', raw);

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { replyTooLong } from '../../lib/loop/held-bytes';
-import { MAX_REPLY_BYTES } from '../../lib/loop-options';
+import { replyTooLong } from '../../lib/shared/held-bytes';
+import { MAX_REPLY_BYTES } from '../../lib/options/agent-loop';
 import {
   errorBody,
   errorMessage,

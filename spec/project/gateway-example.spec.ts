@@ -3,7 +3,7 @@ import type * as Gateway from '../../lib/gateway/gateway';
 import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
 import { INFERENCE_ROUTES } from '../../lib/gateway/routes';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
-import { optionsSchema } from '../../lib/loop-options';
+import { optionsSchema } from '../../lib/options/agent-loop';
 import type { Rule } from '../../lib/judge/rule';
 import { rulesJudge } from '../../lib/judge/rules';
 import { scriptedModel } from '../../lib/testing/scripted-model';

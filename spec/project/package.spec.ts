@@ -56,14 +56,14 @@ describe('the source maps as the package ships them', () => {
       {},
       { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
     )!;
-    const file = path.join(ROOT, 'lib', 'glob.ts');
+    const file = path.join(ROOT, 'lib', 'shared', 'glob.ts');
     const written = new Map<string, string>();
     ts.createProgram([file], { ...build.options, declaration: false, noEmitOnError: false }).emit(
       undefined,
       (name, text) => written.set(path.basename(name), text),
     );
     const map = JSON.parse(written.get('glob.js.map')!) as { sources: string[]; sourcesContent?: string[] };
-    expect(map.sources).toEqual(['../lib/glob.ts']);
+    expect(map.sources).toEqual(['../../lib/shared/glob.ts']);
     expect(map.sourcesContent).toEqual([readFileSync(file, 'utf8')]);
   }, 60_000);
 });

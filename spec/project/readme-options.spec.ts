@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gatewayOptions } from '../../lib/gateway/gateway';
-import { docRows } from '../../lib/option-declaration';
-import { loopOptions, optionsSchema } from '../../lib/loop-options';
+import { docRows } from '../../lib/options/declaration';
+import { loopOptions, optionsSchema } from '../../lib/options/agent-loop';
 
 interface Described {
   type?: string;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { signMarker } from '../../lib/marker';
+import { signMarker } from '../../lib/self-call/marker';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { ChildGateway, SCENARIO_TIMEOUT_MS, figure, post } from './harness';

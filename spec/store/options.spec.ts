@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the module loaded afresh with ioredis made missing */
 import Joi from 'joi';
-import { validator } from '../../lib/option-declaration';
+import { validator } from '../../lib/options/declaration';
 import type * as Options from '../../lib/store/options';
 import { openStore, storeOption } from '../../lib/store/options';
 import { MemoryStore } from '../../lib/store/memory-store';

@@ -1,6 +1,6 @@
 import { DeferredTools, splitListing } from '../../lib/tool-search/deferred-tools';
 import { toolSearchOf } from '../../lib/tool-search/options';
-import { toolOutcomeText } from '../../lib/tool-outcome';
+import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 import type { Conversation } from '../../lib/loop/wire';
 import type { ChatTool } from '../../lib/types';
 

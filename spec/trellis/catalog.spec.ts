@@ -1,6 +1,6 @@
 import { agentLoop } from '../../lib';
-import { FROM_TRELLIS, Hierarchy } from '../../lib/hierarchy';
-import { toolOutcomeText } from '../../lib/tool-outcome';
+import { FROM_TRELLIS, Hierarchy } from '../../lib/trellis/hierarchy';
+import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 import { ToolCatalog } from '../../lib/trellis/catalog';
 import type { Tool, Trellis } from '../../lib/types';
 import { memoryLogger, type LogLine } from '../helpers/memory-logger';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import { presentedCredential } from '../../client-identity';
-import { sign, verify, type Purpose } from '../../signed-token';
+import { presentedCredential } from '../../shared/client-identity';
+import { sign, verify, type Purpose } from '../../shared/signed-token';
 import { FLOW_TTL_MS, readFlow, type Flow } from './flow-state';
 import type { OAuthUser } from './options';
 import { named } from './user';

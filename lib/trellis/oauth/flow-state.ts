@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/client';
-import { open, seal } from '../../signed-token';
+import { open, seal } from '../../shared/signed-token';
 import type { Store } from '../../store/store';
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import Joi from 'joi';
 import { AgentLoopError } from '../../errors';
-import { option, required, type OptionsIn } from '../../option-declaration';
+import { option, required, type OptionsIn } from '../../options/declaration';
 
 /** a header name, as RFC 9110 spells a token */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

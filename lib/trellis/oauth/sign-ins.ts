@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { redacted } from '../../redact';
+import { redacted } from '../../shared/redact';
 import type { Logger } from '../../types';
 import { clientMetadata, clientMetadataUrl } from './client-provider';
 import { confirmedHere, connectUrl, forgetConfirmation, page, refusal, serveConnect } from './connect';

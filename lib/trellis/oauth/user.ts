@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { clientIdentity } from '../../client-identity';
+import { clientIdentity } from '../../shared/client-identity';
 import type { OAuthUser } from './options';
 
 /** The user as the vault knows them: a hash of who the request says they are, never the credential itself. */

@@ -1,5 +1,5 @@
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
-import { open, seal } from '../../signed-token';
+import { open, seal } from '../../shared/signed-token';
 import type { Store } from '../../store/store';
 
 /** One user's tokens for one server, as the vault keeps them: the tokens and when the access token expires (ms). */

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../../types';
-import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
+import { toolOutcomeText } from '../../loop/tool-outcome';
+import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
 import {
   asksPerson,
   personTools,
@@ -12,7 +12,7 @@ import {
   type ApprovalHistory,
   type Exchange,
   type PersonTools,
-} from '../../loop/approval-settle';
+} from '../kit/approval-settle';
 import { callsIn } from './model-reply';
 
 export interface SettledApprovals {

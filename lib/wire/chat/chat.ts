@@ -1,12 +1,12 @@
 import type { Response } from 'express';
-import { succeededIn } from '../../hierarchy';
+import { succeededIn } from '../../trellis/hierarchy';
 import { settleApprovals } from './approval';
-import { budgeted, type TurnSource } from '../../loop/context-budget';
+import { budgeted, type TurnSource } from '../kit/context-budget';
 import { JsonReply } from './json-reply';
 import { callsIn, chatHistory } from './model-reply';
 import type { Reply } from '../../loop/reply';
 import { StreamReply } from './stream-reply';
-import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../../types';
 import { carryOnChat, restoreChat } from './continuation';
@@ -23,7 +23,7 @@ import {
   type WireLoop,
   type WireRequest,
 } from '../../loop/wire';
-import { openAiApi } from '../openai-api';
+import { openAiApi } from '../kit/openai-api';
 
 export interface ChatRequest extends WireRequest {
   messages: ChatMessage[];

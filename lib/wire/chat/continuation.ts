@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../types';
-import { carryWork, reopenWork, tokenAt, type Reopened } from '../../loop/continuation';
+import { carryWork, reopenWork, tokenAt, type Reopened } from '../../hand-back/continuation';
 import type { HandBacks, LoopHandBacks } from '../../loop/wire';
 import { elide, toolNames } from './elision';
 

@@ -1,4 +1,4 @@
-import { elidedContent, type Elision } from '../../loop/context-budget';
+import { elidedContent, type Elision } from '../kit/context-budget';
 import type { ChatMessage } from '../../types';
 
 /** The tool each tool message answers, by its call id, from the assistant messages from `from` on. */

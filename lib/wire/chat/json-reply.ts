@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { finalCompletion, type AnswerIdentity } from './answer';
-import { JsonAnswerReply } from '../../loop/json-reply';
+import { JsonAnswerReply } from '../kit/json-reply';
 import type { Answer } from '../../loop/reply';
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one chat completion with the loop's headers. */

@@ -1,6 +1,6 @@
-import type { HistoryEntry } from '../../hierarchy';
+import type { HistoryEntry } from '../../trellis/hierarchy';
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../types';
-import { isObject, type Fields } from '../../loop/deltas';
+import { isObject, type Fields } from '../../shared/deltas';
 
 /** The tool calls a message of the conversation carries: a client's history may hold anything there. */
 export function callsIn(message: ChatMessage): ToolCall[] {

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { EventStream, EventStreamWriter } from '../../loop/event-stream';
+import { EventStream, EventStreamWriter } from '../kit/event-stream';
 import type { ChatUsage } from '../../types';
 import { chatAnswer, type AnswerIdentity } from './answer';
 import { chatUsage } from '../../loop/turn-result';

@@ -7,10 +7,10 @@ import {
   MAX_STREAMED_ENTRIES,
   mergeDelta,
   type Fields,
-} from '../../loop/deltas';
-import { HeldBytes } from '../../loop/held-bytes';
+} from '../../shared/deltas';
+import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../kit/sse';
 
 interface Chunk {
   id?: unknown;

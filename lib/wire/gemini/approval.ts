@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
+import { toolOutcomeText } from '../../loop/tool-outcome';
+import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
 import {
   askedCallId,
   asksPerson,
@@ -10,8 +10,8 @@ import {
   type ApprovalHistory,
   type Exchange,
   type PersonTools,
-} from '../../loop/approval-settle';
-import { isObject } from '../../loop/deltas';
+} from '../kit/approval-settle';
+import { isObject } from '../../shared/deltas';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
 

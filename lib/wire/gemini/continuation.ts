@@ -1,4 +1,4 @@
-import { carryWork, reopenCarried, tokenAt, type Reopened } from '../../loop/continuation';
+import { carryWork, reopenCarried, tokenAt, type Reopened } from '../../hand-back/continuation';
 import { elidedResponse } from './elision';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';

@@ -1,9 +1,9 @@
-import type { HistoryEntry } from '../../hierarchy';
-import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
-import { budgeted, type TurnSource } from '../../loop/context-budget';
+import type { HistoryEntry } from '../../trellis/hierarchy';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
+import { budgeted, type TurnSource } from '../kit/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
-import { isObject } from '../../loop/deltas';
+import { isObject } from '../../shared/deltas';
 import { geminiElision } from './elision';
 import { geminiFunction, partsOf } from './request';
 import { isCall, type Content, type Part } from './types';

@@ -1,5 +1,5 @@
-import { elidedContent, type Elision } from '../../loop/context-budget';
-import { isObject } from '../../loop/deltas';
+import { elidedContent, type Elision } from '../kit/context-budget';
+import { isObject } from '../../shared/deltas';
 import { partsOf } from './request';
 import type { Content, Part } from './types';
 

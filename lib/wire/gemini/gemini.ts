@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { withInput } from '../../loop/arguments';
-import { isObject } from '../../loop/deltas';
+import { isObject } from '../../shared/deltas';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
-import { succeededIn } from '../../hierarchy';
+import { succeededIn } from '../../trellis/hierarchy';
 import { settleApprovalContents } from './approval';
 import { restoreGemini } from './continuation';
 import { GeminiConversation, geminiHistory } from './conversation';

@@ -1,4 +1,4 @@
-import { excerpt, isObject } from '../../loop/deltas';
+import { excerpt, isObject } from '../../shared/deltas';
 import type { Candidate, GenerateContentResponse, Part } from './types';
 
 /** What is wrong with a part the loop must act on: a functionCall needs a name, and its args are an object. */

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { isObject } from '../../loop/deltas';
+import { isObject } from '../../shared/deltas';
 import type { ChatTool } from '../../types';
 import type { WireRequest } from '../../loop/wire';
 import type { Content } from './types';

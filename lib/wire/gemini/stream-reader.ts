@@ -1,7 +1,7 @@
-import { deltaBytes, excerpt, isObject } from '../../loop/deltas';
-import type { HeldBytes } from '../../loop/held-bytes';
+import { deltaBytes, excerpt, isObject } from '../../shared/deltas';
+import type { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../kit/sse';
 import { checkedParts } from './model-reply';
 import type { Candidate, GenerateContentResponse, Part } from './types';
 

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { EventStream, EventStreamWriter } from '../../loop/event-stream';
+import { EventStream, EventStreamWriter } from '../kit/event-stream';
 import type { GeminiIdentity } from './answer';
 import type { Part, UsageMetadata } from './types';
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { toolOutcomeText } from '../../tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../loop/approval-decision';
+import { toolOutcomeText } from '../../loop/tool-outcome';
+import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
 import {
   asksPerson,
   givenOf,
@@ -9,8 +9,8 @@ import {
   type ApprovalHistory,
   type Exchange,
   type PersonTools,
-} from '../../loop/approval-settle';
-import { isObject } from '../../loop/deltas';
+} from '../kit/approval-settle';
+import { isObject } from '../../shared/deltas';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
 import type { WireCall } from '../../loop/wire';

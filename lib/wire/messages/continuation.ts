@@ -1,4 +1,4 @@
-import { carryWork, reopenCarried, tokenAt, type Reopened } from '../../loop/continuation';
+import { carryWork, reopenCarried, tokenAt, type Reopened } from '../../hand-back/continuation';
 import { elidedResult, toolUseNames } from './elision';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';

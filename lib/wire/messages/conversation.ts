@@ -1,6 +1,6 @@
-import type { HistoryEntry } from '../../hierarchy';
-import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
-import { budgeted, type TurnSource } from '../../loop/context-budget';
+import type { HistoryEntry } from '../../trellis/hierarchy';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
+import { budgeted, type TurnSource } from '../kit/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
 import { TakenIds } from '../../loop/call-id';

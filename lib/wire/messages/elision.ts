@@ -1,4 +1,4 @@
-import { elidedContent, type Elision } from '../../loop/context-budget';
+import { elidedContent, type Elision } from '../kit/context-budget';
 import { blocksOf, type MessageParam } from './request';
 
 /** The tool_result block with its content replaced by a placeholder naming the tool and the result's size (when that is shorter). */

@@ -6,7 +6,7 @@ import { streamedTurn } from '../../loop/turn-stream';
 import { settleApprovalMessages } from './approval';
 import { messagesError } from './error';
 import { carryOnMessages, restoreMessages } from './continuation';
-import { succeededIn } from '../../hierarchy';
+import { succeededIn } from '../../trellis/hierarchy';
 import { MessagesConversation, messagesHistory } from './conversation';
 import { wellFormedMessage } from './model-reply';
 import { MessagesJsonReply, MessagesStreamReply, type Shown } from './reply';

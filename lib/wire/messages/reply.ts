@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { JsonAnswerReply } from '../../loop/json-reply';
+import { JsonAnswerReply } from '../kit/json-reply';
 import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';

@@ -1,4 +1,4 @@
-import { isObject } from '../../loop/deltas';
+import { isObject } from '../../shared/deltas';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
 import type { ChatTool } from '../../types';
 import type { WireRequest } from '../../loop/wire';

@@ -1,6 +1,6 @@
-import { deltaBytes, excerpt, isObject } from '../../loop/deltas';
-import { HeldBytes } from '../../loop/held-bytes';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { deltaBytes, excerpt, isObject } from '../../shared/deltas';
+import { HeldBytes } from '../../shared/held-bytes';
+import { SseEvents, sseJson } from '../kit/sse';
 import { wellFormedMessage } from './model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './types';
 

@@ -1,5 +1,5 @@
-import { toolOutcomeText } from '../../tool-outcome';
-import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../loop/approval-decision';
+import { toolOutcomeText } from '../../loop/tool-outcome';
+import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../person/approval-decision';
 import {
   CallHolders,
   parsedJson,
@@ -7,9 +7,9 @@ import {
   shownCall,
   shownIn,
   type ApprovalHistory,
-} from '../../loop/approval-settle';
-import { approvedCallId } from '../../loop/approval-token';
-import { inputCallId } from '../../loop/input-token';
+} from '../kit/approval-settle';
+import { approvedCallId } from '../../person/approval-token';
+import { inputCallId } from '../../person/input-token';
 import type { WireCall } from '../../loop/wire';
 
 type Item = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { carryWork, reopenWork, tokenAt, type Reopened } from '../../loop/continuation';
+import { carryWork, reopenWork, tokenAt, type Reopened } from '../../hand-back/continuation';
 import { responsesElision } from './elision';
 import { isObject, type ResponseItem } from './items';
 import type { HandBacks, LoopHandBacks, WireCall } from '../../loop/wire';

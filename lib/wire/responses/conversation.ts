@@ -1,5 +1,5 @@
-import { budgeted, type TurnSource } from '../../loop/context-budget';
-import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../tool-outcome';
+import { budgeted, type TurnSource } from '../kit/context-budget';
+import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { TurnBody, openObject, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
 import { carryOnCalls } from './continuation';

@@ -1,4 +1,4 @@
-import { elidedContent, type Elision } from '../../loop/context-budget';
+import { elidedContent, type Elision } from '../kit/context-budget';
 import type { ResponseItem } from './items';
 
 /** where the latest turn's answers begin: the item after its last output item */

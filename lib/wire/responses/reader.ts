@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import { excerpt, isObject, type Fields } from '../../loop/deltas';
-import { HeldBytes } from '../../loop/held-bytes';
+import { excerpt, isObject, type Fields } from '../../shared/deltas';
+import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { SseEvents, sseJson } from '../../loop/sse';
+import { SseEvents, sseJson } from '../kit/sse';
 import { streamedTurn } from '../../loop/turn-stream';
 import { callsOf, outputText, type ResponseItem } from './items';
 import type { TokenUsage, TurnReader, TurnResult } from '../../loop/wire';

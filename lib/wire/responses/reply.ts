@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { EventStream, EventStreamWriter } from '../../loop/event-stream';
-import { JsonAnswerReply } from '../../loop/json-reply';
+import { EventStream, EventStreamWriter } from '../kit/event-stream';
+import { JsonAnswerReply } from '../kit/json-reply';
 import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
 import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
 import type { ResponseItem } from './items';

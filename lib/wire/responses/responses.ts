@@ -1,7 +1,7 @@
 import type { Response } from 'express';
-import type { AnswerIds } from '../../loop/answer-ids';
-import { decideReply } from '../../loop/approval-settle';
-import { succeededIn, type HistoryEntry } from '../../hierarchy';
+import type { AnswerIds } from '../../hand-back/answer-ids';
+import { decideReply } from '../kit/approval-settle';
+import { succeededIn, type HistoryEntry } from '../../trellis/hierarchy';
 import type { Reply } from '../../loop/reply';
 import { clientToolSearch } from '../../tool-search/client-search';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
@@ -13,7 +13,7 @@ import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem 
 import { responsesReader } from './reader';
 import { ResponsesJsonReply, ResponsesStreamReply } from './reply';
 import type { ReplyOptions, Wire, WireLoop, WireRequest } from '../../loop/wire';
-import { openAiApi } from '../openai-api';
+import { openAiApi } from '../kit/openai-api';
 
 export interface ResponsesRequest extends WireRequest {
   input: string | ResponseItem[];

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { Continuations, MAX_WORK_BYTES } from '../../../lib/loop/continuation';
-import { tokenSecret } from '../../../lib/signed-token';
+import { Continuations, MAX_WORK_BYTES } from '../../../lib/hand-back/continuation';
+import { tokenSecret } from '../../../lib/shared/signed-token';
 import type { ChatMessage, ToolCall } from '../../../lib/types';
 import { carryOnChat, restoreChat } from '../../../lib/wire/chat/continuation';
 

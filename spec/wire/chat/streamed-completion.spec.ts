@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { HeldBytes } from '../../../lib/loop/held-bytes';
+import { HeldBytes } from '../../../lib/shared/held-bytes';
 import { streamedCompletion } from '../../../lib/wire/chat/streamed-completion';
 
 const frame = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;

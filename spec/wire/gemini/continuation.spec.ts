@@ -1,4 +1,4 @@
-import { TAG } from '../../../lib/loop/continuation';
+import { TAG } from '../../../lib/hand-back/continuation';
 import { restoreGemini } from '../../../lib/wire/gemini/continuation';
 import { loopSetup } from '../../helpers/loop-setup';
 

@@ -1,4 +1,4 @@
-import { succeededIn } from '../../../lib/hierarchy';
+import { succeededIn } from '../../../lib/trellis/hierarchy';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';
 import { geminiHistory, withCalls } from '../../../lib/wire/gemini/conversation';
 import type { Content } from '../../../lib/wire/gemini/types';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { HeldBytes } from '../../../lib/loop/held-bytes';
+import { HeldBytes } from '../../../lib/shared/held-bytes';
 import { streamedResponse } from '../../../lib/wire/gemini/stream-reader';
 
 let counted = 0;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { Continuations, MAX_CONTINUATION_CHARS } from '../../../lib/loop/continuation';
+import { Continuations, MAX_CONTINUATION_CHARS } from '../../../lib/hand-back/continuation';
 import { carryOnMessages, restoreMessages } from '../../../lib/wire/messages/continuation';
 import type { MessageParam } from '../../../lib/wire/messages/request';
 import type { WireCall } from '../../../lib/loop/wire';

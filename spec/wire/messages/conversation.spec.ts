@@ -1,4 +1,4 @@
-import { succeededIn } from '../../../lib/hierarchy';
+import { succeededIn } from '../../../lib/trellis/hierarchy';
 import { MessagesConversation, messagesHistory } from '../../../lib/wire/messages/conversation';
 import type { MessageParam } from '../../../lib/wire/messages/request';
 import type { AnthropicMessage } from '../../../lib/wire/messages/types';

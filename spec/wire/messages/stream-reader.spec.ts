@@ -1,5 +1,5 @@
 import { messageOf, Signer } from '../../../fixtures/messages-server';
-import { HeldBytes } from '../../../lib/loop/held-bytes';
+import { HeldBytes } from '../../../lib/shared/held-bytes';
 import { messageEvents } from '../../../lib/testing/messages';
 import { streamedMessage } from '../../../lib/wire/messages/stream-reader';
 import type { BlockEvent } from '../../../lib/wire/messages/types';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Continuations, TAG } from '../../../lib/loop/continuation';
-import { tokenSecret } from '../../../lib/signed-token';
+import { Continuations, TAG } from '../../../lib/hand-back/continuation';
+import { tokenSecret } from '../../../lib/shared/signed-token';
 import { carryOnCalls, restoreItems } from '../../../lib/wire/responses/continuation';
 
 const handBacks = {

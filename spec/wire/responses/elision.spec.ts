@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { startResponsesServer, type ResponsesServer } from '../../../fixtures/responses-server';
-import { ContextBudget } from '../../../lib/loop/context-budget';
+import { ContextBudget } from '../../../lib/wire/kit/context-budget';
 import { TurnBody } from '../../../lib/loop/turn-body';
 import { localTrellis } from '../../../lib/trellis/local';
 import { responsesElision } from '../../../lib/wire/responses/elision';

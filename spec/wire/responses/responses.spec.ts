@@ -4,7 +4,7 @@ import express from 'express';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { startResponsesServer, type ResponsesServer, type ResponsesStep } from '../../../fixtures/responses-server';
-import { skipWhenInternal } from '../../../lib/marker';
+import { skipWhenInternal } from '../../../lib/self-call/marker';
 import { localTrellis } from '../../../lib/trellis/local';
 import type { JudgeInput } from '../../../lib/types';
 import { buildGateway } from '../../helpers/gateway';

@@ -1,0 +1,249 @@
+import type { Request } from 'express';
+import { wireCallOf } from '../loop/wire';
+import type { ToolCall } from '../types';
+import type { ApprovalLedger } from './ledger';
+import { noteApproval, type ApprovalOutcome } from './approval-note';
+import { approvedCallId, type ApprovalTokens } from './approval-token';
+import type { Loop } from '../loop/context';
+import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
+import { resumeProgram, waitingOf, watchedToolCall, type CallMode } from '../loop/turn';
+import type { PendingApproval } from './approval';
+import { RUN_CODE } from '../code-mode/declarations';
+import { isReplayLog, type ReplayLog } from '../code-mode/replay-log';
+import { answerInputs, type InputDecision, type InputReader } from './input-decision';
+import type { PendingInput } from './input';
+
+/** What the client's latest approval answers decided, each for one call of the model's that waited. */
+export type ApprovalDecision = (
+  | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown>; token: string }
+  | {
+      outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>;
+      tool: string;
+      callId: string;
+      refusal: Unapproved;
+      reason: string;
+      token?: string;
+    }
+) & {
+  /** the call is a program's nested call (code mode): the program resumes with the decision */
+  program?: ReplayLog;
+};
+
+export interface ApprovalReader {
+  /** the name of the tool a client declares to approve calls (chat completions, Messages) */
+  tool: string;
+  tokens: ApprovalTokens;
+  ledger: ApprovalLedger;
+  /** where a tool's questions to the person are sealed and read back (`input`) */
+  input?: InputReader;
+}
+
+/** What one answer of the client's decided: about an approval, or about a tool's question. */
+export type PersonDecision = ApprovalDecision | InputDecision;
+
+/** A person's answer as the wire gave it; undefined: no answer came for that approval. */
+export type ApprovalAnswer = { approved: true } | { approved: false; reason: string };
+
+/** A client's reply to one of this gateway's approvals, read. */
+export interface ApprovalReply {
+  approvalId: string;
+  /** the tool the approval showed, to name in a refusal; the name in the approval's id is what runs */
+  shownTool: string;
+  answer: ApprovalAnswer | undefined;
+  /** the answer's JSON (or its text), which a tool's question reads (MCP's `{ action, content }`) */
+  given?: unknown;
+}
+
+/** A denial, with the client's reason trimmed, or none given. */
+export const deniedFor = (reason: unknown): ApprovalAnswer => ({
+  approved: false,
+  reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : 'no reason given',
+});
+
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
+}
+
+/** A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`, or the answer itself when it is not JSON. */
+export function answerOf(content: unknown): ApprovalAnswer {
+  const text = textOf(content).trim();
+  try {
+    const answer = JSON.parse(text) as { approved?: unknown; reason?: unknown } | null;
+    if (answer?.approved === true) return { approved: true };
+    if (typeof answer === 'object' && answer !== null) return deniedFor(answer.reason);
+  } catch {
+    // a plain-text answer is its own reason
+  }
+  return { approved: false, reason: text === '' ? 'no reason given' : text.slice(0, 500) };
+}
+
+/** What the model reads, in place of the call's result, for an approval decided in an earlier request. */
+export function earlierDecision(tool: string, answer: ApprovalAnswer): ToolOutcome {
+  return answer.approved
+    ? { kind: 'approved_earlier', tool }
+    : { kind: 'unapproved', tool, why: 'denied', reason: answer.reason };
+}
+
+/**
+ * The answer to one approval the loop asked for, by the approval's id (`<call id>.ap1.<token>`). `shownTool`: the
+ * tool the client was shown, to name in a refusal when the token does not open. Only what the token holds runs.
+ */
+export function decideApproval(
+  reader: ApprovalReader,
+  req: Request,
+  binding: string,
+  approvalId: string,
+  shownTool: string,
+  answer: ApprovalAnswer | undefined,
+): ApprovalDecision {
+  const callId = approvedCallId(approvalId) ?? approvalId;
+  const read = reader.tokens.read(req, binding, approvalId);
+  if ('failed' in read) {
+    if (read.failed === 'expired')
+      return {
+        outcome: 'expired',
+        tool: shownTool,
+        callId,
+        refusal: { why: 'expired', ttlSec: reader.tokens.ttlSec },
+        reason: 'expired',
+      };
+    return {
+      outcome: 'refused',
+      tool: shownTool,
+      callId,
+      refusal: { why: 'not_asked' },
+      reason: 'not an approval this gateway asked for',
+    };
+  }
+  const { tool, arguments: args } = read.opened;
+  const program = isReplayLog(read.opened.program) ? { program: read.opened.program } : {};
+  if (answer === undefined)
+    return {
+      outcome: 'denied',
+      tool,
+      callId,
+      refusal: { why: 'denied', reason: 'no answer came' },
+      reason: 'no answer came',
+      ...program,
+    };
+  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token, ...program };
+  return {
+    outcome: 'denied',
+    tool,
+    callId,
+    refusal: { why: 'denied', reason: answer.reason },
+    reason: answer.reason,
+    token: read.token,
+    ...program,
+  };
+}
+
+/**
+ * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
+ * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
+ */
+export async function recordedDecisions<Decision extends PersonDecision>(
+  ledger: ApprovalLedger,
+  decisions: readonly Decision[],
+): Promise<Decision[]> {
+  return Promise.all(
+    decisions.map(async function recorded(decision): Promise<Decision> {
+      if (decision.token === undefined) return decision;
+      const { tool, callId } = decision;
+      const kind = decision.outcome === 'answered' || 'input' in decision ? { input: true as const } : {};
+      const found = await ledger.answer(decision.token);
+      if (found === 'again')
+        return {
+          outcome: 'refused',
+          tool,
+          callId,
+          refusal: { why: 'already_answered' },
+          reason: 'already answered',
+          ...kind,
+        } as Decision;
+      if (found === 'unrecorded')
+        return {
+          outcome: 'refused',
+          tool,
+          callId,
+          refusal: { why: 'unrecorded' },
+          reason: 'the answer could not be recorded (the store is unreachable)',
+          ...kind,
+        } as Decision;
+      return decision;
+    }),
+  );
+}
+
+const isInputDecision = (decision: PersonDecision): decision is InputDecision =>
+  decision.outcome === 'answered' || 'input' in decision;
+
+/** The decisions once recorded, each in the ledger of its kind (approvals, questions). */
+export async function recordedAnswers(
+  reader: ApprovalReader,
+  decisions: readonly PersonDecision[],
+): Promise<PersonDecision[]> {
+  const questions = decisions.filter(isInputDecision);
+  const approvals = decisions.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
+  const [approved, answered] = await Promise.all([
+    recordedDecisions(reader.ledger, approvals),
+    reader.input ? recordedDecisions(reader.input.ledger, questions) : questions,
+  ]);
+  return [...approved, ...answered];
+}
+
+/** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */
+export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'granted' }>): ToolCall {
+  return {
+    id: decision.callId,
+    type: 'function',
+    function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) },
+  };
+}
+
+/** What one decided approval answers: its call run (the judge told it was approved), or why not; a program resumes with it. */
+function decidedOutcome(loop: Loop, decision: ApprovalDecision): Promise<ToolOutcome> {
+  const refused = decision.outcome === 'granted' ? undefined : (decision as { refusal: Unapproved }).refusal;
+  noteApproval(loop, decision.tool, decision.outcome, refused && (decision as { reason: string }).reason);
+  const outcome = refused && ({ kind: 'unapproved', tool: decision.tool, ...refused } as ToolOutcome);
+  const run = (id: string, mode: CallMode) =>
+    outcome
+      ? Promise.resolve(outcome)
+      : watchedToolCall(loop, wireCallOf({ ...approvedCall(decision as Granted), id }), 0, { ...mode, approved: true });
+  if (decision.program) return resumeProgram(loop, decision.callId, decision.program, run);
+  return run(decision.callId, {});
+}
+
+type Granted = Extract<ApprovalDecision, { outcome: 'granted' }>;
+
+/**
+ * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs
+ * (the judge told so), the others read why not. The calls whose tool asked the person run again with the answers;
+ * those that wait for the person again (a tool asks, a program's next call needs approval) are returned, to be asked.
+ */
+export async function answerApprovals(
+  loop: Loop,
+  all: readonly PersonDecision[],
+): Promise<(PendingApproval | PendingInput)[]> {
+  const decisions = all.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
+  const inputs = answerInputs(loop, all.filter(isInputDecision));
+  const outcomes = await Promise.all(decisions.map((decision) => decidedOutcome(loop, decision)));
+  const { calls, outcomes: answers, pending } = await inputs;
+  const answered = decisions.flatMap(({ callId, tool, program }, i) => {
+    const outcome = outcomes[i];
+    const waiting = waitingOf(callId, program ? RUN_CODE : tool, outcome);
+    if (waiting) {
+      pending.push(waiting);
+      return [];
+    }
+    if (program || outcome.kind !== 'unapproved') loop.stats.toolCalls++;
+    return [{ call: { id: callId, name: program ? RUN_CODE : tool, arguments: undefined, index: 0 }, outcome }];
+  });
+  loop.conversation.addOutcomes(
+    [...answered.map(({ call }) => call), ...calls],
+    [...answered.map(({ outcome }) => outcome), ...answers],
+  );
+  return pending;
+}
