@@ -6,7 +6,7 @@ import { noteApproval, type ApprovalOutcome } from './approval-note';
 import { approvedCallId, type ApprovalTokens } from './approval-token';
 import type { Loop } from '../loop/context';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
-import { resumeProgram, waitingOf, watchedToolCall, type CallMode } from '../loop/turn';
+import { resumeProgram, waitingOf, watchedToolCall, type ProgramResume } from '../loop/turn';
 import type { PendingApproval } from './approval';
 import { RUN_CODE } from '../code-mode/declarations';
 import { isReplayLog, type ReplayLog } from '../code-mode/replay-log';
@@ -205,18 +205,19 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
 
 /** What one decided approval answers: its call run (the judge told it was approved), or why not; a program resumes with it. */
 function decidedOutcome(loop: Loop, decision: ApprovalDecision): Promise<ToolOutcome> {
-  const refused = decision.outcome === 'granted' ? undefined : (decision as { refusal: Unapproved }).refusal;
-  noteApproval(loop, decision.tool, decision.outcome, refused && (decision as { reason: string }).reason);
-  const outcome = refused && ({ kind: 'unapproved', tool: decision.tool, ...refused } as ToolOutcome);
-  const run = (id: string, mode: CallMode) =>
-    outcome
-      ? Promise.resolve(outcome)
-      : watchedToolCall(loop, wireCallOf({ ...approvedCall(decision as Granted), id }), 0, { ...mode, approved: true });
+  let run: ProgramResume['answer'];
+  if (decision.outcome === 'granted') {
+    noteApproval(loop, decision.tool, 'granted');
+    run = (id, mode) =>
+      watchedToolCall(loop, wireCallOf({ ...approvedCall(decision), id }), 0, { ...mode, approved: true });
+  } else {
+    noteApproval(loop, decision.tool, decision.outcome, decision.reason);
+    const refused = { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;
+    run = () => Promise.resolve(refused);
+  }
   if (decision.program) return resumeProgram(loop, decision.callId, decision.program, run);
   return run(decision.callId, {});
 }
-
-type Granted = Extract<ApprovalDecision, { outcome: 'granted' }>;
 
 /**
  * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs

@@ -18,7 +18,11 @@ interface Handed {
   kind: 'approval' | 'input';
 }
 /** What the client answers: an approval's decision, or the person's answer to a question (MCP's `{ action, content }`). */
-type Reply = { approve: true } | { approve: false; reason: string } | { action: 'accept'; content: object };
+type Reply =
+  | { approve: true }
+  | { approve: false; reason: string }
+  | { action: 'accept'; content: object }
+  | { action: 'decline' };
 interface Turn {
   calls: Handed[];
   text: string;
@@ -197,7 +201,8 @@ describe('code mode: a nested call that needs the person hands the program back,
             name: 'ops',
             match: { model: '*' },
             hierarchy: 'from-trellis',
-            codeMode: true,
+            // a loaded machine slows the nested calls: the program's own deadline is not what these specs test
+            codeMode: { timeoutSec: 60 },
             requireApproval: { never: { toolNames: ['weather', 'whoami', 'pay'] } },
           },
         ],
@@ -243,8 +248,8 @@ describe('code mode: a nested call that needs the person hands the program back,
         expect(third.text).toBe('Done.');
         expect(third.calls).toEqual([]);
         expect([ran('weather'), ran('drop_table')]).toEqual([1, 1]);
-        expect(mcp.inputCalls.map((call) => call.name)).toEqual(['pay', 'pay']);
         read('{"return":{"w":{"temperature":21.5,"unit":"C"},"d":"dropped","p":"paid 5 from main"},"log":["read"]}');
+        expect(mcp.inputCalls.map((call) => call.name)).toEqual(['pay', 'pay']);
       },
     );
 
@@ -262,6 +267,19 @@ describe('code mode: a nested call that needs the person hands the program back,
       read(
         `{"return":{"d":"tool error: 'drop_table' was not approved: keep it","w":{"temperature":21.5,"unit":"C"}},"log":[]}`,
       );
+    });
+
+    it('throws a declined question into the program as a direct call reads it, and the tool does not finish', async () => {
+      await start('try { return await tools.pay({ amount: 5 }); } catch (error) { return error.message; }');
+      const first = await driver.send(gateway, false, question[wire]);
+      expect(first.calls.map(({ kind, args }) => [kind, args.tool])).toEqual([['input', 'pay']]);
+      await driver.send(gateway, false, [
+        ...question[wire],
+        ...first.items,
+        ...driver.answer(first.calls, [{ action: 'decline' }]),
+      ]);
+      expect(mcp.inputCalls).toHaveLength(1);
+      read(`{"return":"tool error: 'pay' needed input from the user, who declined","log":[]}`);
     });
 
     it('refuses a tampered log: the program does not resume and nothing runs', async () => {
