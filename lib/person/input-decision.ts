@@ -11,6 +11,7 @@ import { inputCallId, type InputTokens, type SealedInput } from './input-token';
 import { resumeProgram, waitingOf, watchedToolCall, type CallMode } from '../loop/turn';
 import type { PendingApproval } from './approval';
 import { RUN_CODE } from '../code-mode/declarations';
+import { isReplayLog } from '../code-mode/replay-log';
 import type { WireCall } from '../loop/wire';
 
 export interface InputReader {
@@ -148,9 +149,9 @@ async function settledOutcome(
 
 /** One call's questions settled: what the model reads, or the call waits again (a program resumes with the answer). */
 async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settled> {
-  const { callId, tool } = decisions[0];
-  const first = decisions[0];
-  const program = first.outcome === 'answered' ? first.sealed.program : undefined;
+  const [first] = decisions;
+  const { callId, tool } = first;
+  const program = first.outcome === 'answered' && isReplayLog(first.sealed.program) ? first.sealed.program : undefined;
   const outcome = program
     ? await resumeProgram(loop, callId, program, (id, mode) => settledOutcome(loop, decisions, id, mode))
     : await settledOutcome(loop, decisions, callId, {});
