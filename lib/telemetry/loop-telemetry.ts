@@ -76,7 +76,10 @@ export class ToolWatch {
   }
 }
 
-/** One loop's telemetry: there is one only when spans, metrics or the admin API's records are on, so the loop pays nothing otherwise. */
+/**
+ * One loop's telemetry: there is one only when spans, metrics or the admin API's records are on, so the loop pays
+ * nothing otherwise.
+ */
 export class LoopTelemetry {
   constructor(
     private readonly labels: LoopLabels,
@@ -129,7 +132,9 @@ export class LoopTelemetry {
 
 export type TelemetryOptions = { telemetry?: TelemetryOption; metrics?: MetricsOption | false };
 
-/** The middleware's tracing and metrics, made once from the options; undefined when neither is on (and nothing records). */
+/**
+ * The middleware's tracing and metrics, made once from the options; undefined when neither is on (and nothing records).
+ */
 export class Telemetry {
   /** set once an admin API is made: it shows the loops in flight and the last ones */
   recorder?: LoopRecorder;
