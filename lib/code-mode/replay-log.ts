@@ -3,7 +3,7 @@ import { canonicalJson } from '../shared/canonical-json';
 import { RUN_CODE } from './declarations';
 import type { NestedAnswer } from './sandbox';
 
-/** One nested call of a program, as it made it: its tool, its arguments' digest, and the answer it got (none: it never ran). */
+/** One nested call of a program, as it made it: its tool, its arguments' digest, its answer (none: it never ran). */
 export interface LoggedCall {
   name: string;
   args: string;
@@ -35,17 +35,18 @@ export function argumentsDigest(args: string): string {
   return createHash('sha256').update(canonicalJson(value)).digest('base64url');
 }
 
-/** What the next nested call of a program is: answered from the log, the call that waited, a live one, or a divergence. */
+/** What a program's next nested call is: answered from the log, the call that waited, a live one, or a divergence. */
 export type Step = { replayed: NestedAnswer } | { waited: true } | { live: true } | { diverged: string };
 
 /** The readable reason a program that resumed called otherwise than it did before (nothing was run again). */
 function divergence(n: number, was: LoggedCall, name: string): string {
   const now =
     was.name === name ? `'${name}' with other arguments than before` : `'${name}' where it had been '${was.name}'`;
-  return `${RUN_CODE}: when the program resumed, its call ${n + 1} was ${now}; nothing ran again (a program that resumes must make the same calls in the same order up to the one the person answered)`;
+  const rule = 'a program that resumes must make the same calls in the same order up to the one the person answered';
+  return `${RUN_CODE}: when the program resumed, its call ${n + 1} was ${now}; nothing ran again (${rule})`;
 }
 
-/** A program's nested calls as it runs: a fresh program's, or one resuming from `from`, each checked against the log. */
+/** A program's nested calls as it runs: a fresh program's, or one resuming `from` a log, each checked against it. */
 export class ProgramRecord {
   readonly calls: LoggedCall[];
   private made = 0;

@@ -58,7 +58,7 @@ export function programOutcome(end: ProgramEnd, limits: CodeModeConfig, maxBytes
 /** Runs one nested call as a tool call of the loop. */
 export type Nested = (call: WireCall) => Promise<ToolOutcome>;
 
-/** A program resuming once the person answered: its sealed log, and what the call that waited now answers (run once). */
+/** A program resuming once the person answered: its sealed log, and the call that waited now answered (run once). */
 export interface Resume {
   log: ReplayLog;
   answer(id: string): Promise<ToolOutcome>;
@@ -66,7 +66,7 @@ export interface Resume {
 
 const never = () => new Promise<NestedAnswer>(() => {});
 
-/** The outcome that hands a waiting nested call to the person, with the program's log; undefined when it is too large. */
+/** The outcome handing a waiting nested call to the person, with the program's log; undefined: the log is too large. */
 function handBackOf(record: ProgramRecord, n: number, outcome: ToolOutcome): ToolOutcome | undefined {
   const program = record.handBack(n);
   if (program === undefined) return undefined;
@@ -117,7 +117,8 @@ function programCalls(loop: Loop, call: WireCall, record: ProgramRecord, nested:
       }
       return {
         error: toolErrorText(
-          `${RUN_CODE}: '${name}' needs the person, but the program's log of its calls is too large to hand back (over ${MAX_REPLAY_BYTES} bytes)`,
+          `${RUN_CODE}: '${name}' needs the person, but the program's log of its calls is too large to hand back ` +
+            `(over ${MAX_REPLAY_BYTES} bytes)`,
         ),
       };
     }

@@ -26,7 +26,7 @@ function withOwnIds(loop: Loop, calls: WireCall[], turn: number): WireCall[] {
   });
 }
 
-/** A program resuming (`run_code`): its sealed log, and its waiting nested call answered at last (`id`, `mode`: how to make it). */
+/** A program resuming (`run_code`): its sealed log, and its waiting nested call made at last (`id`, `mode`: how). */
 export interface ProgramResume {
   log: ReplayLog;
   answer(id: string, mode: CallMode): Promise<ToolOutcome>;
@@ -94,7 +94,7 @@ export function resumeProgram(
   return watchedToolCall(loop, call, 0, { resumed: { log, answer } });
 }
 
-/** What waits for the person of a call: its approval or its tool's question (for a program, its nested call's); undefined: nothing. */
+/** What of a call waits for the person: its approval or its tool's question (a program's nested call's); else none. */
 export function waitingOf(
   callId: string,
   tool: string,

@@ -206,7 +206,7 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
   };
 }
 
-/** What one decided approval answers: its call run (the judge told it was approved), or why not; a program resumes with it. */
+/** What one decided approval answers: its call run (the judge told it was approved), or why not; a program resumes. */
 function decidedOutcome(loop: Loop, decision: ApprovalDecision): Promise<ToolOutcome> {
   let run: ProgramResume['answer'];
   if (decision.outcome === 'granted') {

@@ -129,7 +129,7 @@ export class LoopSpan {
     );
   }
 
-  /** The tool's name and the call's id are the model's: bounded like the client's model name. `under`: a program's call. */
+  /** The tool's name and the call's id are the model's: bounded like the client's model name. `under`: its program. */
   tool(call: WireCall, under?: ToolSpan): ToolSpan {
     const name = String(call.name);
     const attributes: Attributes = {

@@ -37,7 +37,7 @@ const partsOf = (content: unknown): Body[] =>
 /** The signature Google documents for calls the model did not make (a client's own history): the API takes it. */
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
-/** Why the API refuses a model content's call parts: the first one's signature missing or not this model's (nor the skip). */
+/** Why the API refuses a model's call parts: the first one's signature missing, or neither this model's nor skip. */
 function signatureRefusal(contents: Body[]): string | undefined {
   for (const [i, content] of contents.entries()) {
     const first = content.role === 'model' ? partsOf(content).find((part) => part.functionCall) : undefined;
