@@ -154,7 +154,13 @@ export async function runCode(
     code = parsed.arguments.code;
   }
   const calls = programCalls(loop, call, new ProgramRecord(code, resume?.log), nested, resume);
-  const end = await runProgram(code, limits, calls.callTool, calls.signal)
+  const end = await runProgram(
+    code,
+    limits,
+    calls.callTool,
+    calls.signal,
+    loop.onToolNote && ((line) => loop.onToolNote?.(RUN_CODE, { log: line })),
+  )
     .catch((error: Error): ProgramEnd => ({ ok: false, problem: { kind: 'crashed', message: error.message }, log: [] }))
     .finally(calls.done);
   const { diverged, handedBack } = calls.state;
