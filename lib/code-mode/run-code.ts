@@ -23,12 +23,14 @@ export function nestedAnswer(outcome: ToolOutcome): NestedAnswer {
   return { error: toolOutcomeText(outcome) };
 }
 
+const onLine = (line: number | undefined) => (line ? ` on line ${line}` : '');
+
 function problemText(problem: ProgramProblem, limits: CodeModeConfig): string {
   switch (problem.kind) {
     case 'syntax':
-      return `${RUN_CODE}: syntax error${problem.line ? ` on line ${problem.line}` : ''}: ${problem.message}`;
+      return `${RUN_CODE}: syntax error${onLine(problem.line)}: ${problem.message}`;
     case 'threw':
-      return `${RUN_CODE}: the program threw ${problem.name}${problem.line ? ` on line ${problem.line}` : ''}: ${problem.message}`;
+      return `${RUN_CODE}: the program threw ${problem.name}${onLine(problem.line)}: ${problem.message}`;
     case 'deadline':
       return `${RUN_CODE}: the program ran past its deadline of ${limits.timeoutSec}s`;
     case 'memory':
