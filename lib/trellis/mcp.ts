@@ -118,6 +118,7 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
 }
 
 /** `mcpTrellis` of options already validated (agentLoop's `trellis`); `signIns`: agentLoop's OAuth, for `oauth`. */
+// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
 export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIns): Trellis {
   const oauth = 'url' in options ? options.oauth : undefined;
   if (oauth && 'url' in options && options.forwardHeaders) {
