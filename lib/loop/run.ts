@@ -5,7 +5,7 @@ import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
 import { consentHeaders } from '../person/sign-in';
 import { runToolCalls } from './turn';
-import { askPerson } from '../person/input-handback';
+import { askPerson } from '../person/hand-back';
 
 export type LoopResult =
   { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };

@@ -1,14 +1,11 @@
 import type { Request } from 'express';
-import { wireCallOf } from '../loop/wire';
 import type { ToolCall } from '../types';
 import type { ApprovalLedger } from './ledger';
-import { noteApproval, type ApprovalOutcome } from './approval-note';
-import { approvedCallId, type ApprovalTokens } from './approval-token';
-import type { Loop } from '../loop/context';
+import type { ApprovalOutcome } from './note';
+import { approvedCallId, type ApprovalTokens } from './approval';
+import { APPROVAL, readRefusal } from './question';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
-import { watchedToolCall } from '../loop/turn';
-import { answerInputs, type InputDecision, type InputReader } from './input-decision';
-import type { PendingInput } from './input';
+import type { InputDecision, InputReader } from './input-decision';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
 export type ApprovalDecision =
@@ -93,23 +90,7 @@ export function decideApproval(
 ): ApprovalDecision {
   const callId = approvedCallId(approvalId) ?? approvalId;
   const read = reader.tokens.read(req, binding, approvalId);
-  if ('failed' in read) {
-    if (read.failed === 'expired')
-      return {
-        outcome: 'expired',
-        tool: shownTool,
-        callId,
-        refusal: { why: 'expired', ttlSec: reader.tokens.ttlSec },
-        reason: 'expired',
-      };
-    return {
-      outcome: 'refused',
-      tool: shownTool,
-      callId,
-      refusal: { why: 'not_asked' },
-      reason: 'not an approval this gateway asked for',
-    };
-  }
+  if ('failed' in read) return { tool: shownTool, callId, ...readRefusal(APPROVAL, read.failed, reader.tokens.ttlSec) };
   const { tool, arguments: args } = read.opened;
   if (answer === undefined)
     return {
@@ -167,7 +148,7 @@ export async function recordedDecisions<Decision extends PersonDecision>(
   );
 }
 
-const isInputDecision = (decision: PersonDecision): decision is InputDecision =>
+export const isInputDecision = (decision: PersonDecision): decision is InputDecision =>
   decision.outcome === 'answered' || 'input' in decision;
 
 /** The decisions once recorded, each in the ledger of its kind (approvals, questions). */
@@ -191,38 +172,4 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
     type: 'function',
     function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) },
   };
-}
-
-/**
- * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs
- * (the judge told so), the others read why not. The calls whose tool asked the person run again with the answers;
- * those whose tool asks again are returned, to be asked.
- */
-export async function answerApprovals(loop: Loop, all: readonly PersonDecision[]): Promise<PendingInput[]> {
-  const decisions = all.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
-  const inputs = answerInputs(loop, all.filter(isInputDecision));
-  const outcomes = await Promise.all(
-    decisions.map(async function answered(decision): Promise<ToolOutcome> {
-      if (decision.outcome !== 'granted') {
-        noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-        return { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;
-      }
-      noteApproval(loop, decision.tool, 'granted');
-      return watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
-    }),
-  );
-  loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;
-  const { calls, outcomes: answers, pending } = await inputs;
-  // an approved call whose tool asks the person waits for them too: its answer comes once they answered
-  const answered = decisions.flatMap(({ callId, tool }, i) => {
-    const outcome = outcomes[i];
-    if (outcome.kind !== 'asks') return [{ call: { id: callId, name: tool, arguments: undefined, index: 0 }, outcome }];
-    pending.push({ callId, tool, ...outcome.input });
-    return [];
-  });
-  loop.conversation.addOutcomes(
-    [...answered.map(({ call }) => call), ...calls],
-    [...answered.map(({ outcome }) => outcome), ...answers],
-  );
-  return pending;
 }

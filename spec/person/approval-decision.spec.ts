@@ -9,7 +9,7 @@ import {
   recordedDecisions,
 } from '../../lib/person/approval-decision';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
-import { ApprovalTokens } from '../../lib/person/approval-token';
+import { ApprovalTokens } from '../../lib/person/approval';
 
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request;
 const reader = () => ({
