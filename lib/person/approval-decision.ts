@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { ToolCall } from '../types';
-import type { ApprovalLedger } from './ledger';
+import { recordedDecisions, type ApprovalLedger } from './ledger';
 import type { ApprovalOutcome } from './note';
 import { approvedCallId, type ApprovalTokens } from './approval';
 import { APPROVAL, readRefusal } from './question';
@@ -109,43 +109,6 @@ export function decideApproval(
     reason: answer.reason,
     token: read.token,
   };
-}
-
-/**
- * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
- * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
- */
-export async function recordedDecisions<Decision extends PersonDecision>(
-  ledger: ApprovalLedger,
-  decisions: readonly Decision[],
-): Promise<Decision[]> {
-  return Promise.all(
-    decisions.map(async function recorded(decision): Promise<Decision> {
-      if (decision.token === undefined) return decision;
-      const { tool, callId } = decision;
-      const kind = decision.outcome === 'answered' || 'input' in decision ? { input: true as const } : {};
-      const found = await ledger.answer(decision.token);
-      if (found === 'again')
-        return {
-          outcome: 'refused',
-          tool,
-          callId,
-          refusal: { why: 'already_answered' },
-          reason: 'already answered',
-          ...kind,
-        } as Decision;
-      if (found === 'unrecorded')
-        return {
-          outcome: 'refused',
-          tool,
-          callId,
-          refusal: { why: 'unrecorded' },
-          reason: 'the answer could not be recorded (the store is unreachable)',
-          ...kind,
-        } as Decision;
-      return decision;
-    }),
-  );
 }
 
 export const isInputDecision = (decision: PersonDecision): decision is InputDecision =>

@@ -1,13 +1,7 @@
 import type { Request } from 'express';
-import { ApprovalLedger } from '../../lib/person/ledger';
+import { ApprovalLedger, recordedDecisions } from '../../lib/person/ledger';
 import { MemoryStore } from '../../lib/store/memory-store';
-import {
-  answerOf,
-  approvedCall,
-  decideApproval,
-  earlierDecision,
-  recordedDecisions,
-} from '../../lib/person/approval-decision';
+import { answerOf, approvedCall, decideApproval, earlierDecision } from '../../lib/person/approval-decision';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 import { ApprovalTokens } from '../../lib/person/approval';
 
