@@ -5,9 +5,10 @@ import type { Store } from '../store/store';
 export type Recorded = 'first' | 'again' | 'unrecorded';
 
 /**
- * The questions already answered (approvals, a tool's questions: one ledger each), each remembered in the store until its token could no longer open anyway, so that
- * an answer sent twice (a replayed follow-up) decides nothing the second time: on any replica of a fleet that shares
- * a store. The store holds a digest of the token, never the token.
+ * The questions already answered (approvals, a tool's questions: one ledger each), each remembered in the store
+ * until its token could no longer open anyway, so that an answer sent twice (a replayed follow-up) decides nothing
+ * the second time: on any replica of a fleet that shares a store. The store holds a digest of the token, never the
+ * token.
  */
 export class ApprovalLedger {
   constructor(
