@@ -1,9 +1,8 @@
 import type { Request } from 'express';
 import type { ToolCall } from '../types';
 import { recordedDecisions, type ApprovalLedger } from './ledger';
-import type { ApprovalOutcome } from './note';
 import { approvedCallId, type ApprovalTokens } from './approval';
-import { APPROVAL, readRefusal } from './question';
+import { APPROVAL, readRefusal, type ApprovalOutcome } from './question';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
 import type { InputDecision, InputReader } from './input-decision';
 

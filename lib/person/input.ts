@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { InputRequired } from '../types';
 import type { ToolOutcome } from '../loop/tool-outcome';
-import type { Loop } from '../loop/context';
 import type { Unanswered } from './input-refusal';
 import { INPUT, type AskedInput, type Question } from './question';
 import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
@@ -56,7 +55,7 @@ function questionOf(tool: string, method: string, params: Record<string, unknown
  * `context` surface reviews the questions first: they are the server's text, shown to a person.
  */
 export async function askedInput(
-  loop: Loop,
+  loop: { input?: { maxRounds: number } },
   tool: string,
   args: Record<string, unknown>,
   asked: InputRequired,

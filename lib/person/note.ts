@@ -1,8 +1,5 @@
 import type { Loop } from '../loop/context';
-import { APPROVAL, INPUT, type Question, type SealedKind } from './question';
-
-export type ApprovalOutcome = 'asked' | 'granted' | 'denied' | 'expired' | 'refused';
-export type InputOutcome = 'asked' | 'answered' | 'declined' | 'cancelled' | 'refused';
+import { APPROVAL, INPUT, type ApprovalOutcome, type InputOutcome, type Question, type SealedKind } from './question';
 
 /** One step of a question to the person, in the loop's log, metrics and span alike: `agent-loop <kind> <step>`. */
 function noteStep(

@@ -54,6 +54,10 @@ export const INPUT: SealedKind = {
 
 export const SIGN_IN: QuestionKind = { name: 'sign-in', stop: 'authorization' };
 
+/** The steps of an approval, and of a tool's question, as the log and the metrics name them. */
+export type ApprovalOutcome = 'asked' | 'granted' | 'denied' | 'expired' | 'refused';
+export type InputOutcome = 'asked' | 'answered' | 'declined' | 'cancelled' | 'refused';
+
 /** Why a sealed question's answer decides nothing: its id did not open (expired, or not asked here: moved, altered). */
 export type ReadRefusal =
   | { outcome: 'expired'; refusal: { why: 'expired'; ttlSec: number }; reason: 'expired' }
