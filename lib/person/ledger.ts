@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/store';
 
-/** What recording an answer found: the first answer, one already given, or no record possible now (the store is away). */
+/**
+ * What recording an answer found: the first answer, one already given, or no record possible now (the store is away).
+ */
 export type Recorded = 'first' | 'again' | 'unrecorded';
 
 /**
@@ -28,7 +30,7 @@ export class ApprovalLedger {
   }
 }
 
-/** A decision an answer made: the token it opened is what the ledger records (none: nothing opened, nothing to record). */
+/** A decision an answer made: the ledger records the token it opened (none: nothing opened, nothing to record). */
 interface Recordable {
   outcome: string;
   tool: string;

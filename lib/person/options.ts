@@ -3,7 +3,9 @@ import { defaulted, schemaOf, wholeNumber, type OptionsOut } from '../options/de
 
 /** The tool a client declares (in `tools`) to approve the loop's calls, unless `approval.tool` names another. */
 const APPROVAL_TOOL = 'approve_tool_call';
-/** The tool a client declares (in `tools`) to put a tool's questions to the person, unless `input.tool` names another. */
+/**
+ * The tool a client declares (in `tools`) to put a tool's questions to the person, unless `input.tool` names another.
+ */
 const INPUT_TOOL = 'ask_user';
 /** How long a question handed to the person can still be answered, unless its kind's `ttlSec` says otherwise. */
 const TTL_SEC = 600;
@@ -16,7 +18,9 @@ const clientTool = (tool: string, does: string) =>
     schema: Joi.string()
       .pattern(/^[a-zA-Z0-9_-]{1,64}$/)
       .default(tool),
-    hint: `it must be the name of the tool a client declares (in tools) to ${does}, letters, digits, _ and - (default '${tool}'), e.g. tool: '${tool}'`,
+    hint:
+      `it must be the name of the tool a client declares (in tools) to ${does}, ` +
+      `letters, digits, _ and - (default '${tool}'), e.g. tool: '${tool}'`,
     qualified: true,
   });
 
@@ -30,11 +34,15 @@ export const approvalOption = defaulted<
   OptionsOut<typeof approvalOptions>
 >({
   schema: schemaOf(approvalOptions).default(),
-  hint: `it must be { tool?: the name of the tool a client declares to approve calls (default '${APPROVAL_TOOL}'), ttlSec?: ${approvalOptions.ttlSec.doc!.range} (default ${TTL_SEC}) }, e.g. approval: { tool: '${APPROVAL_TOOL}' }`,
+  hint:
+    `it must be { tool?: the name of the tool a client declares to approve calls (default '${APPROVAL_TOOL}'), ` +
+    `ttlSec?: ${approvalOptions.ttlSec.doc!.range} (default ${TTL_SEC}) }, e.g. approval: { tool: '${APPROVAL_TOOL}' }`,
   doc: {
     range: '`{ tool?, ttlSec? }`',
     fallback: `\`{ tool: '${APPROVAL_TOOL}', ttlSec: ${TTL_SEC} }\``,
-    does: "the tool a client declares to approve calls (one name for every binding: it is the client's, not a binding's), and how long an approval can still be given",
+    does:
+      'the tool a client declares to approve calls ' +
+      "(one name for every binding: it is the client's, not a binding's), and how long an approval can still be given",
   },
   inner: approvalOptions,
 });
@@ -50,11 +58,18 @@ const inputOptions = {
 
 export const inputOption = defaulted<Partial<OptionsOut<typeof inputOptions>>, OptionsOut<typeof inputOptions>>({
   schema: schemaOf(inputOptions).default(),
-  hint: `it must be { tool?: the name of the tool a client declares to ask the user (default '${INPUT_TOOL}'), ttlSec?: ${inputOptions.ttlSec.doc!.range} (default ${TTL_SEC}), maxRounds?: ${inputOptions.maxRounds.doc!.range} (default ${MAX_ROUNDS}) }, e.g. input: { tool: '${INPUT_TOOL}', ttlSec: ${TTL_SEC} }`,
+  hint:
+    `it must be { tool?: the name of the tool a client declares to ask the user (default '${INPUT_TOOL}'), ` +
+    `ttlSec?: ${inputOptions.ttlSec.doc!.range} (default ${TTL_SEC}), ` +
+    `maxRounds?: ${inputOptions.maxRounds.doc!.range} (default ${MAX_ROUNDS}) }, ` +
+    `e.g. input: { tool: '${INPUT_TOOL}', ttlSec: ${TTL_SEC} }`,
   doc: {
     range: '`{ tool?, ttlSec?, maxRounds? }`',
     fallback: `\`{ tool: '${INPUT_TOOL}', ttlSec: ${TTL_SEC}, maxRounds: ${MAX_ROUNDS} }\``,
-    does: "the tool a client declares to put an MCP tool's questions (input requests) to the user, how long a question can be answered, and how many one call may ask ([a tool asks the person](mcp.md#a-tool-asks-the-person))",
+    does:
+      "the tool a client declares to put an MCP tool's questions (input requests) to the user, " +
+      'how long a question can be answered, and how many one call may ask ' +
+      '([a tool asks the person](mcp.md#a-tool-asks-the-person))',
   },
   inner: inputOptions,
 });
