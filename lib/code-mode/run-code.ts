@@ -82,6 +82,7 @@ export async function runCode(
       return nestedAnswer(outcome, name);
     },
     loop.signal,
+    loop.onToolNote && ((line) => loop.onToolNote?.(RUN_CODE, { log: line })),
   ).catch((error: Error): ProgramEnd => ({ ok: false, problem: { kind: 'crashed', message: error.message }, log: [] }));
   return programOutcome(end, limits, loop.config.maxToolResultBytes);
 }

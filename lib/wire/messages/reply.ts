@@ -1,10 +1,9 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, type Answer, type Reply, type ToolNote } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
-import type { ToolTask } from '../../types';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
 
 /**
@@ -92,8 +91,8 @@ export class MessagesStreamReply implements Reply {
     this.writer.toolProgress();
   }
 
-  toolTask(tool: string, task: ToolTask): void {
-    this.writer.toolTask(tool, task);
+  toolNote(tool: string, note: ToolNote): void {
+    this.writer.toolNote(tool, note);
   }
 
   send(answer: Answer): void {
