@@ -24,6 +24,7 @@ import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from '../self-call/caller';
 import { keyMeter, type KeyBudget, type KeySpend } from '../store/key-budget';
 import { consentHeaders, signedIn } from '../person/sign-in';
+import { SIGN_IN } from '../person/question';
 import { declaration, runCodeTool } from '../code-mode/declarations';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
@@ -164,7 +165,7 @@ export async function startLoop(
     const loop = loopOf(setup, binding, split, opened);
     if ('consent' in access) {
       const note = consentHeaders(res, access.consent);
-      result = { kind: 'answer', answer: { stop: 'authorization', text: '', note } };
+      result = { kind: 'answer', answer: { stop: SIGN_IN.stop, text: '', note } };
     } else {
       if (settled && wire.approvals) {
         result = (await settledApprovals(loop, services.approvals, wire.approvals, settled.decisions)) ?? result;

@@ -34,25 +34,25 @@ export interface SealedKind extends QuestionKind {
   notAsked: string;
 }
 
-export const APPROVAL: SealedKind = {
+export const APPROVAL = {
   name: 'approval',
   stop: 'final',
   tag: '.ap1.',
   token: 'approval',
   maxBytes: 8 * 1024,
   notAsked: 'not an approval this gateway asked for',
-};
+} as const satisfies SealedKind;
 
-export const INPUT: SealedKind = {
+export const INPUT = {
   name: 'input',
   stop: 'input',
   tag: '.in1.',
   token: 'input',
   maxBytes: 12 * 1024,
   notAsked: 'not a question this gateway asked',
-};
+} as const satisfies SealedKind;
 
-export const SIGN_IN: QuestionKind = { name: 'sign-in', stop: 'authorization' };
+export const SIGN_IN = { name: 'sign-in', stop: 'authorization' } as const satisfies QuestionKind;
 
 /** The steps of an approval, and of a tool's question, as the log and the metrics name them. */
 export type ApprovalOutcome = 'asked' | 'granted' | 'denied' | 'expired' | 'refused';
