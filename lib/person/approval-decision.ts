@@ -4,10 +4,11 @@ import { recordedDecisions, type ApprovalLedger } from './ledger';
 import { approvedCallId, type ApprovalTokens } from './approval';
 import { APPROVAL, readRefusal, type ApprovalOutcome } from './question';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
+import { isReplayLog, type ReplayLog } from '../code-mode/replay-log';
 import type { InputDecision, InputReader } from './input-decision';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
-export type ApprovalDecision =
+export type ApprovalDecision = (
   | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown>; token: string }
   | {
       outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>;
@@ -16,7 +17,11 @@ export type ApprovalDecision =
       refusal: Unapproved;
       reason: string;
       token?: string;
-    };
+    }
+) & {
+  /** the call is a program's nested call (code mode): the program resumes with the decision */
+  program?: ReplayLog;
+};
 
 export interface ApprovalReader {
   /** the name of the tool a client declares to approve calls (chat completions, Messages) */
@@ -56,8 +61,8 @@ export function textOf(content: unknown): string {
 }
 
 /**
- * A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its
- * `reason`, or the answer itself when it is not JSON.
+ * A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`,
+ * or the answer itself when it is not JSON.
  */
 export function answerOf(content: unknown): ApprovalAnswer {
   const text = textOf(content).trim();
@@ -94,6 +99,7 @@ export function decideApproval(
   const read = reader.tokens.read(req, binding, approvalId);
   if ('failed' in read) return { tool: shownTool, callId, ...readRefusal(APPROVAL, read.failed, reader.tokens.ttlSec) };
   const { tool, arguments: args } = read.opened;
+  const program = isReplayLog(read.opened.program) ? { program: read.opened.program } : {};
   if (answer === undefined)
     return {
       outcome: 'denied',
@@ -101,8 +107,9 @@ export function decideApproval(
       callId,
       refusal: { why: 'denied', reason: 'no answer came' },
       reason: 'no answer came',
+      ...program,
     };
-  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token };
+  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token, ...program };
   return {
     outcome: 'denied',
     tool,
@@ -110,6 +117,7 @@ export function decideApproval(
     refusal: { why: 'denied', reason: answer.reason },
     reason: answer.reason,
     token: read.token,
+    ...program,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequireApproval } from '../types';
+import { MAX_REPLAY_BYTES, type ReplayLog } from '../code-mode/replay-log';
 import { APPROVAL } from './question';
 import { callIdBefore, SealedIds, type ReadSealed } from './sealed-id';
 
@@ -11,6 +12,8 @@ export interface PendingApproval {
   /** what the person approves: the arguments as the judge left them */
   arguments: Record<string, unknown>;
   reason: string;
+  /** a nested call of code mode's waits: its program's log, to resume it with the answer */
+  program?: ReplayLog;
 }
 
 /** Why the binding's `requireApproval` asks a person about `tool`; undefined when it does not. */
@@ -34,12 +37,13 @@ export const approvedCallId = (id: unknown): string | undefined => callIdBefore(
 /** Approval tokens, sealed for the client that asked (its identity) and expiring after `ttlSec`. */
 export class ApprovalTokens extends SealedIds<SealedApproval> {
   constructor(key: Buffer, ttlSec: number) {
-    super(key, ttlSec, APPROVAL.tag, APPROVAL.token, 2 * APPROVAL.maxBytes);
+    // what one approval seals: the arguments, and for a nested call of code mode's its program's log
+    super(key, ttlSec, APPROVAL.tag, APPROVAL.token, 2 * (APPROVAL.maxBytes + MAX_REPLAY_BYTES));
   }
 
   /** The id of the approval call for `pending`: the model's call id, then the sealed call. */
   idFor(req: IncomingMessage, binding: string, pending: PendingApproval): string {
-    const { callId, tool, arguments: args, reason } = pending;
-    return this.sealedId(req, binding, { callId, tool, arguments: args, reason });
+    const { callId, tool, arguments: args, reason, program } = pending;
+    return this.sealedId(req, binding, { callId, tool, arguments: args, reason, ...(program ? { program } : {}) });
   }
 }

@@ -4,6 +4,7 @@ import type { ToolOutcome } from '../loop/tool-outcome';
 import type { Unanswered } from './input-refusal';
 import { INPUT, type AskedInput, type Question } from './question';
 import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
+import { MAX_REPLAY_BYTES, type ReplayLog } from '../code-mode/replay-log';
 
 export type { AskedInput, PendingInput, Question } from './question';
 
@@ -101,6 +102,8 @@ export interface SealedInput extends SealedCall {
   round: number;
   /** the same for every question asked together, and for no other: a question of another round does not join them */
   group: string;
+  /** a nested call of code mode's asked: its program's log */
+  program?: ReplayLog;
 }
 
 /** The model's call id a question's id (`<call id>.in1.<sealed token>`) names; undefined for another id. */
@@ -109,7 +112,7 @@ export const inputCallId = (id: unknown): string | undefined => callIdBefore(INP
 /** Question tokens, sealed for the client that asked (its credential) and expiring after `input.ttlSec`. */
 export class InputTokens extends SealedIds<SealedInput> {
   constructor(key: Buffer, ttlSec: number) {
-    super(key, ttlSec, INPUT.tag, INPUT.token, 2 * INPUT.maxBytes);
+    super(key, ttlSec, INPUT.tag, INPUT.token, 2 * (INPUT.maxBytes + MAX_REPLAY_BYTES));
   }
 
   idFor(req: IncomingMessage, binding: string, sealed: SealedInput): string {

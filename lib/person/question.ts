@@ -1,3 +1,4 @@
+import type { ReplayLog } from '../code-mode/replay-log';
 import type { TokenKind } from '../shared/signed-token';
 
 /**
@@ -87,6 +88,8 @@ export interface AskedInput {
   answered: Record<string, unknown>;
   /** which question this is of the call's (1 for the first), bounded by `input.maxRounds` */
   round: number;
+  /** a nested call of code mode's asked: its program's log, to resume it with the answers */
+  program?: ReplayLog;
 }
 
 /** A call waiting for the person's input. */
