@@ -10,12 +10,12 @@ import {
   type PersonDecision,
 } from '../../person/approval-decision';
 import { textOf } from '../../telemetry/content';
-import { approvedCallId } from '../../person/approval-token';
+import { approvedCallId } from '../../person/approval';
 import { isObject } from '../../shared/deltas';
 import { parsedOrUndefined } from '../../loop/turn-stream';
 import { decideInput } from '../../person/input-decision';
 import { earlierInput } from '../../person/input-answer';
-import { inputCallId } from '../../person/input-token';
+import { inputCallId } from '../../person/input';
 
 /** The model's call id a question to the person names: an approval's or a tool's question's; undefined: neither. */
 export const askedCallId = (id: unknown): string | undefined => approvedCallId(id) ?? inputCallId(id);

@@ -2,8 +2,8 @@ import { toolOutcomeText } from '../../loop/tool-outcome';
 import { parsedOrUndefined } from '../../loop/turn-stream';
 import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../person/approval-decision';
 import { CallHolders, settleExchanges, shownCall, shownIn, type ApprovalHistory } from '../kit/approval-settle';
-import { approvedCallId } from '../../person/approval-token';
-import { inputCallId } from '../../person/input-token';
+import { approvedCallId } from '../../person/approval';
+import { inputCallId } from '../../person/input';
 import type { WireCall } from '../../loop/wire';
 
 type Item = Record<string, unknown>;
