@@ -52,16 +52,15 @@ describe('code mode: a Responses client chained on previous_response_id answers 
       const first = stream
         ? await gateway.client.responses.stream(body).finalResponse()
         : await gateway.client.responses.create(body);
-      const request = first.output.find(
-        (item): item is OpenAI.Responses.ResponseOutputItem.McpApprovalRequest => item.type === 'mcp_approval_request',
-      );
+      const request = first.output.find((item) => item.type === 'mcp_approval_request') as
+        OpenAI.Responses.ResponseOutputItem.McpApprovalRequest | undefined;
       expect(request?.name).toBe('drop_table');
       expect([ran('weather'), ran('drop_table')]).toEqual([1, 0]);
 
       const followUp = {
         model: 'agent-1',
         previous_response_id: first.id,
-        input: [{ type: 'mcp_approval_response' as const, approval_request_id: request!.id, approve: true }],
+        input: [{ type: 'mcp_approval_response' as const, approval_request_id: request?.id ?? '', approve: true }],
       };
       const answer = stream
         ? await gateway.client.responses.stream(followUp).finalResponse()
