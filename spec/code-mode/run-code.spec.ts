@@ -98,7 +98,7 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
       "tool error: 'wait' timed out after 1s",
       'ran',
       "tool error: 'count' was already called with these arguments 1 times; use the earlier result or change the arguments",
-      "tool error: unknown tool 'nope'; valid tools: weather, count, wait, broken",
+      "tool error: unknown tool 'nope'; valid tools: weather, count, wait, private, broken",
       'tool error: a program cannot call run_code',
       "tool error: arguments for 'count' must be a JSON object, got 7",
     ]);
