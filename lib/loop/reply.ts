@@ -1,8 +1,18 @@
 import type { Response } from 'express';
-import type { TokenUsage, TurnResult, WireCall } from './wire';
+import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 import type { StopReason } from './budget-note';
-import type { LoopStats } from './context';
 import type { ToolTask } from '../types';
+
+/** What one loop counted: its turns, tool calls, and the calls refused or results elided on the way. */
+export interface LoopStats {
+  turns: number;
+  toolCalls: number;
+  blocked: number;
+  /** calls refused as repeats of the same tool with the same arguments */
+  repeated: number;
+  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
+  elided: number;
+}
 
 /** How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns. */
 export interface Answer {

@@ -1,5 +1,4 @@
-import type { ToolImage } from '../trellis/result';
-import { unansweredText, type Unanswered } from '../person/input-refusal';
+import { unansweredText, type Unanswered, type Unapproved } from '../person/input-refusal';
 import type { AskedInput } from '../person/question';
 
 /**
@@ -14,15 +13,14 @@ export type Invalid =
   | { why: 'not_loaded' }
   | { why: 'bad_query'; problem: string };
 
-/** Why a call that needs a person's approval did not run. */
-export type Unapproved =
-  | { why: 'cannot_ask' }
-  | { why: 'arguments_too_long'; maxBytes: number }
-  | { why: 'denied'; reason: string }
-  | { why: 'expired'; ttlSec: number }
-  | { why: 'already_answered' }
-  | { why: 'unrecorded' }
-  | { why: 'not_asked' };
+export type { Unapproved };
+
+/** An image a tool returned, as the next turn shows it. */
+export interface ToolImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
+}
 
 /**
  * What became of one tool call. The kind decides what follows (an `ok` parent unlocks its children, anything else is

@@ -3,12 +3,12 @@ import { bindingOptions, trellisOption } from '../binding/options';
 import { judgeOption } from '../judge/options';
 import { approvalOption } from '../person/approval-options';
 import { inputOption } from '../person/input-options';
-import { loggerOption } from '../shared/logger';
 import { validated } from './option-error';
 import {
   defaulted,
   hintsOf,
   limit,
+  loggerOption,
   option,
   schemaOf,
   tunable,

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { wireCallOf } from '../loop/wire';
+import { wireCallOf } from '../loop/turn-result';
 import type { ToolCall } from '../types';
 import type { ApprovalLedger } from './ledger';
 import { noteApproval, type ApprovalOutcome } from './approval-note';
