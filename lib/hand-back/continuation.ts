@@ -10,12 +10,18 @@ export interface HandBacks {
   binding: string;
 }
 
-/** What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands for. */
+/**
+ * What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands
+ * for.
+ */
 export interface FollowUp extends HandBacks {
   answerIds: AnswerIds;
 }
 
-/** One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the work. */
+/**
+ * One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the
+ * work.
+ */
 export interface LoopHandBacks extends HandBacks {
   succeeded: ReadonlySet<string>;
   /** a live list, in the order they were loaded: it grows as the loop searches */
@@ -37,7 +43,9 @@ export const MAX_WORK_BYTES = 1024 * 1024;
 export interface SealedWork<T = unknown> {
   work: T[];
   succeeded: string[];
-  /** the tools a tool search loaded, in the order it did: the follow-up offers them from its first turn (absent: none) */
+  /**
+   * the tools a tool search loaded, in the order it did: the follow-up offers them from its first turn (absent: none)
+   */
   loaded?: string[];
 }
 

@@ -6,7 +6,7 @@ import type { ToolSearchConfig } from '../tool-search/options';
 import type { CodeModeConfig } from '../code-mode/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, Logger, RequireApproval, ToolProgress, ToolTask, Trellis } from '../types';
+import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
 import type { Config } from '../options/agent-loop';
 import type { Settings } from '../options/tunables';
 import type { KeyMeter } from '../store/key-budget';
@@ -14,7 +14,7 @@ import type { Conversation, TurnResult, WireCall } from './wire';
 import type { PendingApproval } from '../person/approval';
 import type { PendingInput } from '../person/question';
 import type { Deadline } from './deadline';
-import type { LoopStats, Reply, TextSink } from './reply';
+import type { LoopStats, Reply, TextSink, ToolNote } from './reply';
 
 export type { LoopStats };
 import type { RepeatedCalls } from './repeats';
@@ -39,6 +39,13 @@ export interface ActiveBinding {
   codeMode?: CodeModeConfig;
 }
 
+/** Which loop a log line is about. */
+export interface LoopLogFields {
+  loopId: string;
+  binding: string;
+  wire: string;
+}
+
 /**
  * Everything one loop (one client request) carries from turn to turn: the agentLoop's config, the settings it
  * started with, and what is this request's own (binding, deadline, signal, conversation, counters).
@@ -61,7 +68,10 @@ export interface Loop {
   wire: string;
   /** the client's history and the loop's turns, in the wire's shape */
   conversation: Conversation;
-  /** the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to it */
+  /**
+   * the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to
+   * it
+   */
   clientTools: Set<string>;
   /** the tools held back for `tool_search`; undefined: every tool is offered */
   toolSearch?: DeferredTools;
@@ -69,14 +79,16 @@ export interface Loop {
   succeeded: Set<string>;
   signal: AbortSignal;
   logger: Logger;
+  /** the fields every line about this loop carries, made once: `{ ...loop.logFields, turn }` */
+  logFields: LoopLogFields;
   verbose: boolean;
   stats: LoopStats;
   /** the client's answer as it is written: the text as it arrives (streaming), the final one */
   reply: Reply;
   /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
   onToolProgress?(tool: string, progress: ToolProgress): void;
-  /** a running tool's MCP task changed its status; undefined: nobody listens */
-  onToolTask?(tool: string, task: ToolTask): void;
+  /** a running tool's MCP task changed its status, or its program logged a line; undefined: nobody listens */
+  onToolNote?(tool: string, note: ToolNote): void;
   repeats: RepeatedCalls;
   /** the client key's token budget (`keyBudget`): adds a turn's tokens, true once the key spent it */
   keyBudget?: KeyMeter;

@@ -14,7 +14,12 @@ export interface LoopStats {
   elided: number;
 }
 
-/** How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns. */
+/** What a running tool tells a streaming client: its MCP task's status, or a line its program logged (`run_code`). */
+export type ToolNote = { task: ToolTask } | { log: string };
+
+/**
+ * How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns.
+ */
 export interface Answer {
   stop: StopReason;
   /** every turn's text */
@@ -33,7 +38,10 @@ export interface Answer {
   usage?: TokenUsage;
 }
 
-/** The note's paragraph as it follows the answer's text (after a blank line, unless the note is all it says); '' without one. */
+/**
+ * The note's paragraph as it follows the answer's text (after a blank line, unless the note is all it says); '' without
+ * one.
+ */
 export function noteParagraph(answer: Answer): string {
   if (answer.note === undefined) return '';
   return answer.text === '' ? answer.note : `\n\n${answer.note}`;
@@ -56,8 +64,8 @@ export interface Reply {
   toolsRunning(): void;
   /** a running tool reported progress */
   toolProgress?(): void;
-  /** a running tool's MCP task changed its status (a streaming reply writes an SSE comment) */
-  toolTask?(tool: string, task: ToolTask): void;
+  /** a running tool's MCP task changed its status, or its program logged a line (streamed: an SSE comment) */
+  toolNote?(tool: string, note: ToolNote): void;
   /** what must hold before the answer goes out (a fleet's record of its id): awaited, then `send` */
   beforeSend?(answer: Answer): Promise<void> | undefined;
   send(answer: Answer, stats: LoopStats): void;

@@ -16,7 +16,10 @@ import {
 import { callsIn } from './model-reply';
 
 export interface SettledApprovals {
-  /** the conversation with every approval exchange replaced by the model's own calls; the latest ones wait for `decisions` */
+  /**
+   * the conversation with every approval exchange replaced by the model's own calls; the latest ones wait for
+   * `decisions`
+   */
   messages: ChatMessage[];
   decisions: PersonDecision[];
 }

@@ -138,7 +138,8 @@ export interface SettledContents {
 
 /**
  * Gemini's approval exchanges (the loop's `functionCall` of the approval tool, the client's `functionResponse`) taken
- * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
+ * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is
+ * none.
  */
 export function settleApprovalContents(
   reader: ApprovalReader,

@@ -1,17 +1,19 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, type Answer, type Reply, type ToolNote } from '../../loop/reply';
 import { answerParts, finalResponse, type GeminiIdentity } from './answer';
 import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
 import type { UsageMetadata } from './types';
-import type { ToolTask } from '../../types';
 
 /** What one Gemini loop has counted, turn after turn: each turn's usageMetadata, summed. */
 export interface Counted {
   usage?: UsageMetadata;
 }
 
-/** A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's headers. */
+/**
+ * A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's
+ * headers.
+ */
 export class GeminiJsonReply extends JsonAnswerReply {
   constructor(
     res: Response,
@@ -60,8 +62,8 @@ export class GeminiStreamReply implements Reply {
     this.writer.toolProgress();
   }
 
-  toolTask(tool: string, task: ToolTask): void {
-    this.writer.toolTask(tool, task);
+  toolNote(tool: string, note: ToolNote): void {
+    this.writer.toolNote(tool, note);
   }
 
   send(answer: Answer): void {

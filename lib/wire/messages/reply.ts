@@ -1,19 +1,24 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, type Answer, type Reply, type ToolNote } from '../../loop/reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
-import type { ToolTask } from '../../types';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
 
-/** What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop ran. */
+/**
+ * What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop
+ * ran.
+ */
 export interface Shown {
   blocks: ContentBlock[];
   usage?: MessagesUsage;
 }
 
-/** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls waiting for approval. */
+/**
+ * The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls
+ * waiting for approval.
+ */
 function handedBack(answer: Answer): ContentBlock[] {
   const output = answer.last?.output as AnthropicMessage | undefined;
   const calls = (answer.handBack ?? []).flatMap((call) => {
@@ -86,8 +91,8 @@ export class MessagesStreamReply implements Reply {
     this.writer.toolProgress();
   }
 
-  toolTask(tool: string, task: ToolTask): void {
-    this.writer.toolTask(tool, task);
+  toolNote(tool: string, note: ToolNote): void {
+    this.writer.toolNote(tool, note);
   }
 
   send(answer: Answer): void {
