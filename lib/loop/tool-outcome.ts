@@ -1,6 +1,6 @@
 import { unansweredText, type Unanswered, type Unapproved } from '../person/input-refusal';
 import type { AskedInput } from '../person/question';
-import type { ReplayLog } from '../code-mode/replay-log';
+import type { ReplayLog } from '../person/question';
 
 /**
  * Why a call cannot run as the model asked: a tool outside the tree, arguments that are no JSON object, a tool held
