@@ -1,8 +1,7 @@
 import Joi from 'joi';
 import { bindingOptions, trellisOption } from '../binding/options';
 import { judgeOption } from '../judge/options';
-import { approvalOption } from '../person/approval-options';
-import { inputOption } from '../person/input-options';
+import { approvalOption, inputOption } from '../person/options';
 import { validated } from './option-error';
 import {
   defaulted,

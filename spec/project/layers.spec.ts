@@ -115,22 +115,6 @@ function upwardIn(graph: Graph, layers: readonly string[][]): string[] {
   );
 }
 
-/**
- * Imports that still close a circle, each with the fix it waits for: the check reads lib/ without them, and fails
- * once one is gone (take it off this list then). Nothing is added here.
- */
-const WAITING: Record<string, string> = {
-  'lib/loop/wire.ts -> lib/person/approval-decision.ts':
-    'the Wire port names the approval reader and decisions, whose module runs approved calls on a live loop ' +
-    '(`watchedToolCall`, `Loop`): the running steps move out of person/ with the one question to the person',
-};
-
-/** The graph without the imports `WAITING` lists. */
-const withoutWaiting = (graph: Graph): Graph =>
-  new Map(
-    [...graph].map(([file, imports]) => [file, imports.filter((to) => WAITING[`${file} -> ${to}`] === undefined)]),
-  );
-
 const libSources = new Map(
   typeScriptFiles('lib').map((file) => [file, fs.readFileSync(path.join(ROOT, file), 'utf8')] as const),
 );
@@ -153,12 +137,7 @@ describe('the layers of lib/', () => {
   });
 
   it('have no circles of imports between files (type-only imports count)', () => {
-    expect(cyclesIn(withoutWaiting(graph))).toEqual([]);
-  });
-
-  it('still have each import that waits for its fix (a fixed one leaves the list)', () => {
-    const imports = new Set([...graph].flatMap(([file, to]) => to.map((other) => `${file} -> ${other}`)));
-    expect(Object.keys(WAITING).filter((edge) => !imports.has(edge))).toEqual([]);
+    expect(cyclesIn(graph)).toEqual([]);
   });
 });
 

@@ -10,11 +10,11 @@ import {
   type PersonDecision,
   textOf,
 } from '../../person/approval-decision';
-import { approvedCallId } from '../../person/approval-token';
+import { approvedCallId } from '../../person/approval';
 import { isObject } from '../../shared/deltas';
 import { decideInput } from '../../person/input-decision';
 import { earlierInput } from '../../person/input-answer';
-import { inputCallId } from '../../person/input-token';
+import { inputCallId } from '../../person/input';
 
 /** The model's call id a question to the person names: an approval's or a tool's question's; undefined: neither. */
 export const askedCallId = (id: unknown): string | undefined => approvedCallId(id) ?? inputCallId(id);

@@ -8,8 +8,8 @@ import {
   shownIn,
   type ApprovalHistory,
 } from '../kit/approval-settle';
-import { approvedCallId } from '../../person/approval-token';
-import { inputCallId } from '../../person/input-token';
+import { approvedCallId } from '../../person/approval';
+import { inputCallId } from '../../person/input';
 import type { WireCall } from '../../loop/wire';
 
 type Item = Record<string, unknown>;

@@ -11,7 +11,7 @@ import {
   type ApprovalHistory,
   type Exchange,
 } from '../../../lib/wire/kit/approval-settle';
-import { ApprovalTokens } from '../../../lib/person/approval-token';
+import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { toolOutcomeText } from '../../../lib/loop/tool-outcome';
 
