@@ -5,7 +5,7 @@ import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
 import type { LiveSettings } from '../options/live-settings';
 import { bindingSettingsOf, NUMBER_FIELDS } from '../options/tunables';
-import type { FleetLoops } from '../store/fleet-loops';
+import type { FleetLoops } from '../telemetry/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
 import { apiError } from '../shared/openai-error';
 import type { TokenVault } from '../trellis/oauth/vault';

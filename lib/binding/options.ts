@@ -2,13 +2,13 @@ import Joi from 'joi';
 import type { Request } from 'express';
 import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from '../trellis/hierarchy';
 import { distance } from '../options/option-error';
-import { defaulted, option, required, schemaOf, tunable, wholeNumber } from '../options/declaration';
+import { defaulted, option, required, schemaOf, tunable, wholeNumber, type OptionsIn } from '../options/declaration';
 import { toolSearchOption, type ToolSearchOptions } from '../tool-search/options';
 import { codeModeOption } from '../code-mode/options';
 import type { HierarchySource } from '../trellis/catalog';
 import { listTtlSec, mcpCommandOptions, mcpUrlOptions } from '../trellis/mcp-options';
-import type { BindingMatch, HierarchyNode, RequireApproval, TrellisOption } from '../types';
-import type { ValidTrellisOption } from '../trellis/mcp-options';
+import type { BindingMatch, HierarchyNode, RequireApproval } from '../types';
+import type { TrellisOption, ValidTrellisOption } from '../trellis/mcp-options';
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
@@ -162,3 +162,6 @@ export const bindingOptions = {
     },
   }),
 };
+
+/** A binding, as the `bindings` option lists it: its keys are declared (and documented) above. */
+export type Binding = OptionsIn<typeof bindingOptions>;

@@ -26,7 +26,7 @@ import { openAiError } from '../shared/openai-error';
 import { parsedOrUndefined } from '../loop/turn-stream';
 import { jsonKind } from '../loop/refused-request';
 import { errorBodyFor } from '../wire/wires';
-import { optionalPeer } from '../telemetry/optional-peer';
+import { optionalPeer } from '../shared/optional-peer';
 import { defaultLogger } from '../shared/logger';
 import type { Logger } from '../types';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';

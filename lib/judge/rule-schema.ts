@@ -3,7 +3,24 @@ import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
 import { option, required, schemaOf, schemasOf, validator } from '../options/declaration';
 import { CONTROL_CHARACTER } from './paths-within';
-import type { Rule } from './rule';
+import type { JudgeSurface } from '../types';
+
+export type RuleCondition =
+  | { argument: string; matches: string }
+  | { argument: string; within: readonly string[] }
+  | { content: string }
+  | { annotation: string; is?: boolean };
+
+export interface Rule {
+  surface: JudgeSurface;
+  /** glob: `*` matches any run of characters */
+  tool?: string;
+  when?: RuleCondition;
+  action: 'allow' | 'block' | 'rewrite' | 'ask';
+  reason?: string;
+  /** for `rewrite`: replacement for every match of the rule's regex */
+  replace?: string;
+}
 
 function javaScriptAccepts(source: string): boolean {
   try {

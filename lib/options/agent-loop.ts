@@ -2,12 +2,12 @@ import Joi from 'joi';
 import { bindingOptions, trellisOption } from '../binding/options';
 import { judgeOption } from '../judge/options';
 import { approvalOption, inputOption } from '../person/options';
-import { loggerOption } from '../shared/logger';
 import { validated } from './option-error';
 import {
   defaulted,
   hintsOf,
   limit,
+  loggerOption,
   option,
   schemaOf,
   tunable,

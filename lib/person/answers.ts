@@ -1,7 +1,7 @@
 import type { Loop } from '../loop/context';
 import type { ToolOutcome } from '../loop/tool-outcome';
 import { resumeProgram, waitingOf, watchedToolCall, type CallMode, type ProgramResume } from '../loop/turn';
-import { wireCallOf, type WireCall } from '../loop/wire';
+import { wireCallOf, type WireCall } from '../loop/turn-result';
 import { RUN_CODE } from '../code-mode/declarations';
 import { isReplayLog } from '../code-mode/replay-log';
 import type { PendingApproval } from './approval';

@@ -1,4 +1,12 @@
-import type { Unapproved } from '../loop/tool-outcome';
+/** Why a call that needs a person's approval did not run. */
+export type Unapproved =
+  | { why: 'cannot_ask' }
+  | { why: 'arguments_too_long'; maxBytes: number }
+  | { why: 'denied'; reason: string }
+  | { why: 'expired'; ttlSec: number }
+  | { why: 'already_answered' }
+  | { why: 'unrecorded' }
+  | { why: 'not_asked' };
 
 /**
  * Why a tool that asked the person for input did not finish: the client cannot ask, the person declined or

@@ -1,4 +1,3 @@
-import type { ReplayLog } from '../code-mode/replay-log';
 import type { TokenKind } from '../shared/signed-token';
 
 /**
@@ -96,4 +95,25 @@ export interface AskedInput {
 export interface PendingInput extends AskedInput {
   callId: string;
   tool: string;
+}
+
+/** What a nested call gives the program: the value its `await` resolves to, or the text of the error it throws. */
+export type NestedAnswer = { value: unknown } | { error: string };
+
+/** One nested call of a program, as it made it: its tool, its arguments' digest, its answer (none: it never ran). */
+export interface LoggedCall {
+  name: string;
+  args: string;
+  answer?: NestedAnswer;
+}
+
+/**
+ * A program that handed a nested call to the person, sealed in the hand-back's token: its code, its nested calls in
+ * the order it made them and which of them waits. When the answer comes the program runs again from the start, each
+ * call answered from here, so that no call runs twice and no sandbox is kept alive across requests.
+ */
+export interface ReplayLog {
+  code: string;
+  calls: LoggedCall[];
+  waiting: number;
 }

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
 import { option } from '../options/declaration';
-import { optionalPeer } from '../telemetry/optional-peer';
+import { optionalPeer } from '../shared/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';
 import type { RedisConstructor } from './redis-client';

@@ -2,7 +2,7 @@ import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AgentLoopError } from '../errors';
 import type { TokenUsage } from '../loop/turn-result';
-import { optionalPeer } from './optional-peer';
+import { optionalPeer } from '../shared/optional-peer';
 import type { MetricsOption } from './options';
 
 type Prom = typeof PromClient;

@@ -1,7 +1,14 @@
 import Joi from 'joi';
-import { option, required, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from '../options/declaration';
+import {
+  loggerOption,
+  option,
+  required,
+  schemasOf,
+  wholeNumber,
+  type OptionsIn,
+  type OptionsOut,
+} from '../options/declaration';
 import type { Trellis } from '../types';
-import { loggerOption } from '../shared/logger';
 import { oauthOption } from './oauth/options';
 
 /** a header name, as RFC 9110 spells a token */
@@ -112,6 +119,10 @@ export type ValidMcpServer = OptionsOut<typeof mcpUrlOptions> | OptionsOut<typeo
 
 /** `mcpTrellis`' options once validated. */
 export type ValidMcpTrellisOptions = ValidMcpServer & OptionsOut<typeof ownOptions>;
+
+/** The `trellis` option, as a binding gives it: a Trellis, or an MCP server's address. */
+export type TrellisOption =
+  Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };
 
 /** The `trellis` option once validated. */
 export type ValidTrellisOption = Trellis | { mcp: ValidMcpServer };
