@@ -16,7 +16,7 @@ import {
   type ValidMcpTrellisOptions,
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
-import { taskFollower, type TaskFollower } from './tasks';
+import { taskFollower, type TaskFollower } from './task-follower';
 import { callWithInput, ELICITATION_2025, type Root } from './mcp-input';
 import { askedDuringCall, type AskedDuringCall } from './mcp-asked-during-call';
 import { AgentLoopError } from '../errors';
