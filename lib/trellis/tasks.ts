@@ -4,7 +4,7 @@ import type { CallToolResult, InputAnswers } from '../types';
 
 /**
  * MCP tasks (`io.modelcontextprotocol/tasks`, SEP-2663), spoken beside the SDK until it speaks them itself: this
- * module is all there is of them, so it goes when the SDK gains tasks.
+ * module and task-follower.ts are all there is of them, so they go when the SDK gains tasks.
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
