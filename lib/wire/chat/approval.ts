@@ -13,6 +13,7 @@ import {
   type Exchange,
   type PersonTools,
 } from '../kit/approval-settle';
+import { allAsking, lastIn } from '../kit/approval-parts';
 import { callsIn } from './model-reply';
 
 export interface SettledApprovals {
@@ -23,8 +24,7 @@ export interface SettledApprovals {
 
 /** An approval exchange: an assistant message whose calls all ask the person (approvals, a tool's questions). */
 function approvalCallsOf(message: ChatMessage, tools: PersonTools): ToolCall[] | undefined {
-  const calls = callsIn(message);
-  return calls.length > 0 && calls.every((call) => asksPerson(call.function?.name, call.id, tools)) ? calls : undefined;
+  return allAsking(callsIn(message), (call) => asksPerson(call.function?.name, call.id, tools));
 }
 
 /** The index of the last message answering each call id: the answers the client's follow-up holds. */
@@ -41,7 +41,7 @@ function lastAnswers(messages: readonly ChatMessage[]): Map<unknown, number> {
 function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): ApprovalHistory<ChatMessage> | undefined {
   const asked = messages.map((message) => (message.role === 'assistant' ? approvalCallsOf(message, tools) : undefined));
   if (!asked.some(Boolean)) return undefined;
-  const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
+  const latest = lastIn(messages, 'assistant');
   const answered = lastAnswers(messages);
   const answeredAfter = (id: unknown, i: number) => (answered.get(id) ?? -1) > i;
   const askedAt = new Map<unknown, number>();

@@ -1,3 +1,4 @@
+import { historyIn } from '../kit/history';
 import type { Response } from 'express';
 import { succeededIn } from '../../trellis/hierarchy';
 import { settleApprovals } from './approval';
@@ -131,20 +132,8 @@ export const chatWire: Wire<ChatMessage, 'chat'> = {
   path: '/chat/completions',
   accepts: isChatRequest,
   ...openAiApi,
-  restore(body, handBacks) {
-    const restored = restoreChat(handBacks, (body as ChatRequest).messages);
-    if (!restored) return undefined;
-    const { messages, ...reopened } = restored;
-    return { body: { ...body, messages }, ...reopened };
-  },
+  ...historyIn('messages', restoreChat, settleApprovals),
   succeededIn: (items) => succeededIn(chatHistory(items as ChatMessage[])),
-  approvals: {
-    settle(reader, req, binding, body) {
-      const settled = settleApprovals(reader, req, binding, (body as ChatRequest).messages);
-      return settled && { body: { ...body, messages: settled.messages }, decisions: settled.decisions };
-    },
-    withItems: (body, items) => ({ ...body, messages: [...items] }),
-  },
   open(request, setup): WireLoop<ChatMessage> {
     const body = request as ChatRequest;
     const offered = new Set(setup.tools.map((tool) => tool.function.name));

@@ -1,3 +1,4 @@
+import { historyIn } from '../kit/history';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { withInput } from '../../loop/arguments';
@@ -97,21 +98,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       'INVALID_ARGUMENT',
     );
   },
-  restore(request, handBacks) {
-    const body = request as GeminiRequest;
-    const restored = restoreGemini(handBacks, body.contents);
-    if (!restored) return undefined;
-    const { contents, ...reopened } = restored;
-    return { body: { ...body, contents }, ...reopened };
-  },
+  ...historyIn('contents', restoreGemini, settleApprovalContents),
   succeededIn: (items) => succeededIn(geminiHistory(items as Content[])),
-  approvals: {
-    settle(reader, req, binding, body) {
-      const settled = settleApprovalContents(reader, req, binding, (body as GeminiRequest).contents);
-      return settled && { body: { ...body, contents: settled.contents }, decisions: settled.decisions };
-    },
-    withItems: (body, items) => ({ ...body, contents: [...items] }),
-  },
   open(request, setup: LoopSetup, req?: Request): WireLoop<Content> {
     const body = request as GeminiRequest;
     const path = req?.path ?? '';

@@ -1,10 +1,10 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, type Answer } from '../../loop/reply';
+import { StreamAnswerReply } from '../kit/stream-reply';
 import { answerParts, finalResponse, type GeminiIdentity } from './answer';
 import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
 import type { UsageMetadata } from './types';
-import type { ToolTask } from '../../types';
 
 /** What one Gemini loop has counted, turn after turn: each turn's usageMetadata, summed. */
 export interface Counted {
@@ -31,46 +31,23 @@ export class GeminiJsonReply extends JsonAnswerReply {
  * A `:streamGenerateContent?alt=sse` client: the turns' text goes out as it arrives; the loop's note, the handed-back
  * calls, the finishReason and the summed usage in the last chunk.
  */
-export class GeminiStreamReply implements Reply {
-  readonly streams = true;
-  private readonly writer: GeminiStreamWriter;
-
+export class GeminiStreamReply extends StreamAnswerReply<GeminiStreamWriter> {
   constructor(
     res: Response,
     identity: GeminiIdentity,
     private readonly counted: Counted,
     options: GeminiStreamOptions,
   ) {
-    this.writer = new GeminiStreamWriter(res, identity, options);
-  }
-
-  get committed(): boolean {
-    return this.writer.committed;
+    super(new GeminiStreamWriter(res, identity, options));
   }
 
   text(delta: string): Promise<void> | void {
     return this.writer.text(delta);
   }
 
-  toolsRunning(): void {
-    this.writer.toolsRunning();
-  }
-
-  toolProgress(): void {
-    this.writer.toolProgress();
-  }
-
-  toolTask(tool: string, task: ToolTask): void {
-    this.writer.toolTask(tool, task);
-  }
-
   send(answer: Answer): void {
     const note = noteParagraph(answer);
     const { parts, finishReason } = answerParts({ ...answer, text: '', note: undefined });
     this.writer.finish([...(note === '' ? [] : [{ text: note }]), ...parts], finishReason, this.counted.usage);
-  }
-
-  dispose(): void {
-    this.writer.dispose();
   }
 }

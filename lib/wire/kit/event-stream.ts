@@ -125,6 +125,9 @@ export abstract class EventStreamWriter {
     this.stream.comment(`task ${tool} ${task.id} ${task.status}${message}`);
   }
 
+  /** Ends the stream well-formed if it opened, even when the loop broke off unexpectedly; stops its timers. */
+  abstract dispose(): void;
+
   /** Waits, when a write found the client's socket full (no `room`), until it drained or `signal` ended the loop. */
   protected keptUp(room: boolean, signal: AbortSignal): Promise<void> | void {
     if (!room) return this.stream.drained(signal);

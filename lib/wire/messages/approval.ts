@@ -10,6 +10,7 @@ import {
   type Exchange,
   type PersonTools,
 } from '../kit/approval-settle';
+import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
 import { isObject } from '../../shared/deltas';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
@@ -25,9 +26,15 @@ export function approvalUse(call: WireCall): ContentBlock {
 /** The tool uses asking the person (approvals, a tool's questions) of an assistant message that holds no other, or undefined. */
 function approvalUses(message: MessageParam, tools: PersonTools): ContentBlock[] | undefined {
   if (message.role !== 'assistant') return undefined;
-  const uses = toolUses(message);
-  return uses.length > 0 && uses.every((use) => asksPerson(use.name, use.id, tools)) ? uses : undefined;
+  return allAsking(toolUses(message), (use) => asksPerson(use.name, use.id, tools));
 }
+
+const blocks: PartsShape<MessageParam, ContentBlock> = {
+  partsOf: (message) => blocksOf(message?.content),
+  withParts: (message, content) => (message ? { ...message, content } : { role: 'user', content }),
+  roleOf: (message) => message.role,
+  user: 'user',
+};
 
 /** Where in `out` the assistant message is that made tool use `callId`; -1: nowhere. */
 function holderOf(out: readonly MessageParam[], callId: string): number {
@@ -48,7 +55,7 @@ function messagesApprovals(
 ): ApprovalHistory<MessageParam> | undefined {
   const asked = messages.map((message) => approvalUses(message, tools));
   if (!asked.some(Boolean)) return undefined;
-  const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
+  const latest = lastIn(messages, 'assistant');
   const approvalIds = new Set(asked.flatMap((uses) => (uses ?? []).map((use) => use.id)));
   const lastResult = new Map<unknown, number>();
   messages.forEach((message, i) =>
@@ -75,16 +82,12 @@ function messagesApprovals(
         };
       });
     },
-    kept: (i) => {
-      const message = messages[i];
-      const blocks = blocksOf(message.content);
-      const kept =
-        message.role === 'user'
-          ? blocks.filter((block) => !(block.type === 'tool_result' && approvalIds.has(block.tool_use_id)))
-          : blocks;
-      if (kept.length === 0) return undefined;
-      return kept.length === blocks.length ? message : { ...message, content: kept };
-    },
+    kept: (i) =>
+      withoutAnswers(
+        messages[i],
+        blocks,
+        (block) => block.type === 'tool_result' && approvalIds.has(block.tool_use_id),
+      ),
     holderOf,
     modelCall: (callId, call) => ({
       role: 'assistant',
@@ -105,9 +108,7 @@ function messagesApprovals(
         outcome.kind === 'approved_earlier'
           ? { type: 'tool_result', tool_use_id: callId, content }
           : { type: 'tool_result', tool_use_id: callId, content, is_error: true };
-      const next = out[at + 1];
-      if (next?.role === 'user') out[at + 1] = { ...next, content: [...blocksOf(next.content), answer] };
-      else out.splice(at + 1, 0, { role: 'user', content: [answer] });
+      answerBeside(out, at, answer, blocks);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { historyIn } from '../kit/history';
 import type { Readable } from 'node:stream';
 import type { Response } from 'express';
 import { withInput } from '../../loop/arguments';
@@ -84,21 +85,8 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
   apiKey: { header: 'x-api-key', defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
   rateLimited: (message) => messagesError(429, message),
   error: (status, message) => messagesError(status, message),
-  restore(request, handBacks) {
-    const body = request as MessagesRequest;
-    const restored = restoreMessages(handBacks, body.messages);
-    if (!restored) return undefined;
-    const { messages, ...reopened } = restored;
-    return { body: { ...body, messages }, ...reopened };
-  },
+  ...historyIn('messages', restoreMessages, settleApprovalMessages),
   succeededIn: (items) => succeededIn(messagesHistory(items as MessageParam[])),
-  approvals: {
-    settle(reader, req, binding, body) {
-      const settled = settleApprovalMessages(reader, req, binding, (body as MessagesRequest).messages);
-      return settled && { body: { ...body, messages: settled.messages }, decisions: settled.decisions };
-    },
-    withItems: (body, items) => ({ ...body, messages: [...items] }),
-  },
   open(request, setup: LoopSetup): WireLoop<AnthropicMessage> {
     const body = request as MessagesRequest;
     const own = setup.tools.map(messagesTool);

@@ -1,10 +1,10 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
+import { noteParagraph, type Answer } from '../../loop/reply';
+import { StreamAnswerReply } from '../kit/stream-reply';
 import { finalMessage } from './answer';
 import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
-import type { ToolTask } from '../../types';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
 
 /** What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop ran. */
@@ -57,37 +57,18 @@ export class MessagesJsonReply extends JsonAnswerReply {
  * A `stream: true` client: the turns' blocks go to the writer as the reader reads them; the loop's own text (the
  * budget note) goes as its own text block, the handed-back calls and the summed usage at the end.
  */
-export class MessagesStreamReply implements Reply {
-  readonly streams = true;
-  readonly writer: MessagesStreamWriter;
-
+export class MessagesStreamReply extends StreamAnswerReply<MessagesStreamWriter> {
   constructor(
     res: Response,
     identity: MessagesIdentity,
     private readonly shown: Shown,
     options: MessagesStreamOptions,
   ) {
-    this.writer = new MessagesStreamWriter(res, identity, options);
-  }
-
-  get committed(): boolean {
-    return this.writer.committed;
+    super(new MessagesStreamWriter(res, identity, options));
   }
 
   text(delta: string): void {
     this.writer.block({ type: 'text', text: delta.replace(/^\n\n/, '') });
-  }
-
-  toolsRunning(): void {
-    this.writer.toolsRunning();
-  }
-
-  toolProgress(): void {
-    this.writer.toolProgress();
-  }
-
-  toolTask(tool: string, task: ToolTask): void {
-    this.writer.toolTask(tool, task);
   }
 
   send(answer: Answer): void {
@@ -95,9 +76,5 @@ export class MessagesStreamReply implements Reply {
     if (note !== '') this.text(note);
     for (const block of handedBack(answer)) this.writer.block(block);
     this.writer.finish(stopReason(answer), this.shown.usage);
-  }
-
-  dispose(): void {
-    this.writer.dispose();
   }
 }
