@@ -1,26 +1,16 @@
-import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../../types';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
 import {
   asksPerson,
-  personTools,
   CallHolders,
-  givenOf,
-  settleAndDecide,
+  answeredCall,
   shownIn,
   type ApprovalHistory,
-  type Exchange,
   type PersonTools,
 } from '../kit/approval-settle';
+import { settledIn } from '../kit/history';
 import { allAsking, lastIn } from '../kit/approval-parts';
 import { callsIn } from './model-reply';
-
-export interface SettledApprovals {
-  /** the conversation with every approval exchange replaced by the model's own calls; the latest ones wait for `decisions` */
-  messages: ChatMessage[];
-  decisions: PersonDecision[];
-}
 
 /** An approval exchange: an assistant message whose calls all ask the person (approvals, a tool's questions). */
 function approvalCallsOf(message: ChatMessage, tools: PersonTools): ToolCall[] | undefined {
@@ -53,15 +43,9 @@ function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): Ap
   return {
     length: messages.length,
     exchangesAt: (i) =>
-      asked[i]?.map((call): Exchange => {
+      asked[i]?.map((call) => {
         const reply = answeredAfter(call.id, i) ? messages[answered.get(call.id) as number] : undefined;
-        return {
-          approvalId: call.id,
-          shown: shownIn(call.function.arguments),
-          answer: reply && answerOf(reply.content),
-          given: reply && givenOf(reply.content),
-          live: i === latest,
-        };
+        return answeredCall(call.id, shownIn(call.function.arguments), reply, i === latest);
       }),
     kept: (i) => {
       const message = messages[i];
@@ -96,12 +80,4 @@ function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): Ap
  * and answered by the loop (`decisions`); an older one, already decided, reads as what its answer decided.
  * `undefined` when there is no approval exchange (the common case).
  */
-export function settleApprovals(
-  reader: ApprovalReader,
-  req: Request,
-  binding: string,
-  messages: readonly ChatMessage[],
-): SettledApprovals | undefined {
-  const settled = settleAndDecide(reader, req, binding, chatApprovals(messages, personTools(reader)));
-  return settled && { messages: settled.items, decisions: settled.decisions };
-}
+export const settleApprovals = settledIn('messages', chatApprovals);

@@ -1,16 +1,6 @@
-import type { Request } from 'express';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
-import {
-  askedCallId,
-  asksPerson,
-  givenOf,
-  personTools,
-  settleAndDecide,
-  type ApprovalHistory,
-  type Exchange,
-  type PersonTools,
-} from '../kit/approval-settle';
+import { askedCallId, asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
+import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
 import { isObject } from '../../shared/deltas';
 import { partsOf } from './request';
@@ -88,17 +78,11 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
     length: contents.length,
     exchangesAt: (i) => {
       const answers = asked[i] && answersAfter(i);
-      return asked[i]?.map((part): Exchange => {
+      return asked[i]?.map((part) => {
         const id = part.functionCall?.id as string;
         const answer = answers?.get(id)?.functionResponse;
-        const text = answer && answerText(answer.response);
-        return {
-          approvalId: id,
-          shown: isObject(part.functionCall?.args) ? part.functionCall.args : {},
-          answer: text === undefined ? undefined : answerOf(text),
-          given: text === undefined ? undefined : givenOf(text),
-          live: i === latest,
-        };
+        const shown = isObject(part.functionCall?.args) ? part.functionCall.args : {};
+        return answeredCall(id, shown, answer && { content: answerText(answer.response) }, i === latest);
       });
     },
     kept: (i) =>
@@ -130,21 +114,8 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
   };
 }
 
-export interface SettledContents {
-  contents: Content[];
-  decisions: PersonDecision[];
-}
-
 /**
  * Gemini's approval exchanges (the loop's `functionCall` of the approval tool, the client's `functionResponse`) taken
  * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
  */
-export function settleApprovalContents(
-  reader: ApprovalReader,
-  req: Request,
-  binding: string,
-  contents: readonly Content[],
-): SettledContents | undefined {
-  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, personTools(reader)));
-  return settled && { contents: settled.items, decisions: settled.decisions };
-}
+export const settleApprovalContents = settledIn('contents', geminiApprovals);

@@ -1,15 +1,6 @@
-import type { Request } from 'express';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
-import {
-  asksPerson,
-  givenOf,
-  personTools,
-  settleAndDecide,
-  type ApprovalHistory,
-  type Exchange,
-  type PersonTools,
-} from '../kit/approval-settle';
+import { asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
+import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
 import { isObject } from '../../shared/deltas';
 import { blocksOf, type MessageParam } from './request';
@@ -71,16 +62,9 @@ function messagesApprovals(
     length: messages.length,
     exchangesAt: (i) => {
       const results = asked[i] && resultsAfter(i);
-      return asked[i]?.map((use): Exchange => {
-        const result = results?.get(use.id);
-        return {
-          approvalId: use.id as string,
-          shown: isObject(use.input) ? use.input : {},
-          answer: result && answerOf(result.content),
-          given: result && givenOf(result.content),
-          live: i === latest,
-        };
-      });
+      return asked[i]?.map((use) =>
+        answeredCall(use.id as string, isObject(use.input) ? use.input : {}, results?.get(use.id), i === latest),
+      );
     },
     kept: (i) =>
       withoutAnswers(
@@ -113,21 +97,8 @@ function messagesApprovals(
   };
 }
 
-export interface SettledMessages {
-  messages: MessageParam[];
-  decisions: PersonDecision[];
-}
-
 /**
  * Messages' approval exchanges (the loop's `tool_use` of the approval tool, the client's `tool_result`) taken out,
  * as on chat completions: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
  */
-export function settleApprovalMessages(
-  reader: ApprovalReader,
-  req: Request,
-  binding: string,
-  messages: readonly MessageParam[],
-): SettledMessages | undefined {
-  const settled = settleAndDecide(reader, req, binding, messagesApprovals(messages, personTools(reader)));
-  return settled && { messages: settled.items, decisions: settled.decisions };
-}
+export const settleApprovalMessages = settledIn('messages', messagesApprovals);

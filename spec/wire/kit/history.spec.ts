@@ -10,7 +10,7 @@ const wire = historyIn(
     items.includes('token')
       ? { contents: items.map((item) => (item === 'token' ? 'work' : item)), ...reopened }
       : undefined,
-  (_reader, _req, binding, items: readonly string[]) =>
+  (_reader, _req, _binding, items: readonly string[]) =>
     items.includes('asked') ? { contents: items.filter((item) => item !== 'asked'), decisions: [] } : undefined,
 );
 const body = { model: 'm', contents: ['hi', 'token', 'asked'] };
