@@ -77,7 +77,7 @@ async function rssPerProgram(count: number) {
 }
 
 /** `npx ts-node --transpile-only bench/code-mode.ts [--rounds N]`: code mode's sandbox in this process, no server. */
-async function benchCodeMode(argv: string[], log: (line: string) => void): Promise<void> {
+export async function benchCodeMode(argv: string[], log: (line: string) => void): Promise<void> {
   const rounds = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : 200;
   log(`code mode: ${rounds} programs; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)}`);
   await runProgram('return 1;', limits, answer, never);
@@ -97,4 +97,4 @@ async function benchCodeMode(argv: string[], log: (line: string) => void): Promi
   log(`load average after: ${os.loadavg()[0].toFixed(2)}`);
 }
 
-void benchCodeMode(process.argv.slice(2), (line) => console.log(line));
+if (require.main === module) void benchCodeMode(process.argv.slice(2), (line) => console.log(line));

@@ -10,8 +10,10 @@ import { aggregate, printReport, writeResults } from './lib/report';
 import type { SystemSpec } from './lib/systems';
 import { SYSTEMS } from './lib/systems';
 import { benchWires } from './lib/wires';
+import { benchCodeMode } from './code-mode';
+import { benchCodeModeTokens } from './code-mode-tokens';
 
-/** `npm run bench [-- --wires [--rounds N] [--batch N]]`: see lib/wires.ts. `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-connection-close] [--cpu-prof]`: every system against the same scripted upstream. */
+/** `npm run bench [-- --wires [--rounds N] [--batch N]]`: see lib/wires.ts. `npm run bench -- --code-mode [--rounds N] [--batch N]`: code-mode.ts, then code-mode-tokens.ts. `npm run bench [-- --quick] [--only a,b] [--runs N] [--proxy-connection-close] [--cpu-prof]`: every system against the same scripted upstream. */
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
   const valueOf = (flag: string) => {
@@ -110,6 +112,10 @@ async function runSystem(
 
 async function main(): Promise<void> {
   if (process.argv.includes('--wires')) return benchWires(process.argv.slice(2), log);
+  if (process.argv.includes('--code-mode')) {
+    await benchCodeMode(process.argv.slice(2), log);
+    return benchCodeModeTokens(process.argv.slice(2), log);
+  }
   const started = Date.now();
   const { quick, plan, proxyConnectionClose, systems } = parseArgs(process.argv.slice(2));
   const loadBefore = os.loadavg()[0];

@@ -44,7 +44,9 @@ export interface CallToolResult {
   inputRequired?: InputRequired;
 }
 
-/** One question an MCP server embeds in an `input_required` result (2026-07-28): `elicitation/create`, `roots/list`, ... */
+/**
+ * One question an MCP server embeds in an `input_required` result (2026-07-28): `elicitation/create`, `roots/list`, ...
+ */
 export interface InputRequest {
   method: string;
   params?: Record<string, unknown>;
@@ -157,14 +159,23 @@ export type JudgeSurface = 'tool_call' | 'context';
 
 export interface JudgeInput {
   surface: JudgeSurface;
-  /** set by the loop: the front door the client used (a `WireName`): `chat` (chat completions), `responses` (OpenAI Responses), `messages` (Anthropic) */
+  /**
+   * set by the loop: the front door the client used (a `WireName`): `chat` (chat completions), `responses` (OpenAI
+   * Responses), `messages` (Anthropic)
+   */
   wire?: string;
   binding: string;
   tool: string;
   arguments: Record<string, unknown>;
-  /** the tool's MCP annotations, MCP's defaults filled in (readOnlyHint false, destructiveHint true unless read-only, ...) */
+  /**
+   * the tool's MCP annotations, MCP's defaults filled in (readOnlyHint false, destructiveHint true unless read-only,
+   * ...)
+   */
   annotations?: EffectiveAnnotations;
-  /** the conversation so far (tool_call surface), in the wire's shape: chat messages, Responses items, Anthropic messages */
+  /**
+   * the conversation so far (tool_call surface), in the wire's shape: chat messages, Responses items, Anthropic
+   * messages
+   */
   messages?: ChatMessage[] | Record<string, unknown>[];
   /** the tool's result text (context surface) */
   result?: string;

@@ -49,7 +49,10 @@ async function bindingView(binding: ActiveBinding, match: unknown) {
   };
 }
 
-/** A handler whose failure is an answer: a coded error is the caller's (400; 409 for a judge without rules), anything else goes on to Express. */
+/**
+ * A handler whose failure is an answer: a coded error is the caller's (400; 409 for a judge without rules), anything
+ * else goes on to Express.
+ */
 function answering(handler: (req: Request, res: Response) => unknown) {
   return function adminRoute(req: Request, res: Response, next: NextFunction): void {
     Promise.resolve()
@@ -74,7 +77,9 @@ function jsonObject(req: Request): Record<string, unknown> {
 
 const sourceOf = (req: Request) => `admin API (${req.ip})`;
 
-/** `/settings` (and its form's `/settings/fields`), `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key. */
+/**
+ * `/settings` (and its form's `/settings/fields`), `/bindings`, `/judge/rules`, `/loops`: JSON, behind the admin key.
+ */
 export function adminApi(subject: AdminSubject): Router {
   const api = express.Router();
   api.use(function noStore(_req, res, next) {

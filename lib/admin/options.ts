@@ -1,7 +1,9 @@
 import { AgentLoopError } from '../errors';
 import { unknownOption } from '../options/option-error';
 
-/** `{ key }`: the API wants `Authorization: Bearer <key>`; `{ auth: false }`: your own middleware in front guards it. */
+/**
+ * `{ key }`: the API wants `Authorization: Bearer <key>`; `{ auth: false }`: your own middleware in front guards it.
+ */
 export type AdminOptions = { key: string } | { auth: false };
 
 export const MIN_KEY_LENGTH = 16;

@@ -4,7 +4,9 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 /** Shipped beside dist/ and lib/ alike: both are two levels below the package root. */
 export const PAGE_DIR = path.join(__dirname, '..', '..', 'admin-page');
 
-/** The page holds no secret (it asks for the key); what it may load and where it may send is locked to its own origin. */
+/**
+ * The page holds no secret (it asks for the key); what it may load and where it may send is locked to its own origin.
+ */
 function pageHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader(
     'content-security-policy',

@@ -17,7 +17,10 @@ const refusedBody: ErrorRequestHandler = function refusedAdminBody(
   apiError(res, error.status, `admin API: ${error.message}`, 'invalid_request');
 };
 
-/** The admin API under `api/` and the page at the root: mount it where you like, e.g. `app.use('/admin', loop.admin({ key }))`. */
+/**
+ * The admin API under `api/` and the page at the root: mount it where you like, e.g. `app.use('/admin', loop.admin({
+ * key }))`.
+ */
 export function adminRouter(subject: AdminSubject, options: unknown, logger: Logger): Router {
   const valid = checked(options);
   const router = express.Router();

@@ -45,7 +45,9 @@ function matcherOf(match: BindingMatch | ((req: Request) => boolean), name: stri
   };
 }
 
-/** Bindings in the order given: the first that matches the request applies; else the web_search-only loop, if asked for. */
+/**
+ * Bindings in the order given: the first that matches the request applies; else the web_search-only loop, if asked for.
+ */
 export class Bindings {
   private readonly rules: {
     binding: ActiveBinding;

@@ -31,7 +31,10 @@ export const trellisOption = option<TrellisOption, ValidTrellisOption>({
   inner: { mcp: option({ schema: Joi.any(), inner: { ...mcpUrlOptions, ...mcpCommandOptions } }) },
 });
 
-/** A bare string a few keystrokes from 'from-trellis' is a typo, not a one-tool tree: taken as a tool, it would offer nothing. */
+/**
+ * A bare string a few keystrokes from 'from-trellis' is a typo, not a one-tool tree: taken as a tool, it would offer
+ * nothing.
+ */
 function nearFromTrellis(value: unknown): boolean {
   return typeof value === 'string' && value !== FROM_TRELLIS && distance(value.toLowerCase(), FROM_TRELLIS) <= 3;
 }

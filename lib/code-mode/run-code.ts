@@ -45,7 +45,10 @@ function problemText(problem: ProgramProblem, limits: CodeModeConfig): string {
   }
 }
 
-/** What the model reads of a program: its return value and log, or what went wrong (and its log), cut as a tool result is. */
+/**
+ * What the model reads of a program: its return value and log, or what went wrong (and its log), cut as a tool result
+ * is.
+ */
 export function programOutcome(end: ProgramEnd, limits: CodeModeConfig, maxBytes: number): ToolOutcome {
   if (end.ok)
     return { kind: 'ok', text: truncateUtf8(`{"return":${end.value},"log":${JSON.stringify(end.log)}}`, maxBytes) };

@@ -24,7 +24,8 @@ const STARTUP_MS = 30_000;
  * Runs the model's code in QuickJS in a worker thread, so a busy program never holds the gateway's event loop, and a
  * stuck one is ended by terminating its worker. A worker whose program ended cleanly is kept warm for the next
  * program (which gets a QuickJS runtime of its own); one whose program hit a limit or was stopped is never reused.
- * `call`: runs one `tools.<name>(args)` call (its arguments as the program's JSON); past `maxCalls` the program ends. `signal`: the loop ended, so does the program.
+ * `call`: runs one `tools.<name>(args)` call (its arguments as the program's JSON); past `maxCalls` the program ends.
+ * `signal`: the loop ended, so does the program.
  */
 export async function runProgram(
   code: string,

@@ -56,7 +56,9 @@ export async function takeWorker(memoryBytes: number): Promise<Worker> {
   });
 }
 
-/** Keeps a worker whose program ended cleanly for the next one (unref'd: an idle worker never holds the process open). */
+/**
+ * Keeps a worker whose program ended cleanly for the next one (unref'd: an idle worker never holds the process open).
+ */
 export function keepWorker(worker: Worker, memoryBytes: number): void {
   const workers = idle.get(memoryBytes) ?? [];
   if (workers.length >= MAX_IDLE) return void worker.terminate();

@@ -69,7 +69,10 @@ export const gatewayOptions = {
     hint: "it must be { url: 'http://127.0.0.1:11434/v1', apiKeyEnv?: 'OPENAI_API_KEY' }",
     inner: upstreamOptions,
   }),
-  /** largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does not bound them) */
+  /**
+   * largest request body accepted from a client, e.g. '10mb' or bytes (the loop's own turns skip the parser, so it does
+   * not bound them)
+   */
   bodyLimit: defaulted<string | number>({
     schema: Joi.any()
       .custom((value, helpers) => (isSize(value) ? value : helpers.error('any.invalid')))
@@ -100,12 +103,17 @@ export const gatewayOptions = {
 
 export type GatewayConfig = AgentLoopOptions & OptionsIn<typeof gatewayOptions>;
 
-/** The config once validated: the gateway's own keys with their defaults, agentLoop's options as given (agentLoop checks them). */
+/**
+ * The config once validated: the gateway's own keys with their defaults, agentLoop's options as given (agentLoop checks
+ * them).
+ */
 type ValidGatewayConfig = AgentLoopOptions & OptionsOut<typeof gatewayOptions>;
 
 const { admin, ...listened } = schemasOf(gatewayOptions);
 
-/** agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold. */
+/**
+ * agentLoop checks its own options; listed here so that a misspelt key is named among all the keys a config may hold.
+ */
 const loopKeys = Object.keys(loopOptions).map((key) => [key, Joi.any()]);
 
 const gatewaySchema = Joi.object({ ...listened, ...Object.fromEntries(loopKeys), admin });
@@ -137,7 +145,8 @@ const refusedBody: ErrorRequestHandler = function refusedBody(error: BodyError, 
 
 function upstreamFailure(error: Error, _req: IncomingMessage, res: ServerResponse | Socket): void {
   if (!('writeHead' in res) || res.headersSent) return void res.end();
-  // JSON.parse takes nesting that JSON.stringify cannot give back: such a body cannot be forwarded, by its sender's doing.
+  // JSON.parse takes nesting that JSON.stringify cannot give back: such a body cannot be forwarded, by its sender's
+  // doing.
   const [status, body] =
     error instanceof RangeError
       ? [

@@ -5,7 +5,10 @@ import type { AgentLoopMiddleware } from '../middleware';
 
 const PROBE_TIMEOUT_MS = 5000;
 
-/** The status of a GET, its body left unread. Not fetch(): it refuses the ports the Fetch spec calls bad (6000, 10080...), which the proxy reaches. */
+/**
+ * The status of a GET, its body left unread. Not fetch(): it refuses the ports the Fetch spec calls bad (6000,
+ * 10080...), which the proxy reaches.
+ */
 function statusOf(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
@@ -46,7 +49,8 @@ export class UpstreamHealth {
 
 /**
  * `/healthz`: the process answers (live). `/readyz`: every binding's Trellis listed its tools at least once and
- * the upstream answered, else 503. Both say what is down: `{ ok, down: { 'trellis <binding>': reason, upstream: reason } }`.
+ * the upstream answered, else 503. Both say what is down: `{ ok, down: { 'trellis <binding>': reason, upstream: reason
+ * } }`.
  */
 export function healthRoutes(app: Express, loop: AgentLoopMiddleware, upstream: UpstreamHealth): void {
   app.get('/healthz', function live(_req: Request, res: Response) {

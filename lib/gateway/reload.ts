@@ -32,7 +32,9 @@ function readJson(file: string): Config {
   return config as Config;
 }
 
-/** The options whose new values a reload cannot apply, named as in the file: `upstream`, `bindings.notes`, `judge.mode`. */
+/**
+ * The options whose new values a reload cannot apply, named as in the file: `upstream`, `bindings.notes`, `judge.mode`.
+ */
 function needingRestart(started: Config, next: Config): string[] {
   const changed: string[] = [];
   for (const key of new Set([...Object.keys(started), ...Object.keys(next)])) {

@@ -3,7 +3,10 @@ import { openAiError } from '../shared/openai-error';
 import { isAmbiguousPath } from '../self-call/routed-path';
 import { WIRES } from '../wire/wires';
 
-/** What the ready gateway forwards by default, under `/v1` (and `/v1beta`): inference (every wire's), and the model list its clients read. */
+/**
+ * What the ready gateway forwards by default, under `/v1` (and `/v1beta`): inference (every wire's), and the model list
+ * its clients read.
+ */
 export const INFERENCE_ROUTES = [
   ...WIRES.filter((wire) => !wire.route).map((wire) => `POST ${wire.path.slice(1)}`),
   'POST models/*:generateContent',

@@ -21,7 +21,8 @@ export function upstreamKeyOf(apiKeyEnv: string | undefined): string | undefined
 /**
  * Takes the client's own credentials off a forwarded request (in any header a client's key goes in, they were for
  * the gateway: its `clientKeys`) and puts the operator's key, when there is one, the way the wire of the path reads
- * it (its `apiKey`: Anthropic's Messages API takes `x-api-key` with an `anthropic-version`, Gemini's `x-goog-api-key`; a
+ * it (its `apiKey`: Anthropic's Messages API takes `x-api-key` with an `anthropic-version`, Gemini's `x-goog-api-key`;
+ * a
  * `?key=` in the query is taken off too); any other route takes
  * `Authorization: Bearer`. The client's own `anthropic-version` and `anthropic-beta` go as sent.
  */

@@ -18,7 +18,9 @@ export const MAX_WORK_BYTES = 1024 * 1024;
 export interface SealedWork<T = unknown> {
   work: T[];
   succeeded: string[];
-  /** the tools a tool search loaded, in the order it did: the follow-up offers them from its first turn (absent: none) */
+  /**
+   * the tools a tool search loaded, in the order it did: the follow-up offers them from its first turn (absent: none)
+   */
   loaded?: string[];
 }
 

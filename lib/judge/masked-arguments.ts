@@ -4,7 +4,9 @@ export const MASKED = '[argument]';
 /** Shorter values (`id: 7`, `on`, `yes`) would mask common words: only strings of this many characters or more go. */
 const MIN_MASKED_CHARS = 4;
 
-/** Every string of 4 characters or more in the arguments, at any depth; walked with a stack, so no depth overflows it. */
+/**
+ * Every string of 4 characters or more in the arguments, at any depth; walked with a stack, so no depth overflows it.
+ */
 function valuesOf(argumentSets: unknown[]): Set<string> {
   const values = new Set<string>();
   const pending = [...argumentSets];

@@ -12,7 +12,8 @@ function defaultBlockReason(input: JudgeInput): string {
 
 /**
  * The first `allow`, `block` or `ask` rule that matches decides (`ask` is an `allow` once a person approved the call).
- * `rewrite` rules before it all apply, in order, so that several redaction rules (API keys, card numbers) all redact the same result.
+ * `rewrite` rules before it all apply, in order, so that several redaction rules (API keys, card numbers) all redact
+ * the same result.
  */
 function verdictFor(rules: CompiledRule[], input: JudgeInput): Verdict {
   let args = input.arguments;

@@ -1,7 +1,9 @@
 import { TimedOut, withinTimeout } from '../shared/signals';
 import type { Judge, JudgeContext, JudgeInput } from '../types';
 
-/** Runs the judge under its own timeout and the loop's signal; a judge that ignores its signal times out all the same. */
+/**
+ * Runs the judge under its own timeout and the loop's signal; a judge that ignores its signal times out all the same.
+ */
 export async function evaluateWithin(
   judge: Judge,
   input: JudgeInput,

@@ -5,7 +5,10 @@ export type ParsedArguments = { arguments: Record<string, unknown> } | { invalid
 
 const PROTO = '__proto__';
 
-/** `value` (parsed JSON) without its `__proto__` keys, at any depth: what a reviver dropping them leaves, without its call per value. */
+/**
+ * `value` (parsed JSON) without its `__proto__` keys, at any depth: what a reviver dropping them leaves, without its
+ * call per value.
+ */
 function withoutProto(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) value.forEach(withoutProto);
@@ -55,7 +58,9 @@ export function withInput<Call extends object>(call: Call, input: unknown): Call
   return call;
 }
 
-/** A call's arguments as `parseArguments` reads them; from the wire's parsed `input` when it has one, not parsed again. */
+/**
+ * A call's arguments as `parseArguments` reads them; from the wire's parsed `input` when it has one, not parsed again.
+ */
 export function callArguments(tool: string, call: { arguments: unknown }): ParsedArguments {
   const input = inputs.get(call);
   return input === undefined ? parseArguments(tool, call.arguments) : asObject(tool, copied(input));

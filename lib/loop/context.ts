@@ -47,6 +47,13 @@ export interface LoopStats {
   elided: number;
 }
 
+/** Which loop a log line is about. */
+export interface LoopLogFields {
+  loopId: string;
+  binding: string;
+  wire: string;
+}
+
 /**
  * Everything one loop (one client request) carries from turn to turn: the agentLoop's config, the settings it
  * started with, and what is this request's own (binding, deadline, signal, conversation, counters).
@@ -69,7 +76,10 @@ export interface Loop {
   wire: string;
   /** the client's history and the loop's turns, in the wire's shape */
   conversation: Conversation;
-  /** the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to it */
+  /**
+   * the tools the client declared itself (and those of them a search loaded): a call to one of them is handed back to
+   * it
+   */
   clientTools: Set<string>;
   /** the tools held back for `tool_search`; undefined: every tool is offered */
   toolSearch?: DeferredTools;
@@ -77,6 +87,8 @@ export interface Loop {
   succeeded: Set<string>;
   signal: AbortSignal;
   logger: Logger;
+  /** the fields every line about this loop carries, made once: `{ ...loop.logFields, turn }` */
+  logFields: LoopLogFields;
   verbose: boolean;
   stats: LoopStats;
   /** the client's answer as it is written: the text as it arrives (streaming), the final one */

@@ -4,7 +4,9 @@ import type { StopReason } from './budget-note';
 import type { LoopStats } from './context';
 import type { ToolTask } from '../types';
 
-/** How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns. */
+/**
+ * How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns.
+ */
 export interface Answer {
   stop: StopReason;
   /** every turn's text */
@@ -23,7 +25,10 @@ export interface Answer {
   usage?: TokenUsage;
 }
 
-/** The note's paragraph as it follows the answer's text (after a blank line, unless the note is all it says); '' without one. */
+/**
+ * The note's paragraph as it follows the answer's text (after a blank line, unless the note is all it says); '' without
+ * one.
+ */
 export function noteParagraph(answer: Answer): string {
   if (answer.note === undefined) return '';
   return answer.text === '' ? answer.note : `\n\n${answer.note}`;

@@ -24,6 +24,21 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
   }
 }
 
+type BudgetStop = Exclude<StopReason, 'final' | 'authorization' | 'input'>;
+
+/** The note of an answer a budget (or a failed turn) stopped: which one, and how far the loop got. */
+function budgetNoteOf(loop: Loop, stop: BudgetStop, usage: TokenUsage | undefined, reason?: string): string {
+  return budgetNote(stop, {
+    maxTurns: loop.maxTurns,
+    totalBudgetSec: loop.deadline.seconds,
+    reason,
+    turn: loop.stats.turns,
+    maxTokensPerLoop: loop.settings.maxTokensPerLoop,
+    tokens: usage?.total,
+    keyBudget: loop.keyBudget,
+  });
+}
+
 async function turns(loop: Loop): Promise<LoopResult> {
   const { deadline, maxTurns } = loop;
   const maxTokens = loop.settings.maxTokensPerLoop;
@@ -37,18 +52,8 @@ async function turns(loop: Loop): Promise<LoopResult> {
     kind: 'answer',
     answer: { stop, text: text.value, last, usage, ...fields },
   });
-  const stopWith = (stop: Exclude<StopReason, 'final' | 'authorization' | 'input'>, reason?: string): LoopResult =>
-    answer(stop, {
-      note: budgetNote(stop, {
-        maxTurns,
-        totalBudgetSec: deadline.seconds,
-        reason,
-        turn: loop.stats.turns,
-        maxTokensPerLoop: maxTokens,
-        tokens: usage?.total,
-        keyBudget: loop.keyBudget,
-      }),
-    });
+  const stopWith = (stop: BudgetStop, reason?: string): LoopResult =>
+    answer(stop, { note: budgetNoteOf(loop, stop, usage, reason) });
 
   for (let turn = 1; turn <= maxTurns; turn++) {
     if (deadline.expired) return produced() ? stopWith(deadline.stop) : { kind: 'fallthrough', reason: deadline.stop };
@@ -63,13 +68,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
     } catch (error) {
       const reason = redacted((error as Error).message);
       watch?.failed(deadline.expired ? 'deadline' : loop.signal.aborted ? 'aborted' : 'upstream_error');
-      loop.logger.warn('agent-loop turn failed', {
-        loopId: loop.id,
-        binding: loop.binding.name,
-        wire: loop.wire,
-        turn,
-        reason,
-      });
+      loop.logger.warn('agent-loop turn failed', { ...loop.logFields, turn, reason });
       if (loop.signal.aborted && !deadline.expired) return { kind: 'abandoned' };
       if (!produced()) return { kind: 'fallthrough', reason };
       return deadline.expired ? stopWith(deadline.stop) : stopWith('upstream_error', reason);
@@ -82,9 +81,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
     const { calls } = reply;
     if (loop.verbose) {
       loop.logger.info('agent-loop turn', {
-        loopId: loop.id,
-        binding: loop.binding.name,
-        wire: loop.wire,
+        ...loop.logFields,
         turn,
         toolCalls: calls.length,
         durationMs: Math.round(performance.now() - started),

@@ -14,7 +14,8 @@ export const turnRequest = (body: Record<string, unknown>): TurnRequest => ({
 
 /**
  * Every turn's request body, serialised as the conversation grows: the client's request (with the loop's tools)
- * once per loop, each item of the conversation (under `key`: `messages`, or Responses' `input`) once, when it joins. A turn only joins the pieces, so a long history or a large tool
+ * once per loop, each item of the conversation (under `key`: `messages`, or Responses' `input`) once, when it joins. A
+ * turn only joins the pieces, so a long history or a large tool
  * list is serialised once per loop rather than once per turn. The loop appends to its messages; one it replaces
  * (an elided result) is serialised again after `rewind`.
  */
@@ -36,7 +37,10 @@ export class TurnBody {
     this.stream = body.stream === true;
   }
 
-  /** Throws (as the first turn, which then falls through) when the client's body cannot be serialised, e.g. nested too deep. */
+  /**
+   * Throws (as the first turn, which then falls through) when the client's body cannot be serialised, e.g. nested too
+   * deep.
+   */
   request(messages: readonly unknown[]): TurnRequest {
     this.head ??= openObject(JSON.stringify(this.rest));
     for (; this.serialised < messages.length; this.serialised++) {
@@ -46,7 +50,9 @@ export class TurnBody {
     return { json: `${this.head}"${this.key}":[${this.messages}]}`, stream: this.stream };
   }
 
-  /** Appends to a list of the request (`tools`: the tools a search loaded), after what it held: serialised again once. */
+  /**
+   * Appends to a list of the request (`tools`: the tools a search loaded), after what it held: serialised again once.
+   */
   appendTo(key: string, items: readonly unknown[]): void {
     const list = this.rest[key];
     this.rest[key] = [...(Array.isArray(list) ? list : []), ...items];

@@ -6,7 +6,10 @@ import type { ChatUsage } from '../types';
 export interface WireCall {
   id: string;
   name: string;
-  /** a JSON object encoded as a string, as the model gave it (Messages: its `input` object, serialised); checked when it runs */
+  /**
+   * a JSON object encoded as a string, as the model gave it (Messages: its `input` object, serialised); checked when it
+   * runs
+   */
   arguments: unknown;
   index: number;
 }

@@ -45,9 +45,7 @@ export async function watchedToolCall(
   watch?.ended({ kind: outcome.kind, text: toolOutcomeText(outcome) });
   if (loop.verbose) {
     loop.logger.info('agent-loop tool call', {
-      loopId: loop.id,
-      binding: loop.binding.name,
-      wire: loop.wire,
+      ...loop.logFields,
       turn,
       tool: call.name,
       outcome: outcome.kind,

@@ -75,19 +75,28 @@ export interface HandBacks {
   binding: string;
 }
 
-/** What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands for. */
+/**
+ * What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands
+ * for.
+ */
 export interface FollowUp extends HandBacks {
   answerIds: AnswerIds;
 }
 
-/** One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the work. */
+/**
+ * One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the
+ * work.
+ */
 export interface LoopHandBacks extends HandBacks {
   succeeded: ReadonlySet<string>;
   /** a live list, in the order they were loaded: it grows as the loop searches */
   loaded: readonly string[];
 }
 
-/** A follow-up with the loop's earlier work put back: the verified tools alone (with this loop's own turns) unlock their children. */
+/**
+ * A follow-up with the loop's earlier work put back: the verified tools alone (with this loop's own turns) unlock their
+ * children.
+ */
 export interface Restored extends Reopened {
   body: WireRequest;
 }
@@ -107,11 +116,18 @@ export interface LoopSetup {
   handBacks: LoopHandBacks;
   /** where the loop's answer id is told the upstream's id of its last reply */
   answerIds: AnswerIds;
-  /** the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the model */
+  /**
+   * the name of the tool a client declares to approve calls: the loop's channel to the person, never offered to the
+   * model
+   */
   approvalTool: string;
-  /** the name of the tool a client declares to put a tool's questions to the person (`input.tool`), never offered either */
+  /**
+   * the name of the tool a client declares to put a tool's questions to the person (`input.tool`), never offered either
+   */
   inputTool?: string;
-  /** the loop serves a client's own tool search (its deferred tools found by the loop); false: it goes upstream as sent */
+  /**
+   * the loop serves a client's own tool search (its deferred tools found by the loop); false: it goes upstream as sent
+   */
   servesClientSearch: boolean;
 }
 
@@ -123,15 +139,24 @@ export interface WireLoop<Output = unknown> {
   clientTools: ReadonlySet<string>;
   /** the client's answer: one JSON object at the end, or the wire's stream written while the loop runs */
   reply(res: Response, options: ReplyOptions): Reply;
-  /** set when the client declared the approval tool (and the wire can hand calls to it): calls needing a person wait for it */
+  /**
+   * set when the client declared the approval tool (and the wire can hand calls to it): calls needing a person wait for
+   * it
+   */
   approvalTool?: string;
-  /** set when the client declared the input tool (and the wire can hand questions to it): a tool's questions wait for it */
+  /**
+   * set when the client declared the input tool (and the wire can hand questions to it): a tool's questions wait for it
+   */
   inputTool?: string;
-  /** the client's own tool search, when the loop serves it: its tools held back (as chat functions) and how it searches */
+  /**
+   * the client's own tool search, when the loop serves it: its tools held back (as chat functions) and how it searches
+   */
   clientSearch?: ClientSearch;
 }
 
-/** A client's own tool search, taken out of its request: the upstream sees neither the search tool nor `defer_loading`. */
+/**
+ * A client's own tool search, taken out of its request: the upstream sees neither the search tool nor `defer_loading`.
+ */
 export interface ClientSearch {
   held: ChatTool[];
   kind: SearchKind;
@@ -169,7 +194,9 @@ export interface ErrorFields {
   code?: string | null;
 }
 
-/** Where in `path` the wire's own part begins (its `route`'s match, else its `path` at the end); -1: not this wire's. */
+/**
+ * Where in `path` the wire's own part begins (its `route`'s match, else its `path` at the end); -1: not this wire's.
+ */
 export function frontDoorAt(wire: Pick<Wire, 'path' | 'route'>, path: string): number {
   if (wire.route) return wire.route.exec(path)?.index ?? -1;
   return path.endsWith(wire.path) ? path.length - wire.path.length : -1;
@@ -194,7 +221,10 @@ export interface Wire<Output = unknown, Name extends string = string> {
   readonly name: Name;
   /** a request path (`req.path`) that ends with this is this wire's front door (unless it has a `route`) */
   readonly path: string;
-  /** a request path this matches is this wire's front door (the model in the path: Gemini's `/models/{model}:generateContent`) */
+  /**
+   * a request path this matches is this wire's front door (the model in the path: Gemini's
+   * `/models/{model}:generateContent`)
+   */
   readonly route?: RegExp;
   /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
   accepts(body: unknown): body is WireRequest;
@@ -206,7 +236,9 @@ export interface Wire<Output = unknown, Name extends string = string> {
   readonly apiKey: ApiKeyOf;
   /** the body of a 429 (a spent `keyBudget`) in this wire's error shape */
   rateLimited(message: string): unknown;
-  /** the body of an error the loop answers itself (a refused credential, an invalid field) in this wire's error shape */
+  /**
+   * the body of an error the loop answers itself (a refused credential, an invalid field) in this wire's error shape
+   */
   error(status: number, message: string, fields?: ErrorFields): unknown;
   /**
    * A follow-up to a hand-back with the loop's earlier work put back (the normal handler gets it too) and every
@@ -214,13 +246,21 @@ export interface Wire<Output = unknown, Name extends string = string> {
    * when the body carries no token and chains on no answer of the loop (the common case).
    */
   restore(body: WireRequest, followUp: FollowUp): Restored | undefined;
-  /** the answer id a follow-up chains on (Responses' `previous_response_id`), for `restore` to find its upstream reply */
+  /**
+   * the answer id a follow-up chains on (Responses' `previous_response_id`), for `restore` to find its upstream reply
+   */
   chainedOn?(body: WireRequest): string | undefined;
-  /** tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it has */
+  /**
+   * tools that a trusted history (`trustClientHistory`, this wire's shape) says ran successfully: the text is all it
+   * has
+   */
   succeededIn(items: readonly unknown[]): Set<string>;
   /** undefined: this wire's clients cannot approve calls (a call needing approval reads that it cannot be given) */
   readonly approvals?: WireApprovals;
-  /** a request of this wire's the loop refuses (the error body of a 400, in the wire's shape), though its body is one it serves */
+  /**
+   * a request of this wire's the loop refuses (the error body of a 400, in the wire's shape), though its body is one it
+   * serves
+   */
   refusal?(req: Request): unknown;
   /** `req`: the client's request (the path says what some wires' bodies do not: Gemini's model and stream form) */
   open(body: WireRequest, setup: LoopSetup, req?: Request): WireLoop<Output>;

@@ -122,7 +122,10 @@ export const loopOptions = {
       does: "cancel the loop's calls when the client goes away, or run the loop to its end and log it",
     },
   }),
-  /** tools the client's history says ran unlock their children too; by default only this loop's and verified continuations' do */
+  /**
+   * tools the client's history says ran unlock their children too; by default only this loop's and verified
+   * continuations' do
+   */
   trustClientHistory: defaulted<boolean>({
     schema: Joi.boolean().default(false),
     hint: "it must be false (default: only this loop's own turns and verified continuations unlock a child tool) or true (the client's history counts too), e.g. trustClientHistory: false",

@@ -26,7 +26,9 @@ export interface Declared<In = unknown, Out = In, P extends Presence = Presence>
   readonly inner?: Declarations;
   /** `inner` describes each item of a list (a row's path says `bindings[].maxTurns`) */
   readonly list?: boolean;
-  /** a run-time tunable: `settings.update()`, the admin API and a SIGHUP reload change it for the loops that start after */
+  /**
+   * a run-time tunable: `settings.update()`, the admin API and a SIGHUP reload change it for the loops that start after
+   */
   readonly tunable?: true;
   readonly types?: { in: In; out: Out; presence: P };
 }
@@ -151,7 +153,10 @@ export const withoutDefault = (declarations: Declarations): string[] =>
     .filter(([, declared]) => describedDefault(declared) === undefined)
     .map(([name]) => name);
 
-/** Validates with these declarations' schema and hints, else throws the coded error naming the option, the value and the fix. */
+/**
+ * Validates with these declarations' schema and hints, else throws the coded error naming the option, the value and the
+ * fix.
+ */
 export function validator<T>(component: string, schema: Joi.Schema, declarations: Declarations): (value: unknown) => T {
   const hints = hintsOf(declarations);
   return (value) => validated<T>(schema, value, hints, component);

@@ -139,7 +139,8 @@ const CUSTOM_WORDS = /^(rule\.|regex\.|object\.(xor|oxor|with|missing)|string\.p
 
 /**
  * The fix: a custom check's own words, else the hint of the innermost option on the path that has one (keyed by
- * `parent.name` or `name`; a field without its own, such as `webSearch.always`, gets its option's), with joi's words in front when the hint is
+ * `parent.name` or `name`; a field without its own, such as `webSearch.always`, gets its option's), with joi's words in
+ * front when the hint is
  * not the option's own, so the message says both what is wrong and what is right.
  */
 function hintFor(

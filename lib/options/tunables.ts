@@ -30,7 +30,10 @@ export interface RunTimeSettings extends Settings {
 
 type Liftable = { [K in keyof Settings]-?: undefined extends Settings[K] ? K : never }[keyof Settings];
 
-/** What `settings.update()` takes: any of them; `maxTokensPerLoop: null` or `keyBudget: null` (or undefined) lifts that budget. */
+/**
+ * What `settings.update()` takes: any of them; `maxTokensPerLoop: null` or `keyBudget: null` (or undefined) lifts that
+ * budget.
+ */
 export type SettingsPatch = Partial<Omit<Settings, Liftable>> & { [K in Liftable]?: Settings[K] | null } & {
   bindings?: Record<string, Partial<BindingSettings>>;
 };

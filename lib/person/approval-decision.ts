@@ -59,7 +59,10 @@ export function textOf(content: unknown): string {
   return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
 }
 
-/** A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`, or the answer itself when it is not JSON. */
+/**
+ * A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`,
+ * or the answer itself when it is not JSON.
+ */
 export function answerOf(content: unknown): ApprovalAnswer {
   const text = textOf(content).trim();
   try {

@@ -27,7 +27,9 @@ function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   return validate;
 }
 
-/** The client's answer to one question (the input tool's result, MCP's `{ action, content }`); a cancel when unreadable. */
+/**
+ * The client's answer to one question (the input tool's result, MCP's `{ action, content }`); a cancel when unreadable.
+ */
 export function inputAnswerOf(given: unknown): InputAnswer {
   if (!isObject(given)) return { action: 'cancel' };
   if (given.action === 'accept') return { action: 'accept', content: isObject(given.content) ? given.content : {} };

@@ -83,7 +83,9 @@ export function decideInput(
 
 type Settled = { outcome: ToolOutcome } | { pending: PendingInput };
 
-/** The answers to every question of one call, read together: the call runs again only when each was accepted and fits. */
+/**
+ * The answers to every question of one call, read together: the call runs again only when each was accepted and fits.
+ */
 function responsesOf(
   loop: Loop,
   tool: string,

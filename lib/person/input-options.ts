@@ -1,7 +1,9 @@
 import Joi from 'joi';
 import { defaulted, schemaOf, wholeNumber, type OptionsOut } from '../options/declaration';
 
-/** The tool a client declares (in `tools`) to put a tool's questions to the person, unless `input.tool` names another. */
+/**
+ * The tool a client declares (in `tools`) to put a tool's questions to the person, unless `input.tool` names another.
+ */
 const TOOL = 'ask_user';
 /** How long a question handed to the person can still be answered, unless `input.ttlSec` says otherwise. */
 const TTL_SEC = 600;

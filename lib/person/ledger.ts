@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/store';
 
-/** What recording an answer found: the first answer, one already given, or no record possible now (the store is away). */
+/**
+ * What recording an answer found: the first answer, one already given, or no record possible now (the store is away).
+ */
 export type Recorded = 'first' | 'again' | 'unrecorded';
 
 /**

@@ -28,7 +28,10 @@ function targetOf(url: string): Target {
   };
 }
 
-/** The reply's body as text; past `maxBytes` (axios' `maxContentLength`, -1 for none) the reply is cut off and the turn fails. */
+/**
+ * The reply's body as text; past `maxBytes` (axios' `maxContentLength`, -1 for none) the reply is cut off and the turn
+ * fails.
+ */
 function collected(response: http.IncomingMessage, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

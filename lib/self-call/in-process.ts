@@ -132,7 +132,9 @@ function closePeer(end: ConnectionEnd): void {
   if (!end.peer.destroyed) end.peer.destroy();
 }
 
-/** Dispatches a new connection into the front door's server, as its listening socket would; returns the client's end. */
+/**
+ * Dispatches a new connection into the front door's server, as its listening socket would; returns the client's end.
+ */
 function connect(front: FrontDoor): ConnectionEnd {
   const client = new ConnectionEnd();
   const server = new ConnectionEnd();
@@ -141,7 +143,8 @@ function connect(front: FrontDoor): ConnectionEnd {
   Object.assign(server, front);
   client.remoteAddress = front.localAddress;
   client.remotePort = front.localPort;
-  // A TLS front door hands its decrypted connections to http on 'secureConnection'; 'connection' would start a handshake.
+  // A TLS front door hands its decrypted connections to http on 'secureConnection'; 'connection' would start a
+  // handshake.
   front.server.emit(front.encrypted ? 'secureConnection' : 'connection', server);
   return client;
 }
@@ -190,11 +193,15 @@ function loopbackFor(localAddress: string): { remoteAddress: string; remoteFamil
   return { remoteAddress: '127.0.0.1', remoteFamily: 'IPv4' };
 }
 
-/** The server that took `req` and its socket's fields, or undefined when it cannot be found (the socket transport serves then). */
+/**
+ * The server that took `req` and its socket's fields, or undefined when it cannot be found (the socket transport serves
+ * then).
+ */
 export function frontDoorOf(req: Request): FrontDoor | undefined {
   const socket = req.socket as Socket & { server?: unknown; encrypted?: boolean };
   const server = socket?.server;
-  // Only Node's HTTP/1 servers: an HTTP/2 server (even with allowHTTP1) would take a new connection for an HTTP/2 session.
+  // Only Node's HTTP/1 servers: an HTTP/2 server (even with allowHTTP1) would take a new connection for an HTTP/2
+  // session.
   if (!(server instanceof http.Server || server instanceof https.Server) || server.listenerCount('request') === 0)
     return undefined;
   const localAddress = socket.localAddress ?? '127.0.0.1';

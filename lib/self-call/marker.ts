@@ -92,7 +92,10 @@ function topAppOf(req: IncomingMessage): MountedApp | undefined {
   return app;
 }
 
-/** For an agentLoop signing under `key`: call the function it returns on every request the agentLoop sees, binding its markers to that app. */
+/**
+ * For an agentLoop signing under `key`: call the function it returns on every request the agentLoop sees, binding its
+ * markers to that app.
+ */
 export function markerTrust(key: Buffer): (req: IncomingMessage) => void {
   let served = false;
   // an app's secrets are kept for good: a request to the app bound last has nothing to add (every turn of a loop)
@@ -114,7 +117,10 @@ export function markerTrust(key: Buffer): (req: IncomingMessage) => void {
   };
 }
 
-/** Whether `req` is a turn of an agentLoop serving the same Express app (a sub-app's counts): injectors skip those. Only a question. */
+/**
+ * Whether `req` is a turn of an agentLoop serving the same Express app (a sub-app's counts): injectors skip those. Only
+ * a question.
+ */
 export function isInternalRequest(req: IncomingMessage): boolean {
   if (memoOf(req).value === undefined) return false;
   const app = topAppOf(req);

@@ -1,4 +1,6 @@
-/** The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end. */
+/**
+ * The turn fails once its reply passes `maxReplyBytes`: a hostile upstream cannot make the gateway buffer without end.
+ */
 export const replyTooLong = (maxReplyBytes: number) =>
   new Error(`the model's reply is longer than maxReplyBytes = ${maxReplyBytes}`);
 

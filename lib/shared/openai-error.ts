@@ -7,7 +7,10 @@ export interface OpenAiErrorFields {
   code?: string | null;
 }
 
-/** OpenAI's error body, `{ error: { message, type, ... } }`: clients and scripts that read OpenAI's errors read these too. */
+/**
+ * OpenAI's error body, `{ error: { message, type, ... } }`: clients and scripts that read OpenAI's errors read these
+ * too.
+ */
 export const openAiError = (message: string, type: string, fields: OpenAiErrorFields = {}) => ({
   error: { message, type, ...fields },
 });

@@ -9,7 +9,10 @@ const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 const QUERY = /\b([a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi;
 /** `Authorization: Bearer <token>` or `Basic <credentials>`: a credential has a digit or a symbol, a word has not */
 const SCHEME_CREDENTIAL = /\b(bearer|basic)(\s+)(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/gi;
-/** Provider keys by their prefixes: OpenAI and Anthropic (`sk-`, `sk-ant-`, `sk-proj-`), Stripe-like, GitHub, Slack, Google */
+/**
+ * Provider keys by their prefixes: OpenAI and Anthropic (`sk-`, `sk-ant-`, `sk-proj-`), Stripe-like, GitHub, Slack,
+ * Google
+ */
 const KEY_SHAPES =
   /\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}/g;
 /** `x-api-key: v`, `api_key=v`, `"password": "v"`, `--token=v`: the value of a field named like a credential */
@@ -40,7 +43,9 @@ export function redactedArgs(args: readonly unknown[]): unknown[] {
   });
 }
 
-/** A request's path and query as a log line or a span shows it: without the `key` a Gemini client may send in the query. */
+/**
+ * A request's path and query as a log line or a span shows it: without the `key` a Gemini client may send in the query.
+ */
 export function loggedPath(url: string): string {
   const at = url.indexOf('?');
   if (at < 0 || !/[?&]key=/.test(url)) return url;

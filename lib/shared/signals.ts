@@ -62,7 +62,8 @@ export async function withinTimeout<T>(
 ): Promise<T> {
   parent.throwIfAborted();
   const controller = new AbortController();
-  // Whoever aborts the controller ends the race too: no listener on the controller's own signal (every tool call has one).
+  // Whoever aborts the controller ends the race too: no listener on the controller's own signal (every tool call has
+  // one).
   let stop: (reason: unknown) => void = ignore;
   const abort = (reason: unknown) => {
     controller.abort(reason);

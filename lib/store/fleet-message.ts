@@ -2,7 +2,9 @@ import { sign, verify } from '../shared/signed-token';
 
 export type SharedKind = 'settings' | 'judge-rules';
 
-/** One change a replica shares with the fleet: the value whole, who made it, and where it stands in the fleet's order. */
+/**
+ * One change a replica shares with the fleet: the value whole, who made it, and where it stands in the fleet's order.
+ */
 export interface FleetChange {
   replica: string;
   kind: SharedKind;

@@ -3,8 +3,10 @@ import type { Wire } from '../loop/wire';
 import type { KeyBudget, KeyBudgetOption, KeySpend } from './key-budget';
 
 /**
- * A new loop of a key that spent its `keyBudget` is answered 429 in its wire's error shape, with `retry-after` (seconds to the window's end)
- * and `x-agent-loop-stop: key-budget`; `refused` when it was, else what the key spent (the loop's meter starts from it).
+ * A new loop of a key that spent its `keyBudget` is answered 429 in its wire's error shape, with `retry-after` (seconds
+ * to the window's end)
+ * and `x-agent-loop-stop: key-budget`; `refused` when it was, else what the key spent (the loop's meter starts from
+ * it).
  * A key the store cannot count now is not refused.
  */
 export async function refusedForKeyBudget(

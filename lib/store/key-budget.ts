@@ -25,7 +25,8 @@ const prefixOf = (budget: KeyBudgetOption, window: number) => `budget:${budget.w
 /**
  * The token budget per client key (`keyBudget`): what the loops of one key (its hash, however it was sent)
  * spent in the current window, summed in the store with atomic increments, so a fleet sums it as one. While the store
- * is away, the budget is not enforced (a request is never dropped for it): a warning at most once a minute, and a metric.
+ * is away, the budget is not enforced (a request is never dropped for it): a warning at most once a minute, and a
+ * metric.
  */
 export class KeyBudget {
   private warnedAt = -Infinity;
@@ -36,7 +37,10 @@ export class KeyBudget {
     private readonly unenforced?: () => void,
   ) {}
 
-  /** the hash a key is counted under (the client's identity); undefined for a request without a credential (not budgeted) */
+  /**
+   * the hash a key is counted under (the client's identity); undefined for a request without a credential (not
+   * budgeted)
+   */
   keyOf(req: IncomingMessage): string | undefined {
     return clientIdentity(req);
   }

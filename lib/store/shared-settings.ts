@@ -9,7 +9,10 @@ import type { Store } from './store';
 /** The source every change that came from the store is logged with; such a change is not shared again. */
 export const FROM_STORE = 'the store';
 
-/** At most one warning a minute per way in of refused changes (a flood of them would flood the log): the metric counts all. */
+/**
+ * At most one warning a minute per way in of refused changes (a flood of them would flood the log): the metric counts
+ * all.
+ */
 const WARN_EVERY_MS = 60_000;
 const CHANNEL = 'settings';
 const SETTINGS = 'settings';

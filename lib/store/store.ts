@@ -1,4 +1,7 @@
-/** How `set` writes: `ttlMs` makes the key expire; `ifAbsent` writes only a key that is not there (a lock, a one-time answer). */
+/**
+ * How `set` writes: `ttlMs` makes the key expire; `ifAbsent` writes only a key that is not there (a lock, a one-time
+ * answer).
+ */
 export interface SetOptions {
   ttlMs?: number;
   ifAbsent?: boolean;
@@ -17,9 +20,14 @@ export interface Store {
   get(key: string): Promise<string | undefined>;
   /** writes `value` at `key`; false when `ifAbsent` found the key there (nothing written) */
   set(key: string, value: string, options?: SetOptions): Promise<boolean>;
-  /** removes `key`; with `ifValue`, only while it still holds that value (releasing a lock one holds); true when removed */
+  /**
+   * removes `key`; with `ifValue`, only while it still holds that value (releasing a lock one holds); true when removed
+   */
   delete(key: string, ifValue?: string): Promise<boolean>;
-  /** adds `by` to the whole number at `key` (0 when there is none), atomically across the fleet; a new key gets `ttlMs`; the sum */
+  /**
+   * adds `by` to the whole number at `key` (0 when there is none), atomically across the fleet; a new key gets `ttlMs`;
+   * the sum
+   */
   increment(key: string, by: number, ttlMs?: number): Promise<number>;
   /** every key that starts with `prefix`, with its value */
   entries(prefix: string): Promise<Map<string, string>>;

@@ -1,4 +1,7 @@
-/** Span names are indexed and grouped by every tracing backend: a name the client or the model chose stays short and plain. */
+/**
+ * Span names are indexed and grouped by every tracing backend: a name the client or the model chose stays short and
+ * plain.
+ */
 export const MAX_NAME_PART = 64;
 /** Attributes keep the whole value, within reason: a model name or tool call id of megabytes is cut. */
 export const MAX_ATTRIBUTE = 256;

@@ -75,7 +75,10 @@ export class ToolWatch {
   }
 }
 
-/** One loop's telemetry: there is one only when spans, metrics or the admin API's records are on, so the loop pays nothing otherwise. */
+/**
+ * One loop's telemetry: there is one only when spans, metrics or the admin API's records are on, so the loop pays
+ * nothing otherwise.
+ */
 export class LoopTelemetry {
   constructor(
     private readonly labels: LoopLabels,
@@ -91,7 +94,9 @@ export class LoopTelemetry {
     return new TurnWatch(this.labels, this.span?.turn(this.model, messages), this.metrics, this.records?.record.turn());
   }
 
-  /** `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own. */
+  /**
+   * `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own.
+   */
   tool(call: WireCall, known: boolean): ToolWatch {
     return new ToolWatch(
       this.labels,
@@ -125,7 +130,9 @@ export class LoopTelemetry {
 
 export type TelemetryOptions = { telemetry?: TelemetryOption; metrics?: MetricsOption | false };
 
-/** The middleware's tracing and metrics, made once from the options; undefined when neither is on (and nothing records). */
+/**
+ * The middleware's tracing and metrics, made once from the options; undefined when neither is on (and nothing records).
+ */
 export class Telemetry {
   /** set once an admin API is made: it shows the loops in flight and the last ones */
   recorder?: LoopRecorder;

@@ -7,7 +7,10 @@ import type { MetricsOption } from './options';
 
 type Prom = typeof PromClient;
 
-/** Which loop a sample is of: the binding that took the request and the wire it came on (`chat`, `responses`, `messages`). */
+/**
+ * Which loop a sample is of: the binding that took the request and the wire it came on (`chat`, `responses`,
+ * `messages`).
+ */
 export type LoopLabels = { binding: string; wire: string };
 
 const TURN_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];

@@ -1,7 +1,9 @@
 import Joi from 'joi';
 import { option, schemasOf, type OptionsIn } from '../options/declaration';
 
-/** The part of a prom-client `Registry` the loop uses (prom-client 14 and 15 fit), so these types need no prom-client. */
+/**
+ * The part of a prom-client `Registry` the loop uses (prom-client 14 and 15 fit), so these types need no prom-client.
+ */
 export interface MetricsRegistry {
   contentType: string;
   metrics(): Promise<string>;

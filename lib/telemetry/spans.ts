@@ -10,7 +10,9 @@ export const INTERNAL = 0;
 const CLIENT = 2;
 const ERROR = 2;
 
-/** The W3C trace context naming `span` as parent: self-calls send it as headers, MCP calls in `params._meta` (SEP-414). */
+/**
+ * The W3C trace context naming `span` as parent: self-calls send it as headers, MCP calls in `params._meta` (SEP-414).
+ */
 function traceContext(span: Span): Record<string, string> {
   const { traceId, spanId, traceFlags, traceState } = span.spanContext();
   const carrier: Record<string, string> = {
@@ -21,7 +23,9 @@ function traceContext(span: Span): Record<string, string> {
   return carrier;
 }
 
-/** Runs `work` with `span` as the active span, so instrumented HTTP clients underneath (http, undici) are its children. */
+/**
+ * Runs `work` with `span` as the active span, so instrumented HTTP clients underneath (http, undici) are its children.
+ */
 type Within = <T>(span: Span, work: () => T) => T;
 
 function failed(span: Span, type: string): void {
@@ -70,7 +74,10 @@ export class TurnSpan extends CallSpan {
   }
 }
 
-/** An `execute_tool {tool}` span: one tool call, from the model's request to the text the model reads; an MCP call carries it in `params._meta`. */
+/**
+ * An `execute_tool {tool}` span: one tool call, from the model's request to the text the model reads; an MCP call
+ * carries it in `params._meta`.
+ */
 export class ToolSpan extends CallSpan {
   /** The call went out to Trellis: on an MCP Trellis it is a `tools/call` in the session named. */
   reached(trellis: Trellis): void {

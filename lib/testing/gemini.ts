@@ -20,7 +20,10 @@ export const googleError = (code: number, message: string): Body => ({
   error: { code, message, status: STATUS[code] ?? 'UNKNOWN' },
 });
 
-/** A part's signature: this process's HMAC of the part (its signature aside, in any key order), so one that comes back altered does not verify. */
+/**
+ * A part's signature: this process's HMAC of the part (its signature aside, in any key order), so one that comes back
+ * altered does not verify.
+ */
 function signatureOf(part: Body): string {
   const { thoughtSignature: _signature, ...rest } = part;
   return createHmac('sha256', SIGNING_KEY).update(canonicalJson(rest)).digest('base64');

@@ -33,7 +33,8 @@ const isObject = (value: unknown): value is Body =>
 
 /**
  * A scripted model on a loopback port, an upstream for a gateway's tests: it speaks OpenAI chat completions,
- * OpenAI Responses, Anthropic Messages and Google Gemini, JSON or streamed as each request asks. A request is answered with the
+ * OpenAI Responses, Anthropic Messages and Google Gemini, JSON or streamed as each request asks. A request is answered
+ * with the
  * entry whose index is the number of model turns already in its conversation (past the end, the last entry), so
  * concurrent conversations each follow the script.
  */

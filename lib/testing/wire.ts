@@ -26,7 +26,10 @@ export interface ScriptedWire {
   name: 'chat' | 'responses' | 'messages' | 'gemini';
   /** the path of this wire under `/v1` */
   path: string;
-  /** a request path this matches is this wire's (Gemini's model sits in its path, under `/v1beta` or `/v1`), not `/v1` + `path` */
+  /**
+   * a request path this matches is this wire's (Gemini's model sits in its path, under `/v1beta` or `/v1`), not `/v1` +
+   * `path`
+   */
   route?: RegExp;
   /** the path asks for a stream (Gemini's `:streamGenerateContent`), whatever the body says */
   streams?(path: string): boolean;

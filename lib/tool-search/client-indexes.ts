@@ -4,7 +4,10 @@ import { ToolIndex } from './tool-index';
 
 /** Listings kept at most. */
 export const MAX_CLIENT_INDEXES = 32;
-/** Characters indexed in all the listings kept (10 to 20 bytes of heap each, as measured: 40 to 80 MiB); the oldest go first. */
+/**
+ * Characters indexed in all the listings kept (10 to 20 bytes of heap each, as measured: 40 to 80 MiB); the oldest go
+ * first.
+ */
 export const MAX_CLIENT_INDEX_CHARS = 4 * 1024 * 1024;
 
 interface Kept {

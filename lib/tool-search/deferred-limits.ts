@@ -3,7 +3,9 @@ import type { ToolSearchConfig } from './options';
 
 /** Deferred tools one request may bring to the loop's tool search. */
 export const MAX_DEFERRED_TOOLS = 10_000;
-/** Their JSON, in bytes, in one request: the index over them is built for the request (and may be kept for the next). */
+/**
+ * Their JSON, in bytes, in one request: the index over them is built for the request (and may be kept for the next).
+ */
 export const MAX_DEFERRED_BYTES = 1024 * 1024;
 
 /** A client's own tool search, either wire's: Responses' `tool_search`, Messages' `tool_search_tool_*`. */

@@ -28,7 +28,9 @@ export interface Split {
 
 const splits = new WeakMap<readonly ChatTool[], WeakMap<ToolSearchConfig, Split>>();
 
-/** Past `above` tools, only `keep` is offered and the rest held back; once per listing (the catalog keeps its array). */
+/**
+ * Past `above` tools, only `keep` is offered and the rest held back; once per listing (the catalog keeps its array).
+ */
 export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfig | false): Split {
   if (!config || tools.length <= config.above) return { offered: tools, held: [] };
   let byConfig = splits.get(tools);
@@ -74,7 +76,8 @@ export class DeferredTools {
   }
 
   /**
-   * A loop's tool search, when it holds tools back (the binding's past `above`, or a client's own search): `tool_search`
+   * A loop's tool search, when it holds tools back (the binding's past `above`, or a client's own search):
+   * `tool_search`
    * and what a continuation loaded join the conversation before turn 1; a client's tools among those are handed back.
    */
   static open(
@@ -95,7 +98,10 @@ export class DeferredTools {
     return deferred;
   }
 
-  /** The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when called. */
+  /**
+   * The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when
+   * called.
+   */
   offerFound(conversation: Conversation, clientTools: Set<string>, first: ChatTool[] = []): void {
     const found = this.fresh;
     this.fresh = [];

@@ -60,7 +60,10 @@ export const toolSearchOption = option<ToolSearchOptions | false>({
   inner: toolSearchOptions,
 });
 
-/** The binding's tool search: its own fields over the global ones over the defaults; off when the one in force says `false`. */
+/**
+ * The binding's tool search: its own fields over the global ones over the defaults; off when the one in force says
+ * `false`.
+ */
 export function toolSearchOf(
   global: ToolSearchOptions | false | undefined,
   own: ToolSearchOptions | false | undefined,

@@ -28,7 +28,10 @@ for (const group of VERBS) {
     );
 }
 
-/** A query is read up to this many characters and words (the verbs it stands for are a few more): each word searched costs a pass over the tools that have it. */
+/**
+ * A query is read up to this many characters and words (the verbs it stands for are a few more): each word searched
+ * costs a pass over the tools that have it.
+ */
 export const MAX_QUERY_CHARS = 1_000;
 export const MAX_QUERY_WORDS = 32;
 

@@ -4,12 +4,16 @@ import { EventLoopSlices } from './event-loop-slices';
 import { repetitionOf } from './repetition';
 import { foundTool, searchedText, type FoundTool } from './tool-index';
 
-/** A pattern the search refuses (it does not compile, or costs too much): the text says why, for the model to mend it. */
+/**
+ * A pattern the search refuses (it does not compile, or costs too much): the text says why, for the model to mend it.
+ */
 export class BadPattern extends Error {}
 
 /** Longer patterns are refused: a pattern's size is the model's to choose. */
 export const MAX_PATTERN_LENGTH = 200;
-/** Repetition counts copy what they repeat, nested ones multiplied: more copies make a slow compile and a slow search. */
+/**
+ * Repetition counts copy what they repeat, nested ones multiplied: more copies make a slow compile and a slow search.
+ */
 export const MAX_REPETITION = 100;
 /**
  * RE2 is linear in the text, but its work per character grows with the pattern's program (its instructions): a
@@ -18,7 +22,9 @@ export const MAX_REPETITION = 100;
 export const MAX_PROGRAM_SIZE = 200;
 /** Each tool's name and text are searched up to this many characters. */
 export const MAX_SEARCHED_CHARS = 16_384;
-/** One match's work (program size × characters): it cannot be interrupted, so it holds the event loop ~25 ms at most. */
+/**
+ * One match's work (program size × characters): it cannot be interrupted, so it holds the event loop ~25 ms at most.
+ */
 export const MAX_MATCH_WORK = 500_000;
 /** One search's work in all; past it the search stops and the model reads why. */
 export const MAX_SEARCH_WORK = 50_000_000;

@@ -13,7 +13,9 @@ export interface FoundTool {
 /** A found tool's description is cut here: the model reads the whole definition once the tool is loaded. */
 export const MAX_FOUND_DESCRIPTION = 300;
 
-/** Each field of a tool is indexed up to this many characters: a long text costs time and memory, and says little more. */
+/**
+ * Each field of a tool is indexed up to this many characters: a long text costs time and memory, and says little more.
+ */
 export const MAX_INDEXED_CHARS = 4_096;
 const MAX_SCHEMA_DEPTH = 4;
 /** a word the query stands for counts less than one it says */

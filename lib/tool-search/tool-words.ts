@@ -6,7 +6,8 @@ const STOP_WORDS = new Set(
 );
 
 /**
- * Harman's S-stemmer (and `-sses`, `-ches`, `-xes` for `-ss`, `-ch`, `-x`), the mildest of stemmers: `issues` and `issue`, `queries` and `query` are one word, while
+ * Harman's S-stemmer (and `-sses`, `-ches`, `-xes` for `-ss`, `-ch`, `-x`), the mildest of stemmers: `issues` and
+ * `issue`, `queries` and `query` are one word, while
  * `running` and `run` stay apart (a stronger stemmer makes more wrong matches than it mends in tools' short texts).
  */
 function stem(word: string): string {
@@ -18,7 +19,9 @@ function stem(word: string): string {
   return word;
 }
 
-/** The words of a tool's name or text: `create_pull_request`, `getFileContents` and `API-post-page` split into words. */
+/**
+ * The words of a tool's name or text: `create_pull_request`, `getFileContents` and `API-post-page` split into words.
+ */
 export function toolWords(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')

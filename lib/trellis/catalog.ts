@@ -42,7 +42,9 @@ export class ToolCatalog {
     };
   }
 
-  /** The same binding's catalog on another Trellis (a signed-in user's): its own listing, kept while that Trellis lives. */
+  /**
+   * The same binding's catalog on another Trellis (a signed-in user's): its own listing, kept while that Trellis lives.
+   */
   forTrellis(trellis: Trellis): ToolCatalog {
     let catalog = this.users.get(trellis);
     if (!catalog) this.users.set(trellis, (catalog = new ToolCatalog(trellis, this.source, this.binding, this.logger)));

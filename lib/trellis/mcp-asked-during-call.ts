@@ -46,7 +46,9 @@ export interface AskedDuringCall {
   ): Promise<unknown>;
 }
 
-/** The readable error of a 2025 call the answer cannot reach, as a failed result (the model reads `tool error: ...`). */
+/**
+ * The readable error of a 2025 call the answer cannot reach, as a failed result (the model reads `tool error: ...`).
+ */
 const gone = (tool: string) => ({
   content: [
     {

@@ -1,6 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 
-/** An SDK tool definition reduced to what `Mcp-Param-*` headers are built from: no `outputSchema`, so none is checked. */
+/**
+ * An SDK tool definition reduced to what `Mcp-Param-*` headers are built from: no `outputSchema`, so none is checked.
+ */
 export type HeaderDefinition = Pick<Tool, 'name' | 'inputSchema'>;
 
 const DECLARES_HEADERS = '"x-mcp-header"';

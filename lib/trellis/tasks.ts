@@ -99,7 +99,9 @@ async function get(client: Client, taskId: string, signal: AbortSignal | undefin
 export function taskFollower() {
   const cancels = new Set<Promise<unknown>>();
 
-  /** Ends the task (`tasks/cancel`); resolves once the server took it, or did not in time (a close waits for it too). */
+  /**
+   * Ends the task (`tasks/cancel`); resolves once the server took it, or did not in time (a close waits for it too).
+   */
   function cancel(client: Client, taskId: string): Promise<void> {
     const sent: Promise<void> = client
       .request({ method: 'tasks/cancel', params: { taskId } }, schemas().acknowledged, { timeout: CANCEL_TIMEOUT_MS })
@@ -132,7 +134,10 @@ export function taskFollower() {
     }
   }
 
-  /** Follows the task `taskId` from its state `first` until it ends or asks the person; the call ending first cancels it. */
+  /**
+   * Follows the task `taskId` from its state `first` until it ends or asks the person; the call ending first cancels
+   * it.
+   */
   async function followTask(
     client: Client,
     taskId: string,

@@ -2,7 +2,9 @@ import type { Logger, Tool } from '../types';
 import { canonicalJson } from '../shared/canonical-json';
 import { effectiveAnnotations } from './annotations';
 
-/** What the loop acts on: the model reads the description and schema, the judge the annotations, the gate the parent. */
+/**
+ * What the loop acts on: the model reads the description and schema, the judge the annotations, the gate the parent.
+ */
 function contractOf({ description, inputSchema, annotations, _meta }: Tool) {
   return { description, inputSchema, annotations: effectiveAnnotations(annotations), parent: _meta?.parent };
 }

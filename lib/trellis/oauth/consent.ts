@@ -1,4 +1,7 @@
-/** A user must consent at the authorization server before the server's tools run for them: the loop answers with the link. */
+/**
+ * A user must consent at the authorization server before the server's tools run for them: the loop answers with the
+ * link.
+ */
 export class ConsentRequired extends Error {
   override readonly name = 'ConsentRequired';
 

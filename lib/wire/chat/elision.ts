@@ -9,7 +9,10 @@ export function toolNames(messages: readonly ChatMessage[], from = 0): Map<unkno
   return names;
 }
 
-/** The tool message with its result replaced by a placeholder naming the tool and the result's size (when that is shorter). */
+/**
+ * The tool message with its result replaced by a placeholder naming the tool and the result's size (when that is
+ * shorter).
+ */
 export function elide(message: ChatMessage, names: ReadonlyMap<unknown, unknown>): ChatMessage {
   const content = elidedContent(message.content, names.get(message.tool_call_id));
   return content === message.content ? message : { ...message, content: content as string };

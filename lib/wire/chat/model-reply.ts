@@ -12,7 +12,10 @@ export function callsIn(message: ChatMessage): ToolCall[] {
 const isTextPart = (part: unknown): part is { text: string } =>
   isObject(part) && (part.type === undefined || part.type === 'text') && typeof part.text === 'string';
 
-/** The text of a reply's content: a string, null, or a list of parts (only its text parts: Mistral's thinking parts are not the answer). */
+/**
+ * The text of a reply's content: a string, null, or a list of parts (only its text parts: Mistral's thinking parts are
+ * not the answer).
+ */
 export function contentText(content: unknown): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;

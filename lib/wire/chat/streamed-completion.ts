@@ -45,7 +45,9 @@ class StreamedCall {
   };
   private typed = false;
 
-  /** whether a delta with this id (and, without an index, this name) starts another call rather than adding to this one */
+  /**
+   * whether a delta with this id (and, without an index, this name) starts another call rather than adding to this one
+   */
   startedBy(id: string | undefined, name: string | undefined): boolean {
     if (id !== undefined && this.call.id !== '' && id !== this.call.id) return true;
     return name !== undefined && this.call.function.name !== '';

@@ -9,7 +9,10 @@ export interface GeminiIdentity {
   model: string;
 }
 
-/** A call to the client's approval tool (arguments `{ tool, arguments, reason }`) as the functionCall part the client is shown. */
+/**
+ * A call to the client's approval tool (arguments `{ tool, arguments, reason }`) as the functionCall part the client is
+ * shown.
+ */
 export const approvalCall = (call: WireCall): Part => ({
   functionCall: { id: call.id, name: call.name, args: JSON.parse(String(call.arguments)) as Record<string, unknown> },
 });

@@ -116,6 +116,7 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
 
 /**
  * Gemini's approval exchanges (the loop's `functionCall` of the approval tool, the client's `functionResponse`) taken
- * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
+ * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is
+ * none.
  */
 export const settleApprovalContents = settledIn('contents', geminiApprovals);

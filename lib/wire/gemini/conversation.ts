@@ -47,7 +47,9 @@ export function* geminiHistory(contents: readonly Content[]): Generator<HistoryE
   }
 }
 
-/** One call's answer: `{ output }`, or `{ error }` for every outcome but `ok`; the model's own id only when it sent one. */
+/**
+ * One call's answer: `{ output }`, or `{ error }` for every outcome but `ok`; the model's own id only when it sent one.
+ */
 function functionResponse(call: WireCall, modelId: string | undefined, outcome: ToolOutcome): Part {
   const text = toolOutcomeText(outcome);
   return {
@@ -83,7 +85,10 @@ export class GeminiConversation implements Conversation<Content> {
     private readonly streams: boolean,
     budget: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
     private readonly handBacks: LoopHandBacks,
-    /** the client's functions that ask the person (approval, input): a hand-back of calls to them alone is the loop's own */
+    /**
+     * the client's functions that ask the person (approval, input): a hand-back of calls to them alone is the loop's
+     * own
+     */
     private readonly asking: readonly string[] = [],
   ) {
     this.loopId = budget.loopId;

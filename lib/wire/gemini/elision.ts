@@ -3,7 +3,10 @@ import { isObject } from '../../shared/deltas';
 import { partsOf } from './request';
 import type { Content, Part } from './types';
 
-/** The functionResponse part with its `output` or `error` replaced by a placeholder naming the tool and its size (when shorter). */
+/**
+ * The functionResponse part with its `output` or `error` replaced by a placeholder naming the tool and its size (when
+ * shorter).
+ */
 export function elidedResponse(part: Part): Part {
   const answer = part.functionResponse;
   if (!isObject(answer) || !isObject(answer.response)) return part;

@@ -43,7 +43,10 @@ const GOOGLE_STATUS: Readonly<Record<number, string>> = {
   429: 'RESOURCE_EXHAUSTED',
 };
 
-/** A GenerateContentResponse as the loop reads a turn: its first candidate's content whole, its functionCall parts as calls by their place. */
+/**
+ * A GenerateContentResponse as the loop reads a turn: its first candidate's content whole, its functionCall parts as
+ * calls by their place.
+ */
 function turnOf(reply: GenerateContentResponse, model: string): TurnResult<Content> {
   const [candidate] = reply.candidates ?? [];
   const content: Content = {
@@ -79,7 +82,10 @@ function turnFields(body: GeminiRequest, own: Record<string, unknown>[], theirs:
   return tools.length > 0 ? { ...rest, tools } : rest;
 }
 
-/** Google Gemini's generateContent (`.../models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), what `@google/genai` speaks. */
+/**
+ * Google Gemini's generateContent (`.../models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), what
+ * `@google/genai` speaks.
+ */
 export const geminiWire: Wire<Content, 'gemini'> = {
   name: 'gemini',
   path: ':generateContent',

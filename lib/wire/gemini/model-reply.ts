@@ -13,7 +13,9 @@ function partProblem(part: unknown): string | undefined {
   return undefined;
 }
 
-/** The reply's first candidate's parts, each checked (a candidate with no content, e.g. stopped by safety, has none). */
+/**
+ * The reply's first candidate's parts, each checked (a candidate with no content, e.g. stopped by safety, has none).
+ */
 export function checkedParts(candidate: Candidate | undefined): Part[] {
   const parts: unknown = candidate?.content?.parts;
   if (parts === undefined) return [];

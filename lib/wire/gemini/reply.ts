@@ -11,7 +11,10 @@ export interface Counted {
   usage?: UsageMetadata;
 }
 
-/** A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's headers. */
+/**
+ * A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's
+ * headers.
+ */
 export class GeminiJsonReply extends JsonAnswerReply {
   constructor(
     res: Response,

@@ -10,7 +10,10 @@ const COUNTED = [
   'toolUsePromptTokenCount',
 ] as const;
 
-/** Token counts summed over the loop's turns (each turn's own, never a stream's cumulative chunks); a field only once a turn reported it. */
+/**
+ * Token counts summed over the loop's turns (each turn's own, never a stream's cumulative chunks); a field only once a
+ * turn reported it.
+ */
 export function addUsageMetadata(
   total: UsageMetadata | undefined,
   usage: UsageMetadata | undefined,

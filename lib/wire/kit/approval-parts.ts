@@ -15,7 +15,7 @@ export interface PartsShape<Item, Part> {
 export const lastIn = <Item extends { role?: unknown }>(items: readonly Item[], role: string): number =>
   items.reduce((last, item, i) => (item.role === role ? i : last), -1);
 
-/** A user item without its answers to approvals (`isAnswer`); undefined: nothing of it is left; any other item as it is. */
+/** A user item without its answers to approvals (`isAnswer`), undefined when nothing is left; any other item as is. */
 export function withoutAnswers<Item, Part>(
   item: Item,
   shape: PartsShape<Item, Part>,
@@ -27,7 +27,7 @@ export function withoutAnswers<Item, Part>(
   return kept.length === parts.length ? item : shape.withParts(item, kept);
 }
 
-/** `answer` joins the user item after `at` in `out` (the answers of the same turn), or comes in a user item of its own. */
+/** `answer` joins the user item after `at` in `out` (the answers of its turn), or comes in a user item of its own. */
 export function answerBeside<Item, Part>(out: Item[], at: number, answer: Part, shape: PartsShape<Item, Part>): void {
   const next = out[at + 1];
   if (next !== undefined && shape.roleOf(next) === shape.user)

@@ -158,7 +158,8 @@ export function settleExchanges<Item>(
       }
       const texted = at < 0 ? undefined : history.withText?.(out[at], i);
       if (texted !== undefined) out[at] = texted;
-      // a tool that asked later (again, or once its call was approved) waits for that question: its answer is the call's
+      // a tool that asked later (again, or once its call was approved) waits for that question: its answer is the
+      // call's
       if (live || (lastAsked.get(callId) ?? i) > i) continue;
       const earlier =
         approvedCallId(approvalId) !== undefined

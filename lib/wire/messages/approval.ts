@@ -9,12 +9,18 @@ import type { WireCall } from '../../loop/wire';
 
 const toolUses = (message: MessageParam) => blocksOf(message.content).filter((block) => block.type === 'tool_use');
 
-/** A call to the client's approval tool (arguments `{ tool, arguments, reason }`) as the tool_use block the client is shown. */
+/**
+ * A call to the client's approval tool (arguments `{ tool, arguments, reason }`) as the tool_use block the client is
+ * shown.
+ */
 export function approvalUse(call: WireCall): ContentBlock {
   return { type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(String(call.arguments)) as unknown };
 }
 
-/** The tool uses asking the person (approvals, a tool's questions) of an assistant message that holds no other, or undefined. */
+/**
+ * The tool uses asking the person (approvals, a tool's questions) of an assistant message that holds no other, or
+ * undefined.
+ */
 function approvalUses(message: MessageParam, tools: PersonTools): ContentBlock[] | undefined {
   if (message.role !== 'assistant') return undefined;
   return allAsking(toolUses(message), (use) => asksPerson(use.name, use.id, tools));

@@ -57,7 +57,9 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     fields: Record<string, unknown>,
     private readonly carry: (own: MessageParam[], last: MessageParam, calls: WireCall[]) => WireCall[],
     budget?: Pick<LoopSetup, 'maxContextBytes' | 'stats' | 'logger' | 'loopId'>,
-    /** the client's tools that ask the person (approval, input): a hand-back of calls to them alone is the loop's own */
+    /**
+     * the client's tools that ask the person (approval, input): a hand-back of calls to them alone is the loop's own
+     */
     private readonly approvalTool?: string | readonly string[],
     private readonly shape: (tool: ChatTool) => unknown = messagesTool,
   ) {

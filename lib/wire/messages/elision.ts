@@ -1,7 +1,10 @@
 import { elidedContent, type Elision } from '../kit/context-budget';
 import { blocksOf, type MessageParam } from './request';
 
-/** The tool_result block with its content replaced by a placeholder naming the tool and the result's size (when that is shorter). */
+/**
+ * The tool_result block with its content replaced by a placeholder naming the tool and the result's size (when that is
+ * shorter).
+ */
 export function elidedResult(
   block: Record<string, unknown>,
   names: ReadonlyMap<unknown, unknown>,

@@ -7,13 +7,19 @@ import { approvalUse } from './approval';
 import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
 
-/** What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop ran. */
+/**
+ * What one Messages loop shows its client, turn after turn: every block of the model's but the tool_use blocks the loop
+ * ran.
+ */
 export interface Shown {
   blocks: ContentBlock[];
   usage?: MessagesUsage;
 }
 
-/** The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls waiting for approval. */
+/**
+ * The client's own calls, handed back as the model wrote them, under the ids that carry the loop's work; then the calls
+ * waiting for approval.
+ */
 function handedBack(answer: Answer): ContentBlock[] {
   const output = answer.last?.output as AnthropicMessage | undefined;
   const calls = (answer.handBack ?? []).flatMap((call) => {

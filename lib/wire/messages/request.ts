@@ -16,7 +16,9 @@ export interface MessagesRequest extends WireRequest {
   tools?: unknown;
 }
 
-/** A tool as the Messages API takes it: `{ name, description, input_schema }` (Anthropic-defined tools add a `type`). */
+/**
+ * A tool as the Messages API takes it: `{ name, description, input_schema }` (Anthropic-defined tools add a `type`).
+ */
 export interface MessagesTool {
   name: string;
   description?: string;
@@ -39,14 +41,20 @@ export const messagesTool = ({ function: { name, description, parameters } }: Ch
   input_schema: parameters ?? { type: 'object' },
 });
 
-/** The client's own tools, every kind (custom, Anthropic-defined, server tools): they pass through to the upstream as sent. */
+/**
+ * The client's own tools, every kind (custom, Anthropic-defined, server tools): they pass through to the upstream as
+ * sent.
+ */
 export function clientTools(tools: unknown): MessagesTool[] {
   return Array.isArray(tools)
     ? tools.filter((tool): tool is MessagesTool => isObject(tool) && typeof tool.name === 'string')
     : [];
 }
 
-/** Anthropic's tool search tools (`tool_search_tool_bm25_20251119`, `tool_search_tool_regex_20251119`): how each searches. */
+/**
+ * Anthropic's tool search tools (`tool_search_tool_bm25_20251119`, `tool_search_tool_regex_20251119`): how each
+ * searches.
+ */
 export function searchKindOf(tool: MessagesTool): SearchKind | undefined {
   if (typeof tool.type !== 'string') return undefined;
   if (tool.type.startsWith('tool_search_tool_bm25_')) return 'bm25';

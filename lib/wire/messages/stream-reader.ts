@@ -22,7 +22,8 @@ function mergedUsage(usage: MessagesUsage | undefined, update: unknown): Message
 
 /**
  * One streamed Message put back together, every block whole: text, thinking with its signature, redacted thinking,
- * a tool_use with its input parsed from the `input_json_delta` parts, and any other block with the fields it started with.
+ * a tool_use with its input parsed from the `input_json_delta` parts, and any other block with the fields it started
+ * with.
  */
 class StreamedMessage {
   private message?: AnthropicMessage;

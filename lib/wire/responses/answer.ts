@@ -4,7 +4,10 @@ import { inputCallId } from '../../person/input-token';
 import { isCallItem, isObject, messageText, type ResponseItem } from './items';
 import type { TokenUsage } from '../../loop/wire';
 
-/** The client's Response's id (the loop's, on every event of a stream), and its creation time and model when no model reply lends its own. */
+/**
+ * The client's Response's id (the loop's, on every event of a stream), and its creation time and model when no model
+ * reply lends its own.
+ */
 export interface ResponseIdentity {
   id: string;
   createdAt: number;

@@ -38,7 +38,10 @@ export function questionItem(call: WireCall): Item {
   return { type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' };
 }
 
-/** A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is shown. */
+/**
+ * A call to the loop's approval tool (arguments `{ tool, arguments, reason }`) as the request a Responses client is
+ * shown.
+ */
 export function approvalRequestOf(call: WireCall): ApprovalRequest {
   return { id: call.id, ...shownCall(shownIn(call.arguments)) };
 }

@@ -55,7 +55,10 @@ export function outputText(output: readonly ResponseItem[]): string {
     .join('');
 }
 
-/** The model's output as the conversation carries it on: every item whole, but only the calls that run (`kept`, their ids the loop's). */
+/**
+ * The model's output as the conversation carries it on: every item whole, but only the calls that run (`kept`, their
+ * ids the loop's).
+ */
 export function keptOutput(output: readonly ResponseItem[], kept: readonly WireCall[]): ResponseItem[] {
   const ids = new Map(kept.map((call) => [call.index, call.id]));
   return output.flatMap((item, index) => {

@@ -21,7 +21,9 @@ function failure(response: Fields): string {
   return typeof error?.message === 'string' ? error.message : String(response.status);
 }
 
-/** A Response read as a turn: its output items whole, its calls by `call_id`; `streamed`: the items a stream finished. */
+/**
+ * A Response read as a turn: its output items whole, its calls by `call_id`; `streamed`: the items a stream finished.
+ */
 function turnOf(response: unknown, streamed: ResponseItem[] = []): TurnResult<ResponseItem[]> {
   if (!isObject(response) || !(Array.isArray(response.output) || streamed.length > 0))
     throw new Error('the reply is not a Response');

@@ -40,7 +40,10 @@ function chainingOf(body: ResponsesRequest): Chaining {
   return body.conversation !== undefined && body.conversation !== null ? 'conversation' : 'whole';
 }
 
-/** A follow-up chained on a loop's answer is chained on the upstream's last reply of that loop: the upstream knows only its own ids. */
+/**
+ * A follow-up chained on a loop's answer is chained on the upstream's last reply of that loop: the upstream knows only
+ * its own ids.
+ */
 function chainedOnUpstream(body: ResponsesRequest, answerIds: AnswerIds): ResponsesRequest {
   const chainedOn = body.previous_response_id;
   if (typeof chainedOn !== 'string') return body;
