@@ -3,15 +3,15 @@ import type { Response } from 'express';
 import { succeededIn } from '../../trellis/hierarchy';
 import { settleApprovals } from './approval';
 import { budgeted, type TurnSource } from '../kit/context-budget';
-import { JsonReply } from './json-reply';
-import { callsIn, chatHistory } from './model-reply';
+import { JsonReply } from './reply';
+import { callsIn, historyOf } from './model-reply';
 import type { Reply } from '../../loop/reply';
-import { StreamReply } from './stream-reply';
+import { StreamReply } from './stream-writer';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import type { ChatMessage, ChatTool } from '../../types';
-import { carryOnChat, restoreChat } from './continuation';
-import { chatElision } from './elision';
+import { carryOn, restoreWork } from './continuation';
+import { elision } from './elision';
 import { chatReader } from './reader';
 import { TakenIds } from '../../loop/call-id';
 import {
@@ -89,7 +89,7 @@ class ChatConversation implements Conversation<ChatMessage> {
   ) {
     this.items = [...client];
     this.body = new TurnBody(fields);
-    this.source = budgeted(this.body, chatElision, client.length, setup);
+    this.source = budgeted(this.body, elision, client.length, setup);
   }
 
   get history(): readonly ChatMessage[] {
@@ -122,7 +122,7 @@ class ChatConversation implements Conversation<ChatMessage> {
   }
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {
-    return carryOnChat(this.setup.handBacks, calls, this.items.slice(this.client.length));
+    return carryOn(this.setup.handBacks, calls, this.items.slice(this.client.length));
   }
 }
 
@@ -132,8 +132,8 @@ export const chatWire: Wire<ChatMessage, 'chat'> = {
   path: '/chat/completions',
   accepts: isChatRequest,
   ...openAiApi,
-  ...historyIn('messages', restoreChat, settleApprovals),
-  succeededIn: (items) => succeededIn(chatHistory(items as ChatMessage[])),
+  ...historyIn('messages', restoreWork, settleApprovals),
+  succeededIn: (items) => succeededIn(historyOf(items as ChatMessage[])),
   open(request, setup): WireLoop<ChatMessage> {
     const body = request as ChatRequest;
     const offered = new Set(setup.tools.map((tool) => tool.function.name));

@@ -82,7 +82,7 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
 }
 
 /** A chat history as the hierarchy reads it: each assistant message's calls, each tool message's answer. */
-export function* chatHistory(messages: readonly ChatMessage[]): Generator<HistoryEntry> {
+export function* historyOf(messages: readonly ChatMessage[]): Generator<HistoryEntry> {
   for (const message of messages) {
     for (const call of callsIn(message)) yield { call: call.id, tool: call.function?.name };
     if (message.role === 'tool' && typeof message.tool_call_id === 'string')

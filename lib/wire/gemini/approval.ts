@@ -119,4 +119,4 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
  * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is
  * none.
  */
-export const settleApprovalContents = settledIn('contents', geminiApprovals);
+export const settleApprovals = settledIn('contents', geminiApprovals);

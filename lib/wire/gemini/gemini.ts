@@ -6,11 +6,11 @@ import { isObject } from '../../shared/deltas';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { succeededIn } from '../../trellis/hierarchy';
-import { settleApprovalContents } from './approval';
-import { restoreGemini } from './continuation';
-import { GeminiConversation, geminiHistory } from './conversation';
-import { wellFormedResponse } from './model-reply';
-import { GeminiJsonReply, GeminiStreamReply, type Counted } from './reply';
+import { settleApprovals } from './approval';
+import { restoreWork } from './continuation';
+import { GeminiConversation, historyOf } from './conversation';
+import { wellFormedReply } from './model-reply';
+import { JsonReply, StreamReply, type Counted } from './reply';
 import {
   asksForSse,
   clientToolsOf,
@@ -24,7 +24,7 @@ import {
   withoutFunctions,
   type GeminiRequest,
 } from './request';
-import { answerText, streamedResponse } from './stream-reader';
+import { answerText, streamedReply } from './stream-reader';
 import { isCall, type Content, type GenerateContentResponse } from './types';
 import { addUsageMetadata, tokenUsage } from './usage';
 import type { LoopSetup, ReplyOptions, TurnReader, TurnResult, Wire, WireLoop } from '../../loop/wire';
@@ -104,8 +104,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       'INVALID_ARGUMENT',
     );
   },
-  ...historyIn('contents', restoreGemini, settleApprovalContents),
-  succeededIn: (items) => succeededIn(geminiHistory(items as Content[])),
+  ...historyIn('contents', restoreWork, settleApprovals),
+  succeededIn: (items) => succeededIn(historyOf(items as Content[])),
   open(request, setup: LoopSetup, req?: Request): WireLoop<Content> {
     const body = request as GeminiRequest;
     const path = req?.path ?? '';
@@ -122,9 +122,9 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       return turnOf(reply, model);
     };
     const reader: TurnReader<Content> = {
-      json: (reply) => read(wellFormedResponse(reply)),
+      json: (reply) => read(wellFormedReply(reply)),
       stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
-        read(await streamedTurn(upstream, onText, maxBytes, streamedResponse)),
+        read(await streamedTurn(upstream, onText, maxBytes, streamedReply)),
     };
     const identity = { responseId: `loop_${setup.loopId}`, model };
     return {
@@ -141,8 +141,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       approvalTool: declaredNames(declared).includes(setup.approvalTool) ? setup.approvalTool : undefined,
       inputTool: setup.inputTool && declaredNames(declared).includes(setup.inputTool) ? setup.inputTool : undefined,
       reply(res: Response, options: ReplyOptions) {
-        if (!streams) return new GeminiJsonReply(res, identity, counted, options.judged);
-        return new GeminiStreamReply(res, identity, counted, {
+        if (!streams) return new JsonReply(res, identity, counted, options.judged);
+        return new StreamReply(res, identity, counted, {
           keepAliveSec: options.keepAliveSec,
           signal: options.signal,
         });

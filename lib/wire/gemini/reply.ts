@@ -2,8 +2,8 @@ import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
 import { noteParagraph, type Answer } from '../../loop/reply';
 import { StreamAnswerReply } from '../kit/stream-reply';
-import { answerParts, finalResponse, type GeminiIdentity } from './answer';
-import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
+import { answerParts, finalAnswer, type GeminiIdentity } from './answer';
+import { StreamWriter, type GeminiStreamOptions } from './stream-writer';
 import type { UsageMetadata } from './types';
 
 /** What one Gemini loop has counted, turn after turn: each turn's usageMetadata, summed. */
@@ -15,7 +15,7 @@ export interface Counted {
  * A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's
  * headers.
  */
-export class GeminiJsonReply extends JsonAnswerReply {
+export class JsonReply extends JsonAnswerReply {
   constructor(
     res: Response,
     private readonly identity: GeminiIdentity,
@@ -26,7 +26,7 @@ export class GeminiJsonReply extends JsonAnswerReply {
   }
 
   protected answerOf(answer: Answer): unknown {
-    return finalResponse(answer, this.counted.usage, this.identity);
+    return finalAnswer(answer, this.counted.usage, this.identity);
   }
 }
 
@@ -34,14 +34,14 @@ export class GeminiJsonReply extends JsonAnswerReply {
  * A `:streamGenerateContent?alt=sse` client: the turns' text goes out as it arrives; the loop's note, the handed-back
  * calls, the finishReason and the summed usage in the last chunk.
  */
-export class GeminiStreamReply extends StreamAnswerReply<GeminiStreamWriter> {
+export class StreamReply extends StreamAnswerReply<StreamWriter> {
   constructor(
     res: Response,
     identity: GeminiIdentity,
     private readonly counted: Counted,
     options: GeminiStreamOptions,
   ) {
-    super(new GeminiStreamWriter(res, identity, options));
+    super(new StreamWriter(res, identity, options));
   }
 
   text(delta: string): Promise<void> | void {

@@ -107,4 +107,4 @@ function messagesApprovals(
  * Messages' approval exchanges (the loop's `tool_use` of the approval tool, the client's `tool_result`) taken out,
  * as on chat completions: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
  */
-export const settleApprovalMessages = settledIn('messages', messagesApprovals);
+export const settleApprovals = settledIn('messages', messagesApprovals);

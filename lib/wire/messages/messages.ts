@@ -4,13 +4,13 @@ import type { Response } from 'express';
 import { withInput } from '../../loop/arguments';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
-import { settleApprovalMessages } from './approval';
+import { settleApprovals } from './approval';
 import { messagesError } from './error';
-import { carryOnMessages, restoreMessages } from './continuation';
+import { carryOn, restoreWork } from './continuation';
 import { succeededIn } from '../../trellis/hierarchy';
-import { MessagesConversation, messagesHistory } from './conversation';
-import { wellFormedMessage } from './model-reply';
-import { MessagesJsonReply, MessagesStreamReply, type Shown } from './reply';
+import { MessagesConversation, historyOf } from './conversation';
+import { wellFormedReply } from './model-reply';
+import { JsonReply, StreamReply, type Shown } from './reply';
 import {
   clientTools,
   customAsChat,
@@ -22,7 +22,7 @@ import {
 } from './request';
 import { clientToolSearch } from '../../tool-search/client-search';
 import type { ChatTool } from '../../types';
-import { streamedMessage } from './stream-reader';
+import { streamedReply } from './stream-reader';
 import { isToolUse, type AnthropicMessage } from './types';
 import { addMessagesUsage, totalTokens } from './usage';
 import {
@@ -85,8 +85,8 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
   apiKey: { header: 'x-api-key', defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
   rateLimited: (message) => messagesError(429, message),
   error: (status, message) => messagesError(status, message),
-  ...historyIn('messages', restoreMessages, settleApprovalMessages),
-  succeededIn: (items) => succeededIn(messagesHistory(items as MessageParam[])),
+  ...historyIn('messages', restoreWork, settleApprovals),
+  succeededIn: (items) => succeededIn(historyOf(items as MessageParam[])),
   open(request, setup: LoopSetup): WireLoop<AnthropicMessage> {
     const body = request as MessagesRequest;
     const own = setup.tools.map(messagesTool);
@@ -99,19 +99,19 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
     );
     const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? messagesTool(tool);
     const shown: Shown = { blocks: [] };
-    let stream: MessagesStreamReply | undefined;
+    let stream: StreamReply | undefined;
     const read = (message: AnthropicMessage) => {
       shown.blocks.push(...message.content.filter((block) => !isToolUse(block)));
       shown.usage = addMessagesUsage(shown.usage, message.usage);
       return turnOf(message);
     };
     const reader: TurnReader<AnthropicMessage> = {
-      json: (reply) => read(wellFormedMessage(reply)),
+      json: (reply) => read(wellFormedReply(reply)),
       // The blocks go to the client's stream as they arrive, so the loop's text sink is not needed.
       stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
         read(
           await streamedTurn(upstream, onText, maxBytes, (events, _onText, held) =>
-            streamedMessage(events, (event) => stream?.writer.forward(event), held),
+            streamedReply(events, (event) => stream?.writer.forward(event), held),
           ),
         ),
     };
@@ -120,7 +120,7 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
       conversation: new MessagesConversation(
         body.messages,
         turnFields(body, [...own, ...theirs]),
-        (work, last, calls) => carryOnMessages(setup.handBacks, work, last, calls),
+        (work, last, calls) => carryOn(setup.handBacks, work, last, calls),
         setup,
         asking,
         shape,
@@ -133,8 +133,8 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
         ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
         : {}),
       reply(res: Response, options: ReplyOptions) {
-        if (body.stream !== true) return new MessagesJsonReply(res, identity, shown, options.judged);
-        stream = new MessagesStreamReply(res, identity, shown, {
+        if (body.stream !== true) return new JsonReply(res, identity, shown, options.judged);
+        stream = new StreamReply(res, identity, shown, {
           keepAliveSec: options.keepAliveSec,
           signal: options.signal,
         });
