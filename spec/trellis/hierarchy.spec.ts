@@ -1,5 +1,5 @@
 import { Hierarchy, succeededIn } from '../../lib/trellis/hierarchy';
-import { historyOf } from '../../lib/wire/chat/model-reply';
+import { historyOf } from '../../lib/wire/chat/conversation';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 
 const tree = new Hierarchy([
