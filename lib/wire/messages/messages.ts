@@ -1,15 +1,10 @@
 import { historyIn } from '../kit/history';
-import type { Readable } from 'node:stream';
 import type { Response } from 'express';
-import { withInput } from '../../loop/arguments';
-import type { TextSink } from '../../loop/reply';
-import { streamedTurn } from '../../loop/turn-stream';
 import { settleApprovals } from './approval';
 import { messagesError } from './error';
 import { carryOn, restoreWork } from './continuation';
 import { succeededIn } from '../../trellis/hierarchy';
 import { MessagesConversation, historyOf } from './conversation';
-import { wellFormedReply } from './model-reply';
 import { JsonReply, StreamReply, type Shown } from './reply';
 import {
   clientTools,
@@ -22,49 +17,12 @@ import {
 } from './request';
 import { clientToolSearch } from '../../tool-search/client-search';
 import type { ChatTool } from '../../types';
-import { streamedReply } from './stream-reader';
-import { isToolUse, type AnthropicMessage } from './types';
-import { addMessagesUsage, totalTokens } from './usage';
-import {
-  modelInBody,
-  type LoopSetup,
-  type ReplyOptions,
-  type TurnReader,
-  type TurnResult,
-  type Wire,
-  type WireLoop,
-} from '../../loop/wire';
+import type { AnthropicMessage } from './types';
+import { messagesReader } from './reader';
+import { modelInBody, type LoopSetup, type ReplyOptions, type Wire, type WireLoop } from '../../loop/wire';
 
 /** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
-
-/** A Message as the loop reads a turn: its blocks whole, its tool_use blocks as calls by their place in the content. */
-function turnOf(message: AnthropicMessage): TurnResult<AnthropicMessage> {
-  const { usage } = message;
-  const input =
-    (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
-  return {
-    text: message.content
-      .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
-      .join(''),
-    calls: message.content.flatMap((block, index) =>
-      isToolUse(block)
-        ? [
-            withInput(
-              { id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}), index },
-              block.input ?? {},
-            ),
-          ]
-        : [],
-    ),
-    output: message,
-    usage: usage && { input, output: usage.output_tokens ?? 0, total: totalTokens(usage) },
-    stop: message.stop_reason,
-    id: message.id,
-    model: message.model,
-    reply: message,
-  };
-}
 
 /**
  * What every turn asks the model: the client's request (`system`, `thinking`, `max_tokens`, ... as sent) with the
@@ -100,21 +58,7 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
     const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? messagesTool(tool);
     const shown: Shown = { blocks: [] };
     let stream: StreamReply | undefined;
-    const read = (message: AnthropicMessage) => {
-      shown.blocks.push(...message.content.filter((block) => !isToolUse(block)));
-      shown.usage = addMessagesUsage(shown.usage, message.usage);
-      return turnOf(message);
-    };
-    const reader: TurnReader<AnthropicMessage> = {
-      json: (reply) => read(wellFormedReply(reply)),
-      // The blocks go to the client's stream as they arrive, so the loop's text sink is not needed.
-      stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
-        read(
-          await streamedTurn(upstream, onText, maxBytes, (events, _onText, held) =>
-            streamedReply(events, (event) => stream?.writer.forward(event), held),
-          ),
-        ),
-    };
+    const reader = messagesReader(shown, (event) => stream?.writer.forward(event));
     const identity = { id: `msg_${setup.loopId}`, model: typeof body.model === 'string' ? body.model : '' };
     return {
       conversation: new MessagesConversation(
