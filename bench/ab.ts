@@ -2,14 +2,14 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { percentile } from '../spec/helpers/percentile';
 import { Client } from './lib/client';
-import { BenchChild } from './lib/processes';
+import { BenchChild, scriptedUpstream } from './lib/processes';
 import { TURNS } from './lib/script';
 import { WireClient, type WireName } from './lib/wire-client';
 
 /**
  * `npx ts-node --transpile-only bench/ab.ts <system>[@wire] <system>[@wire] ... [--rounds N] [--batch N] [--latency MS]
  * [--stream]`: the systems' gateways side by side, sequential loops in small batches taken in turn (A, B, A, B, ...),
- * so that the shared machine's load swings hit every system alike; prints the median CPU per turn of each system's
+ * so that the shared machine's load swings hit every system alike; prints the median CPU per turn, wait per turn (p50 loop time / 4 less the latency) and, streamed, TTFB of each system's
  * batches, and its ratio to the first system's (the median over the rounds of the two batches' ratio).
  * `@responses` or `@messages` drives that system on that wire (`agent-loop-wires`), `--stream` streams every loop;
  * either takes the wire's own client. `AB_RAW=<file>` writes every batch's CPU per turn there, by system, as JSON.
@@ -20,14 +20,7 @@ async function ab(argv: string[]): Promise<void> {
   const names = argv.filter((arg, i) => !arg.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const [rounds, batch, latency] = [option('--rounds', 20), option('--batch', 100), option('--latency', 0)];
   const stream = argv.includes('--stream');
-  const upstream = new BenchChild(path.join(__dirname, 'upstream.ts'));
-  const origins = (await upstream.ready) as { origin: string; responses: string; messages: string };
-  await upstream.ask('latency', latency);
-  const env = {
-    BENCH_UPSTREAM: origins.origin,
-    BENCH_UPSTREAM_RESPONSES: origins.responses,
-    BENCH_UPSTREAM_MESSAGES: origins.messages,
-  };
+  const { upstream, env } = await scriptedUpstream(latency);
   const gateways = names.map((name) => ({
     name,
     wire: name.split('@')[1] as WireName | undefined,
@@ -40,6 +33,9 @@ async function ab(argv: string[]): Promise<void> {
         : [],
     ),
     perTurn: [] as number[],
+    /** each batch's median wall time a turn beyond the upstream's latency, µs (and to the final answer's first byte, ms) */
+    waitUs: [] as number[],
+    ttfbMs: [] as number[],
   }));
   try {
     const clients = await Promise.all(
@@ -56,22 +52,50 @@ async function ab(argv: string[]): Promise<void> {
     for (let round = -2; round < rounds; round++) {
       for (const [index, gateway] of gateways.entries()) {
         const before = await cpu(gateway.child);
+        const samples = [];
         for (let i = 0; i < batch; i++) {
           const sample = await clients[index].loop(`ab${id++}`, stream);
           if (!sample.ok) throw new Error(`${gateway.name}: ${sample.error}`);
+          samples.push(sample);
         }
-        if (round >= 0) gateway.perTurn.push(((await cpu(gateway.child)) - before) / (batch * TURNS));
+        if (round < 0) continue;
+        gateway.perTurn.push(((await cpu(gateway.child)) - before) / (batch * TURNS));
+        gateway.waitUs.push(
+          ((percentile(
+            samples.map((s) => s.ms),
+            50,
+          ) -
+            TURNS * latency) /
+            TURNS) *
+            1000,
+        );
+        if (stream)
+          gateway.ttfbMs.push(
+            percentile(
+              samples.map((s) => s.ttfbMs ?? NaN),
+              50,
+            ),
+          );
       }
     }
     await Promise.all(clients.map((client) => client.close()));
     if (process.env.AB_RAW)
-      writeFileSync(process.env.AB_RAW, JSON.stringify(Object.fromEntries(gateways.map((g) => [g.name, g.perTurn]))));
-    const first = gateways[0];
-    for (const { name, perTurn } of gateways) {
-      const ratios = perTurn.map((us, round) => us / first.perTurn[round]);
-      console.log(
-        `${name}: CPU/turn median ${percentile(perTurn, 50).toFixed(0)} µs (p25 ${percentile(perTurn, 25).toFixed(0)}, p75 ${percentile(perTurn, 75).toFixed(0)}) over ${perTurn.length} batches of ${batch} loops; ${percentile(ratios, 50).toFixed(3)}x ${first.name} (median of the rounds' ratios; p25 ${percentile(ratios, 25).toFixed(3)}, p75 ${percentile(ratios, 75).toFixed(3)})`,
+      writeFileSync(
+        process.env.AB_RAW,
+        JSON.stringify(
+          Object.fromEntries(gateways.map((g) => [g.name, { cpu: g.perTurn, wait: g.waitUs, ttfb: g.ttfbMs }])),
+        ),
       );
+    const first = gateways[0];
+    const figure = (name: string, unit: string, values: number[], firsts: number[]) => {
+      const ratios = values.map((value, round) => value / firsts[round]);
+      return `${name} median ${percentile(values, 50).toFixed(unit === 'ms' ? 2 : 0)} ${unit} (p25 ${percentile(values, 25).toFixed(unit === 'ms' ? 2 : 0)}, p75 ${percentile(values, 75).toFixed(unit === 'ms' ? 2 : 0)}), ${percentile(ratios, 50).toFixed(3)}x ${first.name} (p25 ${percentile(ratios, 25).toFixed(3)}, p75 ${percentile(ratios, 75).toFixed(3)})`;
+    };
+    for (const { name, perTurn, waitUs, ttfbMs } of gateways) {
+      console.log(`${name}, ${perTurn.length} batches of ${batch} loops (ratios: the median of the rounds' ratios):`);
+      console.log(`  ${figure('CPU/turn', 'µs', perTurn, first.perTurn)}`);
+      console.log(`  ${figure('overhead/turn (p50 loop / 4, less the latency)', 'µs', waitUs, first.waitUs)}`);
+      if (stream) console.log(`  ${figure('TTFB final p50', 'ms', ttfbMs, first.ttfbMs)}`);
     }
   } finally {
     await Promise.all(gateways.map(({ child }) => child.stop()));

@@ -14,3 +14,19 @@ export class BenchChild extends Child {
     );
   }
 }
+
+/** The scripted upstream (`bench/upstream.ts`) answering after `latencyMs`, and what a gateway needs to reach its wires. */
+export async function scriptedUpstream(
+  latencyMs: number,
+): Promise<{ upstream: BenchChild; env: Record<string, string> }> {
+  const upstream = new BenchChild(path.join(__dirname, '..', 'upstream.ts'));
+  const origins = (await upstream.ready) as Record<string, string>;
+  await upstream.ask('latency', latencyMs);
+  const env = {
+    BENCH_UPSTREAM: origins.origin,
+    BENCH_UPSTREAM_RESPONSES: origins.responses,
+    BENCH_UPSTREAM_MESSAGES: origins.messages,
+    BENCH_UPSTREAM_GEMINI: origins.gemini,
+  };
+  return { upstream, env };
+}

@@ -30,6 +30,8 @@ const WORKERS = 64;
 /** One run's figures of one target: medians over its batches (CPU per turn), its streamed loops (TTFB), its load phase. */
 interface RunFigures {
   jsonCpuUs: number;
+  /** the wait per turn: a JSON batch's p50 loop time / 4 (the upstream answers at once), median over the batches */
+  jsonWaitUs: number;
   streamCpuUs: number;
   ttfbMs: number;
   loopsPerSec: number;
@@ -87,6 +89,8 @@ async function load(upstream: BenchChild, target: Running, ms: number) {
   return { loopsPerSec: samples.length / (elapsed / 1000), loadCpuUs: spent / (samples.length * TURNS) };
 }
 
+type Figures = { json: number[]; wait: number[]; stream: number[]; ttfb: number[] };
+
 /** One run: `rounds` rounds of a JSON and a streamed batch per target in turn, then each target's load phase. */
 async function run(
   upstream: BenchChild,
@@ -97,12 +101,24 @@ async function run(
   warm: boolean,
 ): Promise<void> {
   const per = new Map(
-    targets.map((target) => [target, { json: [] as number[], stream: [] as number[], ttfb: [] as number[] }]),
+    targets.map((target) => [
+      target,
+      { json: [] as number[], wait: [] as number[], stream: [] as number[], ttfb: [] as number[] },
+    ]),
   );
   for (let r = 0; r < rounds; r++) {
     for (const target of targets) {
-      const figures = per.get(target) as { json: number[]; stream: number[]; ttfb: number[] };
-      figures.json.push((await batch(upstream, target, size, false)).perTurn);
+      const figures = per.get(target) as Figures;
+      const json = await batch(upstream, target, size, false);
+      figures.json.push(json.perTurn);
+      figures.wait.push(
+        (percentile(
+          json.samples.map((sample) => sample.ms),
+          50,
+        ) /
+          TURNS) *
+          1000,
+      );
       const streamed = await batch(upstream, target, Math.ceil(size / 2), true);
       figures.stream.push(streamed.perTurn);
       figures.ttfb.push(...streamed.samples.map((sample) => sample.ttfbMs ?? NaN));
@@ -113,9 +129,10 @@ async function run(
   for (const target of order) {
     const loaded = await load(upstream, target, loadMs);
     if (warm) continue;
-    const figures = per.get(target) as { json: number[]; stream: number[]; ttfb: number[] };
+    const figures = per.get(target) as Figures;
     target.runs.push({
       jsonCpuUs: median(figures.json),
+      jsonWaitUs: median(figures.wait),
       streamCpuUs: median(figures.stream),
       ttfbMs: percentile(figures.ttfb.filter(Number.isFinite), 50),
       ...loaded,
@@ -130,19 +147,19 @@ function tables(targets: Running[]): string[] {
   const ratio = (a: Running, b: Running, key: keyof RunFigures) =>
     median(a.runs.map((r, i) => r[key] / b.runs[i][key]));
   const lines = [
-    '| target | CPU/turn JSON µs | CPU/turn streamed µs | TTFB final p50 ms | loops/s @64 | CPU/turn @64 µs |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| target | CPU/turn JSON µs | wait/turn JSON µs | CPU/turn streamed µs | TTFB final p50 ms | loops/s @64 | CPU/turn @64 µs |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...targets.map(
       (t) =>
-        `| ${t.label} | ${n(figure(t, 'jsonCpuUs'))} | ${n(figure(t, 'streamCpuUs'))} | ${n(figure(t, 'ttfbMs'), 2)} | ${n(figure(t, 'loopsPerSec'))} | ${n(figure(t, 'loadCpuUs'))} |`,
+        `| ${t.label} | ${n(figure(t, 'jsonCpuUs'))} | ${n(figure(t, 'jsonWaitUs'))} | ${n(figure(t, 'streamCpuUs'))} | ${n(figure(t, 'ttfbMs'), 2)} | ${n(figure(t, 'loopsPerSec'))} | ${n(figure(t, 'loadCpuUs'))} |`,
     ),
     '',
-    "| agent-loop, ratio (median of the runs' ratios) | CPU/turn JSON | CPU/turn streamed | TTFB final | loops/s @64 | CPU/turn @64 |",
-    '| --- | --- | --- | --- | --- | --- |',
+    "| agent-loop, ratio (median of the runs' ratios) | CPU/turn JSON | wait/turn JSON | CPU/turn streamed | TTFB final | loops/s @64 | CPU/turn @64 |",
+    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
   const ours = targets.filter((t) => t.system === 'agent-loop-wires');
   const chat = ours.find((t) => t.wire === 'chat');
-  const keys: (keyof RunFigures)[] = ['jsonCpuUs', 'streamCpuUs', 'ttfbMs', 'loopsPerSec', 'loadCpuUs'];
+  const keys: (keyof RunFigures)[] = ['jsonCpuUs', 'jsonWaitUs', 'streamCpuUs', 'ttfbMs', 'loopsPerSec', 'loadCpuUs'];
   for (const wire of ours) {
     for (const peer of targets.filter((t) => PEERS.includes(t.system)))
       lines.push(
@@ -163,7 +180,7 @@ function tables(targets: Running[]): string[] {
  * 0 ms upstream. Each run takes, per target in turn, a batch of sequential JSON loops and one of streamed loops
  * (so that the shared machine's load swings hit every target alike), then 64 concurrent clients per target. Every
  * loop is verified (4 upstream requests, the echoes seen, the final text). Prints, per target, the median over the
- * runs of: CPU per turn (JSON, streamed), TTFB of the final answer, loops/s and CPU per turn at 64 clients; and the
+ * runs of: CPU per turn (JSON, streamed), the wait per turn (a JSON loop's p50 time / 4), TTFB of the final answer, loops/s and CPU per turn at 64 clients; and the
  * ratios of `agent-loop`'s to each peer's and to its own chat's, each the median of the runs' ratios.
  */
 export async function benchWires(argv: string[], log: (line: string) => void): Promise<void> {

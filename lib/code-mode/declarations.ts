@@ -68,14 +68,25 @@ export function declaration(tool: ChatTool): string {
   return `${sentence ? `/** ${sentence.replace(/\*\//g, '* /')} */\n` : ''}${call}(${pattern}: ${typeOf(parameters ?? { type: 'object' })}): Promise<unknown>;`;
 }
 
-/** `run_code`, declaring the tools its programs can call. */
-export function runCodeTool(tools: readonly ChatTool[], limits: CodeModeConfig): ChatTool {
-  const declared = tools.map(declaration).join('\n');
+/** What `run_code` says of the tools it does not declare: none, or those a tool search finds. */
+const UNDECLARED = {
+  none: '(this binding offers no tools)',
+  searched:
+    'Find the tools with tool_search: its answer declares the tools found, which your programs can call from then on.',
+};
+
+/**
+ * `run_code`, declaring the tools its programs can call; `searched`: the binding's other tools are held back for
+ * `tool_search`, whose answers declare them, so this definition never changes as they are found.
+ */
+export function runCodeTool(tools: readonly ChatTool[], limits: CodeModeConfig, searched = false): ChatTool {
+  const undeclared = UNDECLARED[searched ? 'searched' : 'none'];
+  const declared = [...tools.map(declaration), ...(searched || tools.length === 0 ? [undeclared] : [])].join('\n');
   return {
     type: 'function',
     function: {
       name: RUN_CODE,
-      description: `Runs a JavaScript program in a sandbox (no network, files or process) and returns { "return": <its return value as JSON>, "log": [<its console.log lines>] }. The code is the body of an async function: use await and return. Call the tools below as async functions; each resolves to the tool's result (its structured content, else its text, parsed when it is JSON), and a call that fails throws an Error whose message says why (catch it to go on). Write one program that makes all the calls the task needs and returns only what you need to read. Limits: ${limits.timeoutSec} s, ${limits.memoryMb} MiB, ${limits.maxCalls} tool calls.\n\n${declared || '(this binding offers no tools)'}`,
+      description: `Runs a JavaScript program in a sandbox (no network, files or process) and returns { "return": <its return value as JSON>, "log": [<its console.log lines>] }. The code is the body of an async function: use await and return. Call the tools below as async functions; each resolves to the tool's result (its structured content, else its text, parsed when it is JSON), and a call that fails throws an Error whose message says why (catch it to go on). Write one program that makes all the calls the task needs and returns only what you need to read. Limits: ${limits.timeoutSec} s, ${limits.memoryMb} MiB, ${limits.maxCalls} tool calls.\n\n${declared}`,
       parameters: {
         type: 'object',
         properties: { code: { type: 'string', description: 'The body of an async JavaScript function' } },

@@ -3,7 +3,7 @@
  * jest's transform and the built package, where a worker file would need a loader of its own. Plain JavaScript that
  * only the worker reads: it loads QuickJS once (paths resolved by the host), then runs each program it is sent in a
  * QuickJS runtime and context of its own (so nothing of one program is seen by the next), with the limits given, and
- * passes each `tools.<name>(args)` call to the host as a message.
+ * passes each `tools.<name>(args)` call to the host as a message (and, when asked, each line it logs).
  */
 export const SANDBOX_WORKER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
@@ -43,7 +43,7 @@ parentPort.on('message', (message) => {
   if (current) current.answer(message);
 });
 
-async function run({ code, timeoutMs, maxLogBytes }) {
+async function run({ code, timeoutMs, maxLogBytes, streamsLog }) {
   const quickjs = await loaded;
   let deadline = Infinity;
   let finished = false;
@@ -109,7 +109,9 @@ async function run({ code, timeoutMs, maxLogBytes }) {
   const logFn = vm.newFunction('__log', (line) => {
     const text = vm.getString(line);
     logBytes += Buffer.byteLength(text) + 1;
-    if (logBytes <= maxLogBytes) log.push(text);
+    if (logBytes > maxLogBytes) return;
+    log.push(text);
+    if (streamsLog) parentPort.postMessage({ type: 'log', text });
   });
   vm.setProp(vm.global, '__log', logFn);
   logFn.dispose();

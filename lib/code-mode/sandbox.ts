@@ -25,13 +25,15 @@ const STARTUP_MS = 30_000;
  * stuck one is ended by terminating its worker. A worker whose program ended cleanly is kept warm for the next
  * program (which gets a QuickJS runtime of its own); one whose program hit a limit or was stopped is never reused.
  * `call`: runs one `tools.<name>(args)` call (its arguments as the program's JSON); past `maxCalls` the program ends.
- * `signal`: the loop ended, so does the program.
+ * `signal`: the loop ended, so does the program. `onLog`: hears each line the program logs as it logs it (those the
+ * log keeps).
  */
 export async function runProgram(
   code: string,
   limits: CodeModeConfig,
   call: (name: string, args: string) => Promise<NestedAnswer>,
   signal: AbortSignal,
+  onLog?: (line: string) => void,
 ): Promise<ProgramEnd> {
   const memoryBytes = limits.memoryMb * 2 ** 20;
   const worker = await takeWorker(memoryBytes);
@@ -54,13 +56,20 @@ export async function runProgram(
     signal.addEventListener('abort', onAbort, { once: true });
     // the worker ran nothing yet, so it stays warm
     if (signal.aborted) return end({ ok: false, problem: { kind: 'cancelled' }, log }, true);
-    worker.postMessage({ type: 'run', code, timeoutMs: limits.timeoutSec * 1000, maxLogBytes: MAX_LOG_BYTES });
+    worker.postMessage({
+      type: 'run',
+      code,
+      timeoutMs: limits.timeoutSec * 1000,
+      maxLogBytes: MAX_LOG_BYTES,
+      streamsLog: onLog !== undefined,
+    });
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'started') {
         clearTimeout(watchdog);
         watchdog = setTimeout(deadline, limits.timeoutSec * 1000 + GRACE_MS);
         return;
       }
+      if (message.type === 'log') return onLog?.(message.text);
       if (message.type === 'done') {
         const { type: _done, reusable, ...ended } = message;
         return end(ended, reusable && (ended.ok || ended.problem.kind === 'syntax' || ended.problem.kind === 'threw'));
@@ -81,5 +90,6 @@ export async function runProgram(
 
 type WorkerMessage =
   | { type: 'started' }
+  | { type: 'log'; text: string }
   | ({ type: 'done'; reusable: boolean } & ProgramEnd)
   | { type: 'call'; id: number; name: string; args: string };

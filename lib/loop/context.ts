@@ -6,7 +6,7 @@ import type { ToolSearchConfig } from '../tool-search/options';
 import type { CodeModeConfig } from '../code-mode/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, Logger, RequireApproval, ToolProgress, ToolTask, Trellis } from '../types';
+import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
 import type { Config } from '../options/agent-loop';
 import type { Settings } from '../options/tunables';
 import type { KeyMeter } from '../store/key-budget';
@@ -14,7 +14,7 @@ import type { Conversation, TurnResult, WireCall } from './wire';
 import type { PendingApproval } from '../person/approval';
 import type { PendingInput } from '../person/input';
 import type { Deadline } from './deadline';
-import type { Reply, TextSink } from './reply';
+import type { Reply, TextSink, ToolNote } from './reply';
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
@@ -95,8 +95,8 @@ export interface Loop {
   reply: Reply;
   /** a running tool reported progress (a streaming reply writes a keep-alive); undefined: nobody listens */
   onToolProgress?(tool: string, progress: ToolProgress): void;
-  /** a running tool's MCP task changed its status; undefined: nobody listens */
-  onToolTask?(tool: string, task: ToolTask): void;
+  /** a running tool's MCP task changed its status, or its program logged a line; undefined: nobody listens */
+  onToolNote?(tool: string, note: ToolNote): void;
   repeats: RepeatedCalls;
   /** the client key's token budget (`keyBudget`): adds a turn's tokens, true once the key spent it */
   keyBudget?: KeyMeter;

@@ -4,6 +4,9 @@ import type { StopReason } from './budget-note';
 import type { LoopStats } from './context';
 import type { ToolTask } from '../types';
 
+/** What a running tool tells a streaming client: its MCP task's status, or a line its program logged (`run_code`). */
+export type ToolNote = { task: ToolTask } | { log: string };
+
 /**
  * How the loop ended, in no wire's shape: why it stopped, the whole text, the last reply, usage summed over all turns.
  */
@@ -51,8 +54,8 @@ export interface Reply {
   toolsRunning(): void;
   /** a running tool reported progress */
   toolProgress?(): void;
-  /** a running tool's MCP task changed its status (a streaming reply writes an SSE comment) */
-  toolTask?(tool: string, task: ToolTask): void;
+  /** a running tool's MCP task changed its status, or its program logged a line (streamed: an SSE comment) */
+  toolNote?(tool: string, note: ToolNote): void;
   /** what must hold before the answer goes out (a fleet's record of its id): awaited, then `send` */
   beforeSend?(answer: Answer): Promise<void> | undefined;
   send(answer: Answer, stats: LoopStats): void;

@@ -29,7 +29,7 @@ import { runLoop, type LoopResult } from './run';
 import type { SelfCaller } from '../self-call/caller';
 import { keyMeter, type KeyBudget, type KeySpend } from '../store/key-budget';
 import { consentHeaders, signedIn } from '../person/sign-in';
-import { runCodeTool } from '../code-mode/declarations';
+import { declaration, runCodeTool } from '../code-mode/declarations';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
 export interface LoopServices {
@@ -260,7 +260,9 @@ function openedSession(setup: Setup, binding: ActiveBinding, body: WireRequest, 
     body,
     {
       loopId: setup.id,
-      tools: binding.codeMode ? [runCodeTool(split.offered, binding.codeMode)] : [...split.offered],
+      tools: binding.codeMode
+        ? [runCodeTool(split.offered, binding.codeMode, split.held.length > 0)]
+        : [...split.offered],
       servesClientSearch: binding.toolSearch !== false && !binding.toolSearch.native,
       countsTokens: settings.maxTokensPerLoop !== undefined || settings.keyBudget !== undefined,
       maxContextBytes: config.maxContextBytes,
@@ -288,7 +290,14 @@ function loopOf(setup: Setup, binding: ActiveBinding, split: Listing, opened: Re
   if (config.trustClientHistory) for (const tool of wire.succeededIn(conversation.history)) succeeded.add(tool);
   const { held } = split;
   const toolSearch = DeferredTools.open(
-    { held, client: session.clientSearch, config: binding.toolSearch, earlier: setup.earlier.loaded, loaded },
+    {
+      held,
+      client: session.clientSearch,
+      config: binding.toolSearch,
+      earlier: setup.earlier.loaded,
+      loaded,
+      ...(binding.codeMode ? { declare: declaration } : {}),
+    },
     conversation,
     clientTools,
   );
@@ -315,7 +324,7 @@ function loopOf(setup: Setup, binding: ActiveBinding, split: Listing, opened: Re
     stats,
     reply,
     onToolProgress: reply.streams ? () => reply.toolProgress?.() : undefined,
-    onToolTask: reply.streams ? (tool, task) => reply.toolTask?.(tool, task) : undefined,
+    onToolNote: reply.streams ? (tool, note) => reply.toolNote?.(tool, note) : undefined,
     repeats: new RepeatedCalls(config.maxRepeatedCalls),
     keyBudget: keyMeter(services.keyBudget, settings.keyBudget, req, setup.keySpend),
     judge,

@@ -63,10 +63,10 @@ function approvalStep(
 
 /** Who hears of a call's MCP task: the admin record and a streaming client; undefined when neither does. */
 function taskListener(loop: Loop, tool: string, watch: ToolWatch | undefined): ((task: ToolTask) => void) | undefined {
-  if (watch?.task === undefined && loop.onToolTask === undefined) return undefined;
+  if (watch?.task === undefined && loop.onToolNote === undefined) return undefined;
   return function onTask(task) {
     watch?.task?.(task);
-    loop.onToolTask?.(tool, task);
+    loop.onToolNote?.(tool, { task });
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ToolImage } from '../trellis/result';
 import { unansweredText, type Unanswered } from '../person/input-refusal';
 import type { AskedInput } from '../person/question';
+import type { ReplayLog } from '../code-mode/replay-log';
 
 /**
  * Why a call cannot run as the model asked: a tool outside the tree, arguments that are no JSON object, a tool held
@@ -30,7 +31,8 @@ export type Unapproved =
  * reads. `ok` and `tool_error` carry the tool's own result as the model reads it: rendered by `resultText` (a
  * failed one with `toolErrorText`), cut to `maxToolResultBytes`, as the judge's `context` surface left it.
  * `ok` also carries the tool's `structuredContent` (code mode's programs read it), unless the judge rewrote the result.
- * `pending`: not run, handed to the client for approval; `asks`: the tool asked the person for input first
+ * `pending`: not run, handed to the client for approval (`program`: a nested call of code mode's, with its program's
+ * log); `asks`: the tool asked the person for input first
  * (`unanswered`: it did not get it); `not_run`: a call over `maxToolCallsPerTurn` that an
  * upstream holding the turn still needs an answer for; `approved_earlier`: a call approved and run in an earlier
  * request, whose result that request's loop kept.
@@ -44,7 +46,7 @@ export type ToolOutcome =
   | { kind: 'blocked'; reason: string }
   | { kind: 'timeout'; tool: string; seconds: number }
   | { kind: 'transport'; reason: string }
-  | { kind: 'pending'; approval: { arguments: Record<string, unknown>; reason: string } }
+  | { kind: 'pending'; approval: { arguments: Record<string, unknown>; reason: string }; program?: ReplayLog }
   | ({ kind: 'unapproved'; tool: string } & Unapproved)
   | { kind: 'asks'; input: AskedInput }
   | ({ kind: 'unanswered'; tool: string } & Unanswered)

@@ -7,6 +7,8 @@ import { toolOutcomeText, type ToolOutcome } from './tool-outcome';
 import { runToolCall, type Resumed } from './tool-call';
 import { RUN_CODE } from '../code-mode/declarations';
 import { runCode } from '../code-mode/run-code';
+import type { ReplayLog } from '../code-mode/replay-log';
+import type { ToolWatch } from '../telemetry/loop-telemetry';
 
 /**
  * The turn's calls as they go into the conversation: a call without an id, or with one the conversation already
@@ -24,24 +26,47 @@ function withOwnIds(loop: Loop, calls: WireCall[], turn: number): WireCall[] {
   });
 }
 
+/** A program resuming (`run_code`): its sealed log, and its waiting nested call made at last (`id`, `mode`: how). */
+export interface ProgramResume {
+  log: ReplayLog;
+  answer(id: string, mode: CallMode): Promise<ToolOutcome>;
+}
+
 /**
- * One tool call with its telemetry and, when verbose, its log line; `approved`: a person approved it; `resumed`: made
- * again with the person's answers to its tool's question.
+ * How a call is made: `approved`: a person approved it; `resumed`: made again with the answers to its tool's question,
+ * or a program resuming; `under`: the program whose nested call it is.
+ */
+export interface CallMode {
+  approved?: boolean;
+  resumed?: Resumed | ProgramResume;
+  under?: ToolWatch;
+}
+
+/**
+ * One tool call with its telemetry and, when verbose, its log line; a program's nested calls are calls of the loop
+ * too, each with a span under the program's.
  */
 export async function watchedToolCall(
   loop: Loop,
   call: WireCall,
   turn: number,
-  approved = false,
-  resumed?: Resumed,
+  { approved = false, resumed, under }: CallMode = {},
 ): Promise<ToolOutcome> {
   const started = performance.now();
   const { codeMode } = loop.binding;
   const program = codeMode !== undefined && call.name === RUN_CODE;
-  const watch = loop.telemetry?.tool(call, program || loop.binding.catalog.hierarchy.has(call.name));
+  const watch = loop.telemetry?.tool(call, program || loop.binding.catalog.hierarchy.has(call.name), under);
   const outcome = program
-    ? await runCode(loop, call, codeMode, (nested) => watchedToolCall(loop, nested, turn))
-    : await runToolCall(loop, call, watch, approved, resumed);
+    ? await runCode(
+        loop,
+        call,
+        codeMode,
+        (nested) => watchedToolCall(loop, nested, turn, { under: watch }),
+        resumed && 'log' in resumed
+          ? { log: resumed.log, answer: (id) => resumed.answer(id, { under: watch }) }
+          : undefined,
+      )
+    : await runToolCall(loop, call, watch, approved, resumed && 'input' in resumed ? resumed : undefined);
   watch?.ended({ kind: outcome.kind, text: toolOutcomeText(outcome) });
   if (loop.verbose) {
     loop.logger.info('agent-loop tool call', {
@@ -53,6 +78,38 @@ export async function watchedToolCall(
     });
   }
   return outcome;
+}
+
+/**
+ * A program (the `run_code` call `callId`) once the person answered its nested call that waited: it runs again from
+ * the start, its earlier calls answered from its log, and `answer` makes the call that waited (once).
+ */
+export function resumeProgram(
+  loop: Loop,
+  callId: string,
+  log: ReplayLog,
+  answer: ProgramResume['answer'],
+): Promise<ToolOutcome> {
+  const call: WireCall = { id: callId, name: RUN_CODE, arguments: JSON.stringify({ code: log.code }), index: 0 };
+  return watchedToolCall(loop, call, 0, { resumed: { log, answer } });
+}
+
+/** What of a call waits for the person: its approval or its tool's question (a program's nested call's); else none. */
+export function waitingOf(
+  callId: string,
+  tool: string,
+  outcome: ToolOutcome,
+): PendingApproval | PendingInput | undefined {
+  if (outcome.kind === 'pending') {
+    const { program } = outcome;
+    const asked = program ? program.calls[program.waiting].name : tool;
+    return { callId, tool: asked, ...outcome.approval, ...(program ? { program } : {}) };
+  }
+  if (outcome.kind === 'asks') {
+    const { program } = outcome.input;
+    return { callId, tool: program ? program.calls[program.waiting].name : tool, ...outcome.input };
+  }
+  return undefined;
 }
 
 /**
@@ -84,8 +141,8 @@ export async function runToolCalls(
   const results: ToolOutcome[] = [];
   kept.forEach((call, i) => {
     const outcome = outcomes[i];
-    if (outcome.kind === 'pending') pending.push({ callId: call.id, tool: call.name, ...outcome.approval });
-    else if (outcome.kind === 'asks') pending.push({ callId: call.id, tool: call.name, ...outcome.input });
+    const waiting = waitingOf(call.id, call.name, outcome);
+    if (waiting) pending.push(waiting);
     else {
       answered.push(call);
       results.push(outcome);

@@ -6,12 +6,15 @@ import { noteApproval, type ApprovalOutcome } from './approval-note';
 import { approvedCallId, type ApprovalTokens } from './approval-token';
 import type { Loop } from '../loop/context';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
-import { watchedToolCall } from '../loop/turn';
+import { resumeProgram, waitingOf, watchedToolCall, type ProgramResume } from '../loop/turn';
+import type { PendingApproval } from './approval';
+import { RUN_CODE } from '../code-mode/declarations';
+import { isReplayLog, type ReplayLog } from '../code-mode/replay-log';
 import { answerInputs, type InputDecision, type InputReader } from './input-decision';
 import type { PendingInput } from './input';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
-export type ApprovalDecision =
+export type ApprovalDecision = (
   | { outcome: 'granted'; tool: string; callId: string; arguments: Record<string, unknown>; token: string }
   | {
       outcome: Exclude<ApprovalOutcome, 'asked' | 'granted'>;
@@ -20,7 +23,11 @@ export type ApprovalDecision =
       refusal: Unapproved;
       reason: string;
       token?: string;
-    };
+    }
+) & {
+  /** the call is a program's nested call (code mode): the program resumes with the decision */
+  program?: ReplayLog;
+};
 
 export interface ApprovalReader {
   /** the name of the tool a client declares to approve calls (chat completions, Messages) */
@@ -114,6 +121,7 @@ export function decideApproval(
     };
   }
   const { tool, arguments: args } = read.opened;
+  const program = isReplayLog(read.opened.program) ? { program: read.opened.program } : {};
   if (answer === undefined)
     return {
       outcome: 'denied',
@@ -121,8 +129,9 @@ export function decideApproval(
       callId,
       refusal: { why: 'denied', reason: 'no answer came' },
       reason: 'no answer came',
+      ...program,
     };
-  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token };
+  if (answer.approved) return { outcome: 'granted', tool, callId, arguments: args, token: read.token, ...program };
   return {
     outcome: 'denied',
     tool,
@@ -130,6 +139,7 @@ export function decideApproval(
     refusal: { why: 'denied', reason: answer.reason },
     reason: answer.reason,
     token: read.token,
+    ...program,
   };
 }
 
@@ -196,32 +206,44 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
   };
 }
 
+/** What one decided approval answers: its call run (the judge told it was approved), or why not; a program resumes. */
+function decidedOutcome(loop: Loop, decision: ApprovalDecision): Promise<ToolOutcome> {
+  let run: ProgramResume['answer'];
+  if (decision.outcome === 'granted') {
+    noteApproval(loop, decision.tool, 'granted');
+    run = (id, mode) =>
+      watchedToolCall(loop, wireCallOf({ ...approvedCall(decision), id }), 0, { ...mode, approved: true });
+  } else {
+    noteApproval(loop, decision.tool, decision.outcome, decision.reason);
+    const refused = { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;
+    run = () => Promise.resolve(refused);
+  }
+  if (decision.program) return resumeProgram(loop, decision.callId, decision.program, run);
+  return run(decision.callId, {});
+}
+
 /**
  * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs
  * (the judge told so), the others read why not. The calls whose tool asked the person run again with the answers;
- * those whose tool asks again are returned, to be asked.
+ * those that wait for the person again (a tool asks, a program's next call needs approval) are returned, to be asked.
  */
-export async function answerApprovals(loop: Loop, all: readonly PersonDecision[]): Promise<PendingInput[]> {
+export async function answerApprovals(
+  loop: Loop,
+  all: readonly PersonDecision[],
+): Promise<(PendingApproval | PendingInput)[]> {
   const decisions = all.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
   const inputs = answerInputs(loop, all.filter(isInputDecision));
-  const outcomes = await Promise.all(
-    decisions.map(async function answered(decision): Promise<ToolOutcome> {
-      if (decision.outcome !== 'granted') {
-        noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-        return { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;
-      }
-      noteApproval(loop, decision.tool, 'granted');
-      return watchedToolCall(loop, wireCallOf(approvedCall(decision)), 0, true);
-    }),
-  );
-  loop.stats.toolCalls += decisions.filter((decision) => decision.outcome === 'granted').length;
+  const outcomes = await Promise.all(decisions.map((decision) => decidedOutcome(loop, decision)));
   const { calls, outcomes: answers, pending } = await inputs;
-  // an approved call whose tool asks the person waits for them too: its answer comes once they answered
-  const answered = decisions.flatMap(({ callId, tool }, i) => {
+  const answered = decisions.flatMap(({ callId, tool, program }, i) => {
     const outcome = outcomes[i];
-    if (outcome.kind !== 'asks') return [{ call: { id: callId, name: tool, arguments: undefined, index: 0 }, outcome }];
-    pending.push({ callId, tool, ...outcome.input });
-    return [];
+    const waiting = waitingOf(callId, program ? RUN_CODE : tool, outcome);
+    if (waiting) {
+      pending.push(waiting);
+      return [];
+    }
+    if (program || outcome.kind !== 'unapproved') loop.stats.toolCalls++;
+    return [{ call: { id: callId, name: program ? RUN_CODE : tool, arguments: undefined, index: 0 }, outcome }];
   });
   loop.conversation.addOutcomes(
     [...answered.map(({ call }) => call), ...calls],

@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, type PendingApproval } from './approval';
 import { callIdBefore, SealedIds, type ReadSealed } from './sealed-id';
+import { MAX_REPLAY_BYTES } from '../code-mode/replay-log';
 
 /** Between the model's own call id and the approval's token: `<call id>.ap1.<sealed token>`. */
 const TAG = '.ap1.';
-const MAX_APPROVAL_TOKEN_CHARS = 2 * MAX_APPROVAL_ARGUMENTS_BYTES;
+/** what one approval seals: the arguments, and for a nested call of code mode's its program's log */
+const MAX_APPROVAL_TOKEN_CHARS = 2 * (MAX_APPROVAL_ARGUMENTS_BYTES + MAX_REPLAY_BYTES);
 
 /** What an approval's token holds: the call waiting, and what the person was asked. */
 export type SealedApproval = PendingApproval;
@@ -22,7 +24,7 @@ export class ApprovalTokens extends SealedIds<SealedApproval> {
 
   /** The id of the approval call for `pending`: the model's call id, then the sealed call. */
   idFor(req: IncomingMessage, binding: string, pending: PendingApproval): string {
-    const { callId, tool, arguments: args, reason } = pending;
-    return this.sealedId(req, binding, { callId, tool, arguments: args, reason });
+    const { callId, tool, arguments: args, reason, program } = pending;
+    return this.sealedId(req, binding, { callId, tool, arguments: args, reason, ...(program ? { program } : {}) });
   }
 }

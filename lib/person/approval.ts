@@ -1,4 +1,5 @@
 import type { RequireApproval } from '../types';
+import type { ReplayLog } from '../code-mode/replay-log';
 
 /** A call that did not run: a person must approve it first. */
 export interface PendingApproval {
@@ -8,6 +9,8 @@ export interface PendingApproval {
   /** what the person approves: the arguments as the judge left them */
   arguments: Record<string, unknown>;
   reason: string;
+  /** a nested call of code mode's waits: its program's log, to resume it with the answer */
+  program?: ReplayLog;
 }
 
 /** Why the binding's `requireApproval` asks a person about `tool`; undefined when it does not. */

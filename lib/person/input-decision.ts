@@ -8,7 +8,10 @@ import { inputAnswerOf, misfit } from './input-answer';
 import { noteInput } from './input-note';
 import type { Unanswered } from './input-refusal';
 import { inputCallId, type InputTokens, type SealedInput } from './input-token';
-import { watchedToolCall } from '../loop/turn';
+import { resumeProgram, waitingOf, watchedToolCall, type CallMode } from '../loop/turn';
+import type { PendingApproval } from './approval';
+import { RUN_CODE } from '../code-mode/declarations';
+import { isReplayLog } from '../code-mode/replay-log';
 import type { WireCall } from '../loop/wire';
 
 export interface InputReader {
@@ -81,7 +84,7 @@ export function decideInput(
   };
 }
 
-type Settled = { outcome: ToolOutcome } | { pending: PendingInput };
+type Settled = { outcome: ToolOutcome } | { pending: PendingApproval | PendingInput };
 
 /**
  * The answers to every question of one call, read together: the call runs again only when each was accepted and fits.
@@ -115,14 +118,19 @@ function responsesOf(
 }
 
 /** One call's questions, answered: its tool runs again with the answers, or the model reads why not. */
-async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settled> {
-  const { tool, callId } = decisions[0];
+async function settledOutcome(
+  loop: Loop,
+  decisions: InputDecision[],
+  id: string,
+  mode: CallMode,
+): Promise<ToolOutcome> {
+  const { tool } = decisions[0];
   const refused = decisions.find(
     (decision): decision is Extract<InputDecision, { input: true }> => decision.outcome !== 'answered',
   );
   if (refused) {
     noteInput(loop, tool, 'refused', { reason: refused.reason });
-    return { outcome: { kind: 'unanswered', tool: refused.tool, ...(refused.refusal as Unanswered) } };
+    return { kind: 'unanswered', tool: refused.tool, ...(refused.refusal as Unanswered) };
   }
   const answered = decisions as Extract<InputDecision, { outcome: 'answered' }>[];
   const { sealed } = answered[0];
@@ -130,17 +138,27 @@ async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settl
   if ('why' in responses && typeof responses.why === 'string') {
     const turnedDown = responses.why === 'declined' || responses.why === 'cancelled';
     if (turnedDown && sealed.taskId !== undefined) await cancelDeclinedTask(loop, sealed.taskId);
-    return { outcome: { kind: 'unanswered', tool, ...(responses as Unanswered) } };
+    return { kind: 'unanswered', tool, ...(responses as Unanswered) };
   }
-  const call: WireCall = { id: callId, name: tool, arguments: JSON.stringify(sealed.arguments), index: 0 };
+  const call: WireCall = { id, name: tool, arguments: JSON.stringify(sealed.arguments), index: 0 };
   const input = {
     inputResponses: responses,
     ...(sealed.requestState === undefined ? {} : { requestState: sealed.requestState }),
     ...(sealed.taskId === undefined ? {} : { taskId: sealed.taskId }),
   };
-  const outcome = await watchedToolCall(loop, call, 0, true, { input, round: sealed.round });
-  if (outcome.kind === 'asks') return { pending: { callId, tool, ...outcome.input } };
-  return { outcome };
+  return watchedToolCall(loop, call, 0, { ...mode, approved: true, resumed: { input, round: sealed.round } });
+}
+
+/** One call's questions settled: what the model reads, or the call waits again (a program resumes with the answer). */
+async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settled> {
+  const [first] = decisions;
+  const { callId, tool } = first;
+  const program = first.outcome === 'answered' && isReplayLog(first.sealed.program) ? first.sealed.program : undefined;
+  const outcome = program
+    ? await resumeProgram(loop, callId, program, (id, mode) => settledOutcome(loop, decisions, id, mode))
+    : await settledOutcome(loop, decisions, callId, {});
+  const waiting = waitingOf(callId, tool, outcome);
+  return waiting ? { pending: waiting } : { outcome };
 }
 
 /**
@@ -150,18 +168,19 @@ async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settl
 export async function answerInputs(
   loop: Loop,
   decisions: readonly InputDecision[],
-): Promise<{ calls: WireCall[]; outcomes: ToolOutcome[]; pending: PendingInput[] }> {
+): Promise<{ calls: WireCall[]; outcomes: ToolOutcome[]; pending: (PendingApproval | PendingInput)[] }> {
   const byCall = new Map<string, InputDecision[]>();
   for (const decision of decisions) byCall.set(decision.callId, [...(byCall.get(decision.callId) ?? []), decision]);
   const settled = await Promise.all([...byCall.values()].map((group) => settleCall(loop, group)));
   const calls: WireCall[] = [];
   const outcomes: ToolOutcome[] = [];
-  const pending: PendingInput[] = [];
-  [...byCall.values()].forEach(([{ callId, tool }], i) => {
+  const pending: (PendingApproval | PendingInput)[] = [];
+  [...byCall.values()].forEach(([first], i) => {
     const one = settled[i];
     if ('pending' in one) pending.push(one.pending);
     else {
-      calls.push({ id: callId, name: tool, arguments: undefined, index: 0 });
+      const name = first.outcome === 'answered' && first.sealed.program ? RUN_CODE : first.tool;
+      calls.push({ id: first.callId, name, arguments: undefined, index: 0 });
       outcomes.push(one.outcome);
     }
   });

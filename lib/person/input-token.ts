@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { MAX_QUESTION_BYTES, type Question } from './input';
 import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
+import { MAX_REPLAY_BYTES, type ReplayLog } from '../code-mode/replay-log';
 
 /** Between the model's own call id and the question's token: `<call id>.in1.<sealed token>`. */
 const TAG = '.in1.';
@@ -19,6 +20,8 @@ export interface SealedInput extends SealedCall {
   round: number;
   /** the same for every question asked together, and for no other: a question of another round does not join them */
   group: string;
+  /** a nested call of code mode's asked: its program's log */
+  program?: ReplayLog;
 }
 
 /** The model's call id a question's id names; undefined for an id that is not a question's. */
@@ -27,7 +30,7 @@ export const inputCallId = (id: unknown): string | undefined => callIdBefore(TAG
 /** Question tokens, sealed for the client that asked (its credential) and expiring after `input.ttlSec`. */
 export class InputTokens extends SealedIds<SealedInput> {
   constructor(key: Buffer, ttlSec: number) {
-    super(key, ttlSec, TAG, 'input', 2 * MAX_QUESTION_BYTES);
+    super(key, ttlSec, TAG, 'input', 2 * (MAX_QUESTION_BYTES + MAX_REPLAY_BYTES));
   }
 
   idFor(req: IncomingMessage, binding: string, sealed: SealedInput): string {

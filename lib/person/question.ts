@@ -1,3 +1,5 @@
+import type { ReplayLog } from '../code-mode/replay-log';
+
 /** One question of a tool's, as the person is asked it: the arguments of the call to the client's input tool. */
 export type Question =
   | { tool: string; message: string; mode: 'form'; requestedSchema: Record<string, unknown> }
@@ -15,6 +17,8 @@ export interface AskedInput {
   answered: Record<string, unknown>;
   /** which question this is of the call's (1 for the first), bounded by `input.maxRounds` */
   round: number;
+  /** a nested call of code mode's asked: its program's log, to resume it with the answers */
+  program?: ReplayLog;
 }
 
 /** A call waiting for the person's input. */

@@ -16,14 +16,19 @@ export interface FrontDoor {
 
 type Release = () => void;
 
+/** Whether other self-calls of the same agent are in flight: then hand-overs wait for the check phase, together. */
+type Crowded = () => boolean;
+
 /**
- * One end of an in-process connection. What one end writes, the other reads on the event loop's next turn (as a
- * socket would hand it over: never inside the writer's own call); a write is accepted at once, as a socket's kernel
+ * One end of an in-process connection. What one end writes, the other reads after the writer's call returns (as a
+ * socket would hand it over: never inside the writer's own call), on the next tick while this is the agent's only
+ * self-call in flight, else in the event loop's check phase; a write is accepted at once, as a socket's kernel
  * buffer takes it, unless the other end's reader is full. Ending one end ends the other's reading; destroying one
  * end destroys the other, so an aborted self-call closes the server's request and response.
  */
 class ConnectionEnd extends Duplex {
   peer!: ConnectionEnd;
+  crowded!: Crowded;
   /** written, not yet handed to the peer; null is the end */
   private outbox: (Buffer | null)[] = [];
   /** the peer's reader was full at the last hand-over: the next write waits until it reads */
@@ -79,10 +84,13 @@ class ConnectionEnd extends Duplex {
   }
 
   private send(chunk: Buffer | null): void {
-    // In the event loop's check phase, as a socket's data comes in its poll phase: under many concurrent loops one
+    if (this.outbox.push(chunk) !== 1) return;
+    // Under many concurrent loops, in the event loop's check phase, as a socket's data comes in its poll phase: one
     // turn of the event loop then hands over what many connections wrote (a tick of its own each cost a third of
-    // the throughput at 64 clients).
-    if (this.outbox.push(chunk) === 1) setImmediate(handOver, this);
+    // the throughput at 64 clients). A self-call alone has nothing to wait for: on the next tick, a whole pass of
+    // the event loop sooner, twice a turn (bench/trace.ts).
+    if (this.crowded()) setImmediate(handOver, this);
+    else process.nextTick(handOver, this);
   }
 
   private accept(done: Release): void {
@@ -135,11 +143,13 @@ function closePeer(end: ConnectionEnd): void {
 /**
  * Dispatches a new connection into the front door's server, as its listening socket would; returns the client's end.
  */
-function connect(front: FrontDoor): ConnectionEnd {
+function connect(front: FrontDoor, crowded: Crowded): ConnectionEnd {
   const client = new ConnectionEnd();
   const server = new ConnectionEnd();
   client.peer = server;
   server.peer = client;
+  client.crowded = crowded;
+  server.crowded = crowded;
   Object.assign(server, front);
   client.remoteAddress = front.localAddress;
   client.remotePort = front.localPort;
@@ -156,8 +166,15 @@ class InProcessAgent extends http.Agent {
   }
 
   override createConnection(): Socket {
-    return connect(this.front) as unknown as Socket;
+    return connect(this.front, this.crowded) as unknown as Socket;
   }
+
+  /** more than one of this agent's connections carries a request (the agent's sockets in use, by host) */
+  private readonly crowded = (): boolean => {
+    let inUse = 0;
+    for (const name in this.sockets) if ((inUse += this.sockets[name]?.length ?? 0) > 1) return true;
+    return false;
+  };
 }
 
 /** One in-process agent per front door, destroyed when its server closes or by `destroy()`. */

@@ -50,7 +50,8 @@ export class ToolWatch {
   constructor(
     private readonly labels: LoopLabels,
     private readonly tool: string,
-    private readonly span: ToolSpan | undefined,
+    /** its span: a program's is its nested calls' parent */
+    readonly span: ToolSpan | undefined,
     private readonly metrics: LoopMetrics | undefined,
     private readonly record?: (outcome: string, text: string) => void,
     /** the admin record of the call's MCP task */
@@ -96,12 +97,13 @@ export class LoopTelemetry {
 
   /**
    * `known`: the tool is the binding's; a name the model made up is counted as `_unknown`, not as a label of its own.
+   * `under`: the program (code mode) whose nested call it is: its span is the call's parent.
    */
-  tool(call: WireCall, known: boolean): ToolWatch {
+  tool(call: WireCall, known: boolean, under?: ToolWatch): ToolWatch {
     return new ToolWatch(
       this.labels,
       known ? call.name : '_unknown',
-      this.span?.tool(call),
+      this.span?.tool(call, under?.span),
       this.metrics,
       this.records?.record.tool(call),
       this.records && ((task) => this.records!.record.task(call.id, task)),

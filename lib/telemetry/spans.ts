@@ -43,7 +43,8 @@ abstract class CallSpan {
   readonly carrier: Record<string, string>;
 
   constructor(
-    protected readonly span: Span,
+    /** the span itself: a program's span is its nested calls' parent */
+    readonly span: Span,
     protected readonly captureContent: boolean,
     private readonly active: Within,
   ) {
@@ -104,7 +105,7 @@ export class LoopSpan {
   private readonly active: Within;
 
   constructor(
-    api: typeof OtelApi,
+    private readonly api: typeof OtelApi,
     private readonly tracer: Tracer,
     private readonly span: Span,
     private readonly context: Context,
@@ -128,8 +129,8 @@ export class LoopSpan {
     );
   }
 
-  /** The tool's name and the call's id are the model's: bounded like the client's model name. */
-  tool(call: WireCall): ToolSpan {
+  /** The tool's name and the call's id are the model's: bounded like the client's model name. `under`: its program. */
+  tool(call: WireCall, under?: ToolSpan): ToolSpan {
     const name = String(call.name);
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
@@ -139,7 +140,11 @@ export class LoopSpan {
     };
     if (this.captureContent) attributes['gen_ai.tool.call.arguments'] = argumentsText(call);
     return new ToolSpan(
-      this.tracer.startSpan(`execute_tool ${namePart(name)}`, { kind: INTERNAL, attributes }, this.context),
+      this.tracer.startSpan(
+        `execute_tool ${namePart(name)}`,
+        { kind: INTERNAL, attributes },
+        under ? this.api.trace.setSpan(this.context, under.span) : this.context,
+      ),
       this.captureContent,
       this.active,
     );

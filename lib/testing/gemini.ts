@@ -34,11 +34,14 @@ const ROUTE = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateC
 const partsOf = (content: unknown): Body[] =>
   Array.isArray((content as Body | null)?.parts) ? ((content as Body).parts as Body[]) : [];
 
-/** Why the API refuses a model content's call parts: the first one's signature missing or not this model's. */
+/** The signature Google documents for calls the model did not make (a client's own history): the API takes it. */
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Why the API refuses a model's call parts: the first one's signature missing, or neither this model's nor skip. */
 function signatureRefusal(contents: Body[]): string | undefined {
   for (const [i, content] of contents.entries()) {
     const first = content.role === 'model' ? partsOf(content).find((part) => part.functionCall) : undefined;
-    if (first && first.thoughtSignature !== signatureOf(first))
+    if (first && first.thoughtSignature !== SKIP_SIGNATURE && first.thoughtSignature !== signatureOf(first))
       return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String((first.functionCall as Body).name)}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
   }
   return undefined;

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { option, required, schemaOf, validator } from '../options/declaration';
+import { RUN_CODE } from '../code-mode/declarations';
 import type { ScriptedTurn } from './wire';
 
 /** What a scripted function entry is asked with: the request, and the model turns already in its conversation. */
@@ -95,4 +96,9 @@ export async function turnFor(script: ScriptEntry[], request: ScriptedRequest): 
       `entry ${index} (a function) returned ${JSON.stringify(returned) ?? String(returned)}: ${(error as Error).message.replace(/^scriptedModel: /, '')}`,
     );
   }
+}
+
+/** A turn that answers with code (for a binding in code mode): one `run_code` call running `code`, on every wire. */
+export function runCode(code: string): ScriptedTurn {
+  return { toolCalls: [{ name: RUN_CODE, arguments: { code } }] };
 }

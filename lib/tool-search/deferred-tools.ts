@@ -18,6 +18,11 @@ export interface SearchSetup {
   earlier: readonly string[];
   /** the live list the names of the tools loaded go to, in order: what a hand-back carries */
   loaded: string[];
+  /**
+   * code mode: a tool as an async function of `tools`. The binding's tools found are then declared in the search's
+   * answer, for programs to call, and never offered: the tool list stays what turn 1 sent
+   */
+  declare?: (tool: ChatTool) => string;
 }
 
 /** A binding's listing split: the tools turn 1 offers, and those held back for `tool_search` to find. */
@@ -69,8 +74,9 @@ export class DeferredTools {
     private readonly kind: SearchKind,
     private readonly maxResults: number,
     private readonly loadedNames: string[],
+    private readonly declare?: (tool: ChatTool) => string,
   ) {
-    this.tool = toolSearchTool(kind, maxResults);
+    this.tool = toolSearchTool(kind, maxResults, declare ? 'declarations' : 'list');
     this.byName = new Map([...held, ...client].map((tool) => [tool.function.name, tool]));
     this.fromClient = new Set(client.map((tool) => tool.function.name));
   }
@@ -81,7 +87,7 @@ export class DeferredTools {
    * and what a continuation loaded join the conversation before turn 1; a client's tools among those are handed back.
    */
   static open(
-    { held, client, config, earlier, loaded }: SearchSetup,
+    { held, client, config, earlier, loaded, declare }: SearchSetup,
     conversation: Conversation,
     clientTools: Set<string>,
   ): DeferredTools | undefined {
@@ -92,6 +98,7 @@ export class DeferredTools {
       client?.kind ?? 'bm25',
       config ? config.maxResults : MAX_RESULTS,
       loaded,
+      declare,
     );
     deferred.load(earlier);
     deferred.offerFound(conversation, clientTools, [deferred.tool]);
@@ -103,7 +110,8 @@ export class DeferredTools {
    * called.
    */
   offerFound(conversation: Conversation, clientTools: Set<string>, first: ChatTool[] = []): void {
-    const found = this.fresh;
+    // in code mode, programs call the binding's tools found: only the client's own are offered
+    const found = this.declare ? this.fresh.filter((tool) => this.fromClient.has(tool.function.name)) : this.fresh;
     this.fresh = [];
     if (first.length + found.length === 0) return;
     for (const tool of found) if (this.fromClient.has(tool.function.name)) clientTools.add(tool.function.name);
@@ -141,7 +149,19 @@ export class DeferredTools {
       return { kind: 'invalid', tool: TOOL_SEARCH, why: 'bad_query', problem: error.message };
     }
     for (const { name } of found) this.add(name);
-    return { kind: 'ok', text: JSON.stringify(found) };
+    return { kind: 'ok', text: this.declare ? this.declared(found, this.declare) : JSON.stringify(found) };
+  }
+
+  /** The tools found as code mode reads them: the binding's declared, the client's (called directly) listed. */
+  private declared(found: FoundTool[], declare: (tool: ChatTool) => string): string {
+    if (found.length === 0) return 'No tool found: try other words.';
+    return found
+      .map(({ name, description }) =>
+        this.fromClient.has(name)
+          ? `// ${name}: ${description} (a tool of your own: call it directly, not from run_code)`
+          : declare(this.byName.get(name)!),
+      )
+      .join('\n');
   }
 
   private add(name: string): void {

@@ -12,16 +12,27 @@ const QUERY: Record<SearchKind, string> = {
     'A regular expression (RE2 syntax, case-insensitive) matched against tool names, descriptions and parameters, e.g. "pull_request|merge"',
 };
 
+/** What a search returns: a JSON list of the tools found, or (in code mode) their declarations. */
+const RETURNS = {
+  list: (maxResults: number) =>
+    `Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; ` +
+    'the tools found can be called from your next turn on. Call it when none of your tools fits the task.',
+  declarations: (maxResults: number) =>
+    `Returns up to ${maxResults} tools, best first, each declared as an async function of \`tools\`; ` +
+    'your run_code programs can call the tools found from your next turn on. ' +
+    'Call it when no tool you know of fits the task.',
+};
+
 /**
- * `tool_search` as a chat function; each wire offers it in its own tool shape. One definition per kind and result
- * count, the same object every turn: the request's tool list stays byte for byte what it was.
+ * `tool_search` as a chat function; each wire offers it in its own tool shape. One definition per kind, result
+ * count and answer, the same object every turn: the request's tool list stays byte for byte what it was.
  */
-export function toolSearchTool(kind: SearchKind, maxResults: number): ChatTool {
+export function toolSearchTool(kind: SearchKind, maxResults: number, answer: keyof typeof RETURNS = 'list'): ChatTool {
   return {
     type: 'function',
     function: {
       name: TOOL_SEARCH,
-      description: `Finds tools that are available but not loaded yet. Returns up to ${maxResults} tools as a JSON list of { name, description }, best first; the tools found can be called from your next turn on. Call it when none of your tools fits the task.`,
+      description: `Finds tools that are available but not loaded yet. ${RETURNS[answer](maxResults)}`,
       parameters: {
         type: 'object',
         properties: { query: { type: 'string', description: QUERY[kind] } },

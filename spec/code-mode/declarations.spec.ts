@@ -1,4 +1,5 @@
 import { declaration, firstSentence, runCodeTool, typeOf } from '../../lib/code-mode/declarations';
+import type { ChatTool } from '../../lib/types';
 
 describe('the declarations run_code gives the model', () => {
   it.each([
@@ -72,5 +73,18 @@ describe('the declarations run_code gives the model', () => {
       /\n\n\/\*\* The time\. \*\/\ntools\.clock_now\(args: Record<string, unknown>\): Promise<unknown>;$/,
     );
     expect(runCodeTool([], limits).function.description).toMatch(/\(this binding offers no tools\)$/);
+  });
+
+  it('with tool search, declares only the tools kept from turn 1 and sends the model to tool_search for the others', () => {
+    const limits = { timeoutSec: 10, memoryMb: 64, maxCalls: 50 };
+    const find =
+      'Find the tools with tool_search: its answer declares the tools found, which your programs can call from then on.';
+    const described = (tools: ChatTool[]) => runCodeTool(tools, limits, true).function.description ?? '';
+    expect(described([]).endsWith(`tool calls.\n\n${find}`)).toBe(true);
+    expect(
+      described([{ type: 'function', function: { name: 'repo_open' } }]).endsWith(
+        `tool calls.\n\ntools.repo_open(args: Record<string, unknown>): Promise<unknown>;\n${find}`,
+      ),
+    ).toBe(true);
   });
 });

@@ -76,7 +76,7 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
     expect(answer.response.headers.get('x-agent-loop-tool-calls')).toBe('4');
   });
 
-  it('bounds each call by toolTimeoutSec, refuses repeats, and throws approval, unknown tools and run_code itself', async () => {
+  it('bounds each call by toolTimeoutSec, refuses repeats, and throws unknown tools and run_code itself', async () => {
     model.setScript([
       run(
         "const seen = [];\nconst calls = [() => tools.wait({}), () => tools.count({}), () => tools.count({}), () => tools.nope({}), () => tools.run_code({ code: '1' }), () => tools.count(7)];\nfor (const call of calls) try { await call(); seen.push('ran'); } catch (error) { seen.push(error.message); }\nreturn seen;",
@@ -96,28 +96,48 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
     ]);
   });
 
-  it('throws a call that needs approval, from a client that could approve it, as one code mode cannot ask for yet', async () => {
+  it('hands a call that needs approval back to the client; approved, the program runs again, answered from its log, and each call runs once', async () => {
     model.setScript([
-      run("try { await tools.weather({ city: 'Oslo' }); } catch (error) { return error.message; }"),
+      run(
+        "const c = await tools.count({});\nconsole.log('counted');\nconst w = await tools.weather({ city: 'Oslo' });\nreturn { c, w };",
+      ),
       { content: 'Done.' },
     ]);
-    await open({ requireApproval: 'always' });
+    await open({ requireApproval: { never: { toolNames: ['count'] } } });
     const approve = {
       name: 'approve_tool_call',
       description: 'Ask the user.',
       parameters: { type: 'object', properties: {} },
     };
-    const answer = await gateway.client.chat.completions.create({
+    const asked = {
       model: 'agent-1',
-      messages: [{ role: 'user', content: 'go' }],
-      tools: [{ type: 'function', function: approve }],
+      messages: [{ role: 'user' as const, content: 'go' }],
+      tools: [{ type: 'function' as const, function: approve }],
+    };
+    const handed = await gateway.client.chat.completions.create(asked);
+    const [approval] = handed.choices[0].message.tool_calls ?? [];
+    expect(approval.type === 'function' && JSON.parse(approval.function.arguments)).toEqual({
+      tool: 'weather',
+      arguments: { city: 'Oslo' },
+      reason: "binding 'b' requires approval for 'weather'",
+    });
+    expect(approval.id).toMatch(/^run_1\.ap1\./);
+    expect(calls).toEqual(['count']);
+
+    const answer = await gateway.client.chat.completions.create({
+      ...asked,
+      messages: [
+        ...asked.messages,
+        handed.choices[0].message,
+        { role: 'tool', tool_call_id: approval.id, content: '{"approved": true}' },
+      ],
     });
     expect(answer.choices[0].message.content).toBe('Done.');
-
-    expect(JSON.parse(String(result())).return).toBe(
-      "tool error: 'weather' needs approval, which code mode cannot ask for yet",
-    );
-    expect(calls).toEqual([]);
+    expect(JSON.parse(String(result()))).toEqual({
+      return: { c: { n: 3 }, w: { city: 'Oslo', sky: 'sunny' } },
+      log: ['counted'],
+    });
+    expect(calls).toEqual(['count', 'weather']);
   });
 
   it.each([

@@ -48,6 +48,19 @@ describe('the sandbox a program runs in', () => {
     });
   });
 
+  it('tells onLog each line as the program logs it, before the call that follows it', async () => {
+    const heard: string[] = [];
+    const end = await runProgram(
+      "console.log('first', { n: 1 });\nawait tools.a({});\nconsole.log('second');\nreturn 1;",
+      limits,
+      async (name, args) => (heard.push(`call ${name}`), echo(name, args)),
+      never,
+      (line) => heard.push(line),
+    );
+    expect(heard).toEqual(['first {"n":1}', 'call a', 'second']);
+    expect(end.log).toEqual(['first {"n":1}', 'second']);
+  });
+
   it('keeps at most 64 KiB of log', async () => {
     const end = await runProgram("for (let i = 0; i < 100; i++) console.log('x'.repeat(1023));", limits, echo, never);
     expect(end.log).toHaveLength(64);

@@ -1,11 +1,9 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { Registry } from 'prom-client';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtures/model-server';
 import type { AgentLoopOptions } from '../../lib';
 import type { Judge } from '../../lib/types';
 import { localTrellis } from '../../lib/trellis/local';
-import { scriptedModel } from '../../lib/testing/scripted-model';
 import { createGateway } from '../../lib/gateway/gateway';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
@@ -234,48 +232,5 @@ describe('code mode off the event loop', () => {
     await spin;
     await gateway.close();
     await model.close();
-  });
-});
-
-describe('code mode on every wire', () => {
-  const RESULT = '{"return":{"n":3},"log":["counted"]}';
-  const trellis = localTrellis([{ name: 'count', description: 'Counts.', handler: () => '{"n": 3}' }]);
-
-  it.each(['responses', 'messages'])('runs a program on %s', async (wire) => {
-    const model = scriptedModel([
-      {
-        toolCalls: [
-          { name: 'run_code', arguments: { code: "console.log('counted');\nreturn await tools.count({});" } },
-        ],
-      },
-      (request) => {
-        const last = JSON.stringify(request.history.at(-1));
-        return { content: last.includes(JSON.stringify(RESULT).slice(1, -1)) ? 'ran' : last };
-      },
-    ]);
-    await model.ready;
-    const gateway = await listen(
-      buildGateway(model.url, {
-        trellis,
-        bindings: [{ name: 'count', match: { model: '*' }, hierarchy: 'from-trellis', codeMode: true }],
-      }).app,
-    );
-    try {
-      if (wire === 'responses') {
-        const answer = await gateway.client.responses.create({ model: 'agent-1', input: 'count' });
-        expect(answer.output_text).toBe('ran');
-      } else {
-        const client = new Anthropic({ baseURL: gateway.url, apiKey: 'sk-ant-test', maxRetries: 0 });
-        const answer = await client.messages.create({
-          model: 'claude-test',
-          max_tokens: 256,
-          messages: [{ role: 'user', content: 'count' }],
-        });
-        expect(answer.content).toEqual([{ type: 'text', text: 'ran' }]);
-      }
-    } finally {
-      await gateway.close();
-      await model.close();
-    }
   });
 });

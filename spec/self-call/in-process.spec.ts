@@ -217,6 +217,35 @@ describe('the in-process transport', () => {
     expect(Buffer.concat(parts).toString('utf8')).toBe('data: Grüße\n\n');
   });
 
+  it("hands a lone call's reply over before the event loop's check phase, and waits for it while other calls are in flight", async () => {
+    const order: string[] = [];
+    let held: http.ServerResponse | undefined;
+    const door = await frontDoor((req, res) => {
+      if (req.url?.endsWith('?hold')) return void (held = res);
+      setImmediate(() => order.push('check phase'));
+      res.end('ok');
+    });
+    const call = (query = '') =>
+      new Promise<void>((resolve, reject) => {
+        const sent = http.request(`${door.url}${query}`, { agent: door.agent, method: 'POST' }, (res) => {
+          order.push('reply');
+          res.resume().once('end', resolve);
+        });
+        sent.once('error', reject).end();
+      });
+    await call();
+    await until(() => order.length === 2);
+    expect(order.splice(0)).toEqual(['reply', 'check phase']);
+    const holding = call('?hold');
+    await until(() => held !== undefined);
+    await call();
+    await until(() => order.length === 2);
+    expect(order.splice(0)).toEqual(['check phase', 'reply']);
+    held?.end();
+    await holding;
+    await door.close();
+  });
+
   it('carries a body larger than a reader takes at once, both ways', async () => {
     const large = 'x'.repeat(3 * 1024 * 1024);
     const door = await frontDoor((req, res) => {

@@ -52,6 +52,16 @@ const reply: TurnResult = {
 const call: WireCall = { id: 'call_1', name: 'notes_read', arguments: '{"id":"groceries"}', index: 0 };
 
 describe('LoopSpan', () => {
+  it("opens a nested call's execute_tool span under the program's, given it", () => {
+    const loop = loopSpan();
+    const program = loop.tool({ id: 'run_1', name: 'run_code', arguments: '{"code":""}', index: 0 });
+    loop.tool(call, program).ended('ok', '');
+    program.ended('ok', '');
+    expect(finished('execute_tool notes_read').parentSpanContext?.spanId).toBe(
+      finished('execute_tool run_code').spanContext().spanId,
+    );
+  });
+
   it('opens a chat span per turn under the loop span, whose carrier names it as parent', () => {
     const loop = loopSpan();
     const turn = loop.turn('gpt-4o', [{ role: 'user', content: 'time?' }]);

@@ -214,6 +214,23 @@ describe('tracing: OpenTelemetry GenAI spans, continuing the client trace', () =
     ]);
   });
 
+  it("puts each nested call of a code-mode program under the program's execute_tool span", async () => {
+    const program = 'await tools.notes_open({});\nreturn await tools.clock_now({});';
+    const { client } = await rig.gateway(
+      [{ toolCalls: [{ id: 'run_1', name: 'run_code', arguments: { code: program } }] }, { content: 'Noon.' }],
+      { bindings: [{ ...notes, codeMode: true }], metrics: false },
+    );
+    await client.chat.completions.create(ask('what time is it?'));
+
+    const all = await spans(6);
+    const [agent] = byName(all, 'invoke_agent notes');
+    const [run] = byName(all, 'execute_tool run_code');
+    expect(parentOf(run)).toBe(agent.spanContext().spanId);
+    expect([...byName(all, 'execute_tool notes_open'), ...byName(all, 'execute_tool clock_now')].map(parentOf)).toEqual(
+      [run.spanContext().spanId, run.spanContext().spanId],
+    );
+  });
+
   it('makes no span with telemetry.tracing false, and forwards the client trace as it came', async () => {
     const { client } = await rig.gateway(script, { bindings: [notes], metrics: false, telemetry: { tracing: false } });
     await client.chat.completions.create(ask(), { headers: { traceparent: TRACEPARENT, tracestate: 'k=v' } });

@@ -70,28 +70,43 @@ describe('the scripted model on Gemini', () => {
     ]);
   });
 
-  it('refuses a call part that comes back without its signature, or altered, with the API’s 400', async () => {
-    const unsigned = {
-      role: 'model',
-      parts: [{ functionCall: { name: 'clock_now', args: { zone: 'UTC' } } }],
-    };
-    const response = await fetch(`${model.url.replace(/\/v1$/, '')}/v1beta/models/g:generateContent`, {
+  /** a follow-up holding the model's call to clock_now with `signature` (none: left out), and its answer */
+  const withCall = (signature?: string) =>
+    fetch(`${model.url.replace(/\/v1$/, '')}/v1beta/models/g:generateContent`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         contents: [
           question,
-          unsigned,
+          {
+            role: 'model',
+            parts: [
+              {
+                functionCall: { name: 'clock_now', args: { zone: 'UTC' } },
+                ...(signature === undefined ? {} : { thoughtSignature: signature }),
+              },
+            ],
+          },
           { role: 'user', parts: [{ functionResponse: { name: 'clock_now', response: {} } }] },
         ],
       }),
     });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual(
-      googleError(
-        400,
-        'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:clock_now` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.',
-      ),
-    );
+
+  it.each([undefined, 'forged'])(
+    'refuses a call part that comes back without its signature, or altered (%s), with the API’s 400',
+    async (signature) => {
+      const response = await withCall(signature);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual(
+        googleError(
+          400,
+          'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:clock_now` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.',
+        ),
+      );
+    },
+  );
+
+  it('takes a call part with the skip signature Google documents for calls the model did not make', async () => {
+    expect((await withCall('skip_thought_signature_validator')).status).toBe(200);
   });
 });

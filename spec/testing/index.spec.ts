@@ -55,8 +55,8 @@ describe('express-agent-loop/testing', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('exports scriptedModel and localTrellis (the main entry’s own), and nothing else at run time', () => {
-    expect(Object.keys(testing).sort()).toEqual(['localTrellis', 'scriptedModel']);
+  it('exports scriptedModel, runCode and localTrellis (the main entry’s own), and nothing else at run time', () => {
+    expect(Object.keys(testing).sort()).toEqual(['localTrellis', 'runCode', 'scriptedModel']);
     expect(testing.localTrellis).toBe(main.localTrellis);
   });
 

@@ -1,4 +1,4 @@
-import { checkedScript, turnFor, type ScriptedRequest } from '../../lib/testing/script';
+import { checkedScript, runCode, turnFor, type ScriptedRequest } from '../../lib/testing/script';
 
 const ENTRY =
   "each entry is { content: 'text' }, { toolCalls: [{ name, arguments }] } (both may be given) or a function of the request returning one of those";
@@ -86,6 +86,12 @@ describe('a script of the scripted model', () => {
     ],
   ])('refuses %s, naming the entry, the value and the fix', (_case, turns, code, message) => {
     expect(() => checkedScript(turns as never)).toThrow(expect.objectContaining({ code, message }));
+  });
+
+  it('answers with code: runCode(code) is one run_code call with the program, an entry like any other', () => {
+    const code = 'const ids = await tools.notes_open({});\nreturn ids;';
+    expect(runCode(code)).toEqual({ toolCalls: [{ name: 'run_code', arguments: { code } }] });
+    expect(checkedScript([runCode(code), { content: 'Done.' }])[0]).toEqual(runCode(code));
   });
 
   it('answers with the entry at the turn index, the last one past the end', async () => {

@@ -137,6 +137,32 @@ describe('DeferredTools', () => {
     expect(deferred.holds('gone_tool')).toBe(false);
   });
 
+  it("in code mode, declares the binding's tools found in its answer and offers only the client's", async () => {
+    const declare = (t: ChatTool) => `tools.${t.function.name}(args): Promise<unknown>;`;
+    const client = [tool('merge_queue', 'Merge queue of your own')];
+    const deferred = new DeferredTools(held, client, 'regex', 5, [], declare);
+    expect(deferred.tool.function.description).toContain('each declared as an async function of `tools`');
+    expect(toolOutcomeText(await deferred.search({ query: '^merge' }))).toBe(
+      'tools.merge_pull_request(args): Promise<unknown>;\n// merge_queue: Merge queue of your own (a tool of your own: call it directly, not from run_code)',
+    );
+    const clientTools = new Set<string>();
+    expect(offered(deferred, clientTools)).toEqual(['merge_queue']);
+    expect([...clientTools]).toEqual(['merge_queue']);
+    expect(deferred.holds('merge_pull_request')).toBe(false);
+    expect(toolOutcomeText(await deferred.search({ query: '^nothing' }))).toBe('No tool found: try other words.');
+  });
+
+  it('in code mode, loads what a continuation loaded without offering it', () => {
+    const names: string[] = [];
+    const conversation = {
+      offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
+    } as unknown as Conversation;
+    const setup = { held, config: on, earlier: ['slack_post_message'], loaded: [], declare: () => '' };
+    const deferred = DeferredTools.open(setup, conversation, new Set());
+    expect(names).toEqual(['tool_search']);
+    expect(deferred!.holds('slack_post_message')).toBe(false);
+  });
+
   it('says the tool_search definition in the kind and count it searches with', () => {
     expect(new DeferredTools(held, [], 'regex', 3, []).tool.function.description).toContain('up to 3 tools');
   });

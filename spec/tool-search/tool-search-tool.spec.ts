@@ -13,6 +13,13 @@ describe('toolSearchTool', () => {
     expect(tool.function.description).toContain('up to 5 tools');
   });
 
+  it("says, in code mode, that it answers with declarations for run_code's programs", () => {
+    expect(toolSearchTool('bm25', 5).function.description).toContain('as a JSON list of { name, description }');
+    expect(toolSearchTool('bm25', 5, 'declarations').function.description).toBe(
+      'Finds tools that are available but not loaded yet. Returns up to 5 tools, best first, each declared as an async function of `tools`; your run_code programs can call the tools found from your next turn on. Call it when no tool you know of fits the task.',
+    );
+  });
+
   it('asks for a regular expression in the regex variant', () => {
     expect(JSON.stringify(toolSearchTool('regex', 3).function.parameters)).toContain('RE2 syntax');
   });

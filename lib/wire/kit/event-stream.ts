@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { onAbort } from '../../shared/signals';
-import type { ToolTask } from '../../types';
+import type { ToolNote } from '../../loop/reply';
 import { KeepAlive } from './keep-alive';
 
 /** Starts a server-sent event stream: its headers go out at once, so proxies pass each event on as it comes. */
@@ -119,14 +119,16 @@ export abstract class EventStreamWriter {
     this.stream.toolProgress();
   }
 
-  /** A tool running as an MCP task changed its status: `: task <tool> <id> <status>[: <status message>]`. */
-  toolTask(tool: string, task: ToolTask): void {
+  /**
+   * A tool running as an MCP task changed its status: `: task <tool> <id> <status>[: <status message>]`; a program
+   * logged a line: `: log <tool> <line>`.
+   */
+  toolNote(tool: string, note: ToolNote): void {
+    if ('log' in note) return this.stream.comment(`log ${tool} ${note.log}`);
+    const { task } = note;
     const message = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
     this.stream.comment(`task ${tool} ${task.id} ${task.status}${message}`);
   }
-
-  /** Ends the stream well-formed if it opened, even when the loop broke off unexpectedly; stops its timers. */
-  abstract dispose(): void;
 
   /** Waits, when a write found the client's socket full (no `room`), until it drained or `signal` ended the loop. */
   protected keptUp(room: boolean, signal: AbortSignal): Promise<void> | void {

@@ -1,12 +1,14 @@
-import type { Answer, Reply } from '../../loop/reply';
-import type { ToolTask } from '../../types';
+import type { Answer, Reply, ToolNote } from '../../loop/reply';
 import type { EventStreamWriter } from './event-stream';
 
 /**
  * A `stream: true` client, whatever its wire: the wire's `writer` writes the events, tools running and their
  * progress as every wire's stream says them; the wire says only how the answer's text and its end are written.
  */
-export abstract class StreamAnswerReply<Writer extends EventStreamWriter> implements Reply {
+/** A wire's stream writer as a reply drives it: it ends its stream well-formed when the loop broke off (`dispose`). */
+type StreamWriter = EventStreamWriter & { dispose(): void };
+
+export abstract class StreamAnswerReply<Writer extends StreamWriter> implements Reply {
   readonly streams = true;
 
   constructor(readonly writer: Writer) {}
@@ -27,8 +29,8 @@ export abstract class StreamAnswerReply<Writer extends EventStreamWriter> implem
     this.writer.toolProgress();
   }
 
-  toolTask(tool: string, task: ToolTask): void {
-    this.writer.toolTask(tool, task);
+  toolNote(tool: string, note: ToolNote): void {
+    this.writer.toolNote(tool, note);
   }
 
   dispose(): void {

@@ -1,7 +1,7 @@
 import { EventEmitter, getEventListeners } from 'node:events';
 import http from 'node:http';
 import express, { type Response } from 'express';
-import { EventStream, drained, openEventStream } from '../../../lib/wire/kit/event-stream';
+import { EventStream, EventStreamWriter, drained, openEventStream } from '../../../lib/wire/kit/event-stream';
 import { listen, type Listening } from '../../helpers/listen';
 
 /** A response whose socket is full: it emits `drain` or `close` when the test says so. */
@@ -72,6 +72,19 @@ describe('a server-sent event stream to the client', () => {
   });
 });
 
+/** A response that records what is written to it, with no socket. */
+function recordingResponse(written: string[]): Response {
+  const res = Object.assign(new EventEmitter(), {
+    destroyed: false,
+    status: () => res,
+    setHeader: () => res,
+    flushHeaders: () => undefined,
+    write: (text: string) => written.push(text) > 0,
+    end: () => undefined,
+  }) as unknown as Response;
+  return res;
+}
+
 describe('EventStream: one event stream to the client, whatever its wire', () => {
   let server: Listening | undefined;
   afterEach(async () => {
@@ -118,14 +131,7 @@ describe('EventStream: one event stream to the client, whatever its wire', () =>
   it('sends its beat when quiet while tools run, and none once quiet() was called', () => {
     jest.useFakeTimers();
     const written: string[] = [];
-    const res = Object.assign(new EventEmitter(), {
-      destroyed: false,
-      status: () => res,
-      setHeader: () => res,
-      flushHeaders: () => undefined,
-      write: (text: string) => written.push(text) > 0,
-      end: () => undefined,
-    }) as unknown as Response;
+    const res = recordingResponse(written);
     const stream = new EventStream(res, 2, ': beat\n\n');
     stream.toolsRunning();
     jest.advanceTimersByTime(2_000);
@@ -136,5 +142,23 @@ describe('EventStream: one event stream to the client, whatever its wire', () =>
     stream.quiet();
     jest.advanceTimersByTime(10_000);
     expect(written).toEqual([': beat\n\n', 'data: x\n\n', ': beat\n\n']);
+  });
+});
+
+describe('EventStreamWriter: what every wire writes of a running tool', () => {
+  it("writes a task's status and a program's log line as one-line SSE comments", () => {
+    const written: string[] = [];
+    const res = recordingResponse(written);
+    const writer = new (class extends EventStreamWriter {
+      protected readonly stream = new EventStream(res, 15, ': beat\n\n');
+    })();
+    writer.toolNote('build', { task: { id: 't-1', status: 'working', statusMessage: 'linking' } });
+    writer.toolNote('build', { task: { id: 't-1', status: 'completed' } });
+    writer.toolNote('run_code', { log: 'read 3 notes\nnext: data: {"x":1}' });
+    expect(written).toEqual([
+      ': task build t-1 working: linking\n\n',
+      ': task build t-1 completed\n\n',
+      ': log run_code read 3 notes next: data: {"x":1}\n\n',
+    ]);
   });
 });

@@ -64,7 +64,7 @@ describe("StreamAnswerReply: a stream: true client of any wire, the wire's write
       reply.toolsRunning();
       expect(reply.committed).toBe(true);
       reply.toolProgress();
-      reply.toolTask('search', { id: 't1', status: 'working', statusMessage: 'half way' });
+      reply.toolNote('search', { task: { id: 't1', status: 'working', statusMessage: 'half way' } });
       reply.text('Found.');
       reply.send({ stop: 'final', text: 'Found.' });
       reply.dispose();
