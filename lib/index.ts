@@ -7,6 +7,8 @@ export type { AdminOptions } from './admin/options';
 export type { JudgeView } from './judge/options';
 export type { LoopRecordView, TurnRecord, ToolCallRecord, VerdictRecord } from './telemetry/loop-records';
 export type * from './types';
+export type { Binding } from './binding/options';
+export type { TrellisOption } from './trellis/mcp-options';
 export { localTrellis, type LocalTool } from './trellis/local';
 export { createGateway, type GatewayConfig } from './gateway/gateway';
 export { mcpTrellis, type McpTrellisOptions } from './trellis/mcp';

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import type { AuthProvider } from '@modelcontextprotocol/client';
-import type { OptionsIn } from './options/declaration';
-import type { bindingOptions } from './binding/options';
-import type { mcpCommandOptions, mcpUrlOptions } from './trellis/mcp-options';
+import type { Logger } from './shared/logger';
+
+export type { Logger };
 
 /** MCP's behaviour hints on a tool; the server's word, not a guarantee. */
 export interface ToolAnnotations {
@@ -130,9 +130,6 @@ export interface BindingMatch {
   header?: Record<string, string>;
 }
 
-/** A binding, as the `bindings` option lists it: its keys are declared (and documented) in lib/options.ts. */
-export type Binding = OptionsIn<typeof bindingOptions>;
-
 /** `{ never: { toolNames } }`: every tool but those named needs approval. */
 export type RequireApproval = 'always' | 'never' | { never: { toolNames: string[] } };
 
@@ -143,9 +140,6 @@ export type SelfCallTransport = 'in-process' | 'socket';
 export type McpServerAddress =
   | { url: string; headers?: Record<string, string>; authProvider?: AuthProvider }
   | { command: string; args?: string[]; env?: Record<string, string> };
-
-export type TrellisOption =
-  Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };
 
 export interface EffectiveAnnotations {
   readOnlyHint: boolean;
@@ -236,12 +230,4 @@ export interface ChatCompletion {
   choices: { index: number; message: ChatMessage; finish_reason: string | null; [key: string]: unknown }[];
   usage?: ChatUsage;
   [key: string]: unknown;
-}
-
-export interface Logger {
-  error(message: string, meta?: Record<string, unknown>): unknown;
-  warn(message: string, meta?: Record<string, unknown>): unknown;
-  info(message: string, meta?: Record<string, unknown>): unknown;
-  debug(message: string, meta?: Record<string, unknown>): unknown;
-  isLevelEnabled?(level: string): boolean;
 }

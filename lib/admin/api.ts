@@ -1,11 +1,11 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Bindings } from '../binding/binding';
 import { AgentLoopError } from '../errors';
 import type { LiveJudge } from '../judge/live-judge';
 import type { ActiveBinding } from '../loop/context';
 import type { LiveSettings } from '../options/live-settings';
 import { bindingSettingsOf, NUMBER_FIELDS } from '../options/tunables';
-import type { FleetLoops } from '../store/fleet-loops';
+import type { FleetLoops } from '../telemetry/fleet-loops';
 import type { KeyBudget } from '../store/key-budget';
 import { apiError } from '../shared/openai-error';
 import type { TokenVault } from '../trellis/oauth/vault';
@@ -101,16 +101,7 @@ export function adminApi(subject: AdminSubject): Router {
   );
   api.get(
     '/bindings',
-    answering(async () => {
-      const matches = new Map(subject.bindings.configured.map(({ binding, match }) => [binding.name, match]));
-      return {
-        bindings: await Promise.all(
-          subject.bindings.all.map((binding) =>
-            bindingView(binding, matches.get(binding.name) ?? 'web_search_options in the request'),
-          ),
-        ),
-      };
-    }),
+    answering(() => bindingsView(subject)),
   );
   api.get(
     '/judge/rules',
@@ -126,18 +117,37 @@ export function adminApi(subject: AdminSubject): Router {
   );
   api.get(
     '/key-budget',
-    answering(async () => {
-      const budget = subject.settings.current.keyBudget;
-      if (!budget) return { tokens: null, windowSec: null, keys: [] };
-      // while the store is away nobody can say what the fleet spent: null, not a wrong zero
-      return { ...budget, keys: await subject.budgets.keys(budget).catch(() => null) };
-    }),
+    answering(() => keyBudgetView(subject)),
   );
   api.get(
     '/oauth',
     answering(async () => ({ tokens: await subject.tokens.list() })),
   );
-  api.delete('/oauth/:server/:user', async function forgetTokens(req, res, next) {
+  api.delete('/oauth/:server/:user', forgetTokens(subject));
+  api.use(unknownRoute);
+  return api;
+}
+
+async function bindingsView(subject: AdminSubject) {
+  const matches = new Map(subject.bindings.configured.map(({ binding, match }) => [binding.name, match]));
+  return {
+    bindings: await Promise.all(
+      subject.bindings.all.map((binding) =>
+        bindingView(binding, matches.get(binding.name) ?? 'web_search_options in the request'),
+      ),
+    ),
+  };
+}
+
+async function keyBudgetView(subject: AdminSubject) {
+  const budget = subject.settings.current.keyBudget;
+  if (!budget) return { tokens: null, windowSec: null, keys: [] };
+  // while the store is away nobody can say what the fleet spent: null, not a wrong zero
+  return { ...budget, keys: await subject.budgets.keys(budget).catch(() => null) };
+}
+
+function forgetTokens(subject: AdminSubject): RequestHandler {
+  return async function forgetTokens(req, res, next) {
     const { server, user } = req.params as { server: string; user: string };
     try {
       if (await subject.tokens.forget(server, user)) return void res.json({ forgotten: { server, user } });
@@ -150,14 +160,15 @@ export function adminApi(subject: AdminSubject): Router {
     } catch (error) {
       next(error);
     }
-  });
-  api.use(function unknownRoute(req, res) {
-    apiError(
-      res,
-      404,
-      `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET settings/fields, GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
-      'not_found',
-    );
-  });
-  return api;
+  };
+}
+
+function unknownRoute(req: Request, res: Response): void {
+  apiError(
+    res,
+    404,
+    `admin API: no route ${req.method} ${req.originalUrl}; routes: GET/PATCH settings, GET settings/fields, ` +
+      `GET bindings, GET/PUT judge/rules, GET loops, GET key-budget, GET oauth, DELETE oauth/<server>/<user>`,
+    'not_found',
+  );
 }

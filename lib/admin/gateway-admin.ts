@@ -26,7 +26,10 @@ export function adminKeyOf(admin: GatewayAdminConfig | undefined): string | unde
   if (key === undefined || key.length < MIN_KEY_LENGTH) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_NO_ADMIN_KEY',
-      `createGateway: option 'admin.keyEnv' names ${admin.keyEnv}, which is ${key === undefined ? 'not set' : `only ${key.length} characters long`}; set it to the admin key (at least ${MIN_KEY_LENGTH} characters, e.g. export ${admin.keyEnv}=$(openssl rand -hex 32)), or remove 'admin' to serve no admin routes.`,
+      `createGateway: option 'admin.keyEnv' names ${admin.keyEnv}, which is ` +
+        `${key === undefined ? 'not set' : `only ${key.length} characters long`}; set it to the admin key (at ` +
+        `least ${MIN_KEY_LENGTH} characters, e.g. export ${admin.keyEnv}=$(openssl rand -hex 32)), or remove ` +
+        `'admin' to serve no admin routes.`,
     );
   }
   return key;

@@ -8,7 +8,10 @@ export type AdminOptions = { key: string } | { auth: false };
 
 export const MIN_KEY_LENGTH = 16;
 
-const FIX = `give the admin key, at least ${MIN_KEY_LENGTH} characters, e.g. loop.admin({ key: process.env.AGENT_LOOP_ADMIN_KEY }) (openssl rand -hex 32 makes one), or loop.admin({ auth: false }) when your own middleware in front authenticates`;
+const FIX =
+  `give the admin key, at least ${MIN_KEY_LENGTH} characters, e.g. loop.admin({ key: ` +
+  `process.env.AGENT_LOOP_ADMIN_KEY }) (openssl rand -hex 32 makes one), or loop.admin({ auth: false }) when ` +
+  `your own middleware in front authenticates`;
 
 function shown(key: unknown): string {
   if (key === undefined) return 'missing';

@@ -133,7 +133,9 @@ function checkToolTimeouts(
     if (seconds <= totalBudgetSec) continue;
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_OUT_OF_RANGE',
-      `agentLoop: option 'bindings[${index}].toolTimeouts.${tool}' is ${seconds}, above totalBudgetSec (${totalBudgetSec}), which would cut the call first; give it at most ${totalBudgetSec}, or raise totalBudgetSec to ${seconds}.`,
+      `agentLoop: option 'bindings[${index}].toolTimeouts.${tool}' is ${seconds}, above totalBudgetSec ` +
+        `(${totalBudgetSec}), which would cut the call first; give it at most ${totalBudgetSec}, or raise ` +
+        `totalBudgetSec to ${seconds}.`,
     );
   }
 }

@@ -2,13 +2,13 @@ import Joi from 'joi';
 import type { Request } from 'express';
 import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from '../trellis/hierarchy';
 import { distance } from '../options/option-error';
-import { defaulted, option, required, schemaOf, tunable, wholeNumber } from '../options/declaration';
+import { defaulted, option, required, schemaOf, tunable, wholeNumber, type OptionsIn } from '../options/declaration';
 import { toolSearchOption, type ToolSearchOptions } from '../tool-search/options';
 import { codeModeOption } from '../code-mode/options';
 import type { HierarchySource } from '../trellis/catalog';
 import { listTtlSec, mcpCommandOptions, mcpUrlOptions } from '../trellis/mcp-options';
-import type { BindingMatch, HierarchyNode, RequireApproval, TrellisOption } from '../types';
-import type { ValidTrellisOption } from '../trellis/mcp-options';
+import type { BindingMatch, HierarchyNode, RequireApproval } from '../types';
+import type { TrellisOption, ValidTrellisOption } from '../trellis/mcp-options';
 
 const isTrellis = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).callTool === 'function';
@@ -21,7 +21,10 @@ export const trellisOption = option<TrellisOption, ValidTrellisOption>({
     Joi.object({ mcp: schemaOf(mcpCommandOptions).required() }),
     Joi.any().custom((value, helpers) => (isTrellis(value) ? value : helpers.error('any.invalid'))),
   ),
-  hint: `it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, forwardHeaders?: ['authorization'] or oauth?: { redirectUrl } } } or { mcp: { command: 'node', args: ['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
+  hint:
+    `it must be a Trellis ({ listTools, callTool }), { mcp: { url: 'http://127.0.0.1:4000/mcp', headers?, ` +
+    `forwardHeaders?: ['authorization'] or oauth?: { redirectUrl } } } or { mcp: { command: 'node', args: ` +
+    `['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
   doc: {
     range:
       'a `Trellis` (`{ listTools, callTool }`), `{ mcp: { url, headers?, forwardHeaders? } }` or `{ mcp: { command, args?, env? } }`',
@@ -97,7 +100,10 @@ export const bindingOptions = {
     doc: {
       range: "`'tool'`, `{ tool, children: [...] }` or a list of those; or `'from-trellis'`",
       fallback: '',
-      does: "a child runs only after its parent ran successfully in this loop or in the work a verified continuation restored (the client's own history does not count, unless `trustClientHistory`); `'from-trellis'` offers every tool Trellis lists, each gated by its `_meta.parent`",
+      does:
+        'a child runs only after its parent ran successfully in this loop or in the work a verified ' +
+        "continuation restored (the client's own history does not count, unless `trustClientHistory`); " +
+        "`'from-trellis'` offers every tool Trellis lists, each gated by its `_meta.parent`",
     },
   }),
   maxTurns: tunable(
@@ -123,7 +129,9 @@ export const bindingOptions = {
     doc: {
       range: 'boolean',
       fallback: '`false`',
-      does: "a tool's MCP progress notification starts its `toolTimeoutSec` afresh, so a tool that keeps reporting may run up to `totalBudgetSec`; the timeout text stays `timed out after <toolTimeoutSec>s`",
+      does:
+        "a tool's MCP progress notification starts its `toolTimeoutSec` afresh, so a tool that keeps " +
+        'reporting may run up to `totalBudgetSec`; the timeout text stays `timed out after <toolTimeoutSec>s`',
     },
   }),
   trellis: option<TrellisOption, ValidTrellisOption>({ schema: trellisOption.schema }),
@@ -154,3 +162,6 @@ export const bindingOptions = {
     },
   }),
 };
+
+/** A binding, as the `bindings` option lists it: its keys are declared (and documented) above. */
+export type Binding = OptionsIn<typeof bindingOptions>;

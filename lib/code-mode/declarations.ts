@@ -86,7 +86,14 @@ export function runCodeTool(tools: readonly ChatTool[], limits: CodeModeConfig, 
     type: 'function',
     function: {
       name: RUN_CODE,
-      description: `Runs a JavaScript program in a sandbox (no network, files or process) and returns { "return": <its return value as JSON>, "log": [<its console.log lines>] }. The code is the body of an async function: use await and return. Call the tools below as async functions; each resolves to the tool's result (its structured content, else its text, parsed when it is JSON), and a call that fails throws an Error whose message says why (catch it to go on). Write one program that makes all the calls the task needs and returns only what you need to read. Limits: ${limits.timeoutSec} s, ${limits.memoryMb} MiB, ${limits.maxCalls} tool calls.\n\n${declared}`,
+      description:
+        `Runs a JavaScript program in a sandbox (no network, files or process) and returns { ` +
+        `"return": <its return value as JSON>, "log": [<its console.log lines>] }. The code is the body of an ` +
+        `async function: use await and return. Call the tools below as async functions; each resolves to the ` +
+        `tool's result (its structured content, else its text, parsed when it is JSON), and a call that fails ` +
+        `throws an Error whose message says why (catch it to go on). Write one program that makes all the ` +
+        `calls the task needs and returns only what you need to read. Limits: ${limits.timeoutSec} s, ` +
+        `${limits.memoryMb} MiB, ${limits.maxCalls} tool calls.\n\n${declared}`,
       parameters: {
         type: 'object',
         properties: { code: { type: 'string', description: 'The body of an async JavaScript function' } },

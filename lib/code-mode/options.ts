@@ -28,7 +28,9 @@ export const codeModeOption = option<CodeModeOptions | boolean, CodeModeConfig |
   doc: {
     range: '`true`, `false` or `{ timeoutSec?, memoryMb?, maxCalls? }`',
     fallback: '`false`',
-    does: "the model is offered one tool, `run_code`, and writes one JavaScript program that calls the binding's tools in a sandbox, each call a real tool call of the loop ([code mode](code-mode.md))",
+    does:
+      "the model is offered one tool, `run_code`, and writes one JavaScript program that calls the binding's " +
+      'tools in a sandbox, each call a real tool call of the loop ([code mode](code-mode.md))',
   },
   inner: codeModeOptions,
 });

@@ -1,25 +1,9 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical-json';
 import { RUN_CODE } from './declarations';
-import type { NestedAnswer } from './sandbox';
+import type { LoggedCall, NestedAnswer, ReplayLog } from '../person/question';
 
-/** One nested call of a program, as it made it: its tool, its arguments' digest, its answer (none: it never ran). */
-export interface LoggedCall {
-  name: string;
-  args: string;
-  answer?: NestedAnswer;
-}
-
-/**
- * A program that handed a nested call to the person, sealed in the hand-back's token: its code, its nested calls in
- * the order it made them and which of them waits. When the answer comes the program runs again from the start, each
- * call answered from here, so that no call runs twice and no sandbox is kept alive across requests.
- */
-export interface ReplayLog {
-  code: string;
-  calls: LoggedCall[];
-  waiting: number;
-}
+export type { LoggedCall, ReplayLog };
 
 /** The most a program's log may weigh (its JSON) to be handed back: a bigger one is refused to the program itself. */
 export const MAX_REPLAY_BYTES = 32 * 1024;

@@ -86,7 +86,9 @@ function programCalls(loop: Loop, call: WireCall, record: ProgramRecord, nested:
   const onAbort = () => stopper.abort();
   loop.signal.addEventListener('abort', onAbort, { once: true });
   let inFlight = 0;
-  const state: { stopping: boolean; handedBack?: ToolOutcome; diverged?: string } = { stopping: false };
+  const state: { stopping: boolean; handedBack?: ToolOutcome; diverged?: string; signIn?: string } = {
+    stopping: false,
+  };
   const stop = () => {
     state.stopping = true;
     if (inFlight === 0) stopper.abort();
@@ -110,6 +112,13 @@ function programCalls(loop: Loop, call: WireCall, record: ProgramRecord, nested:
     const outcome = await (
       'waited' in step && resume ? resume.answer(id) : nested({ id, name, arguments: args, index: 0 })
     ).finally(() => inFlight--);
+    if (loop.consent) {
+      // the server needs the person to sign in: the loop answers with the consent, as for a direct call, and the
+      // program stops here rather than go on without the call (the model's next message runs it again)
+      state.signIn ??= name;
+      stop();
+      return never();
+    }
     if (outcome.kind === 'pending' || outcome.kind === 'asks') {
       const handBack = state.handedBack ? undefined : handBackOf(record, n, outcome);
       if (handBack !== undefined || state.handedBack !== undefined) {
@@ -165,7 +174,9 @@ export async function runCode(
   )
     .catch((error: Error): ProgramEnd => ({ ok: false, problem: { kind: 'crashed', message: error.message }, log: [] }))
     .finally(calls.done);
-  const { diverged, handedBack } = calls.state;
+  const { diverged, handedBack, signIn } = calls.state;
   if (diverged !== undefined) return { kind: 'tool_error', text: toolErrorText(diverged) };
+  if (signIn !== undefined)
+    return { kind: 'tool_error', text: toolErrorText(`${RUN_CODE}: '${signIn}' needs the person to sign in first`) };
   return handedBack ?? programOutcome(end, limits, loop.config.maxToolResultBytes);
 }

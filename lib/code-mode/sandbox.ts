@@ -1,8 +1,8 @@
 import { forget, keepWorker, takeWorker } from './warm-workers';
 import type { CodeModeConfig } from './options';
+import type { NestedAnswer } from '../person/question';
 
-/** What a nested call gives the program: the value its `await` resolves to, or the text of the error it throws. */
-export type NestedAnswer = { value: unknown } | { error: string };
+export type { NestedAnswer };
 
 /** Why a program ended without a value. */
 export type ProgramProblem =

@@ -36,7 +36,10 @@ function refuseClientSecret(value: unknown, file: string, path: string[]): void 
   if (path.at(-1) === 'oauth' && 'clientSecret' in value) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `the config file ${file} holds option '${[...path, 'clientSecret'].join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]')}' (not shown); a config file holds no client secret: set it in an environment variable and name that, e.g. "clientSecretEnv": "MCP_CLIENT_SECRET".`,
+      `the config file ${file} holds option ` +
+        `'${[...path, 'clientSecret'].join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]')}' (not shown); a config ` +
+        `file holds no client secret: set it in an environment variable and name that, e.g. "clientSecretEnv": ` +
+        `"MCP_CLIENT_SECRET".`,
     );
   }
   for (const [key, inner] of Object.entries(value)) refuseClientSecret(inner, file, [...path, key]);

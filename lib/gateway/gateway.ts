@@ -26,7 +26,7 @@ import { openAiError } from '../shared/openai-error';
 import { parsedOrUndefined } from '../loop/turn-stream';
 import { jsonKind } from '../loop/refused-request';
 import { errorBodyFor } from '../wire/wires';
-import { optionalPeer } from '../telemetry/optional-peer';
+import { optionalPeer } from '../shared/optional-peer';
 import { defaultLogger } from '../shared/logger';
 import type { Logger } from '../types';
 import { setUpstreamKey, upstreamKeyOf } from './upstream-key';
@@ -222,34 +222,44 @@ export function createGateway(config: GatewayConfig): Express {
   // fixRequestBody. Only a verified marker skips it; a forged one gets the whole pipeline.
   app.use(skipWhenInternal(express.json({ limit: bodyLimit })));
   app.use(loop);
-  const forwarding = (target: string) =>
-    createProxyMiddleware({
-      target,
-      changeOrigin: true,
-      // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
-      // Without a `timeout`, Node's agent ignores the upstream's `Keep-Alive: timeout=N` and keeps an idle connection
-      // until the upstream closes it: a turn sent on it as it closes gets a 504, and a first turn then falls through.
-      agent,
-      on: {
-        proxyReq(proxyReq, req, res) {
-          // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead
-          if (apiKey !== undefined || clientKey) setUpstreamKey(proxyReq, req, apiKey);
-          fixRequestBody(proxyReq, req);
-          // http-proxy cancels only on 'aborted', which Node does not emit once the body was read: without this, a
-          // client that went away (or a cancelled loop turn) would leave the upstream generating.
-          res.on('close', () => res.writableFinished || proxyReq.destroy());
-        },
-        proxyRes: (proxyRes) => health.saw(proxyRes.statusCode ?? 502),
-        error: upstreamFailure,
-      },
-    });
-  const agent = new (upstream.url.startsWith('https:') ? https : http).Agent({
+  const agent: http.Agent = new (upstream.url.startsWith('https:') ? https : http).Agent({
     keepAlive: true,
     timeout: IDLE_SOCKET_MS,
   });
+  const forwarding = (target: string) => forwardingTo(target, agent, health, apiKey, Boolean(clientKey));
   app.use('/v1', forwarding(upstream.url));
   // Gemini's clients ask /v1beta/models/...: the same path at the upstream's origin
   app.use('/v1beta', forwarding(`${new URL(upstream.url).origin}/v1beta`));
   app.use(refusedBody);
   return app;
+}
+
+/** The proxy to the upstream: the normal handler, with the upstream's key in place of the client's. */
+function forwardingTo(
+  target: string,
+  agent: http.Agent,
+  health: UpstreamHealth,
+  apiKey: string | undefined,
+  keyChecked: boolean,
+) {
+  return createProxyMiddleware({
+    target,
+    changeOrigin: true,
+    // Without an agent, http-proxy opens a new upstream connection per request: every loop turn would pay a connect.
+    // Without a `timeout`, Node's agent ignores the upstream's `Keep-Alive: timeout=N` and keeps an idle connection
+    // until the upstream closes it: a turn sent on it as it closes gets a 504, and a first turn then falls through.
+    agent,
+    on: {
+      proxyReq(proxyReq, req, res) {
+        // a key the gateway checked never travels upstream, whether or not there is an upstream key to send instead
+        if (apiKey !== undefined || keyChecked) setUpstreamKey(proxyReq, req, apiKey);
+        fixRequestBody(proxyReq, req);
+        // http-proxy cancels only on 'aborted', which Node does not emit once the body was read: without this, a
+        // client that went away (or a cancelled loop turn) would leave the upstream generating.
+        res.on('close', () => res.writableFinished || proxyReq.destroy());
+      },
+      proxyRes: (proxyRes) => health.saw(proxyRes.statusCode ?? 502),
+      error: upstreamFailure,
+    },
+  });
 }

@@ -14,7 +14,9 @@ export function upstreamKeyOf(apiKeyEnv: string | undefined): string | undefined
   if (key) return key;
   throw new AgentLoopError(
     'ERR_AGENT_LOOP_NO_UPSTREAM_KEY',
-    `createGateway: option 'upstream.apiKeyEnv' names ${apiKeyEnv}, which is ${key === undefined ? 'not set' : 'empty'}; set it to the upstream's API key (e.g. export ${apiKeyEnv}=sk-...), or remove apiKeyEnv for an upstream that takes no key.`,
+    `createGateway: option 'upstream.apiKeyEnv' names ${apiKeyEnv}, which is ` +
+      `${key === undefined ? 'not set' : 'empty'}; set it to the upstream's API key (e.g. export ` +
+      `${apiKeyEnv}=sk-...), or remove apiKeyEnv for an upstream that takes no key.`,
   );
 }
 

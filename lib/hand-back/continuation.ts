@@ -1,7 +1,32 @@
 import type { IncomingMessage } from 'node:http';
 import { clientIdentity } from '../shared/client-identity';
 import { open, seal, type Opened, type Purpose } from '../shared/signed-token';
-import type { HandBacks, LoopHandBacks } from '../loop/wire';
+import type { AnswerIds } from './answer-ids';
+
+/** Where a hand-back's token is sealed and opened: for this binding and this client only. */
+export interface HandBacks {
+  continuations: Continuations;
+  req: IncomingMessage;
+  binding: string;
+}
+
+/**
+ * What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands
+ * for.
+ */
+export interface FollowUp extends HandBacks {
+  answerIds: AnswerIds;
+}
+
+/**
+ * One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the
+ * work.
+ */
+export interface LoopHandBacks extends HandBacks {
+  succeeded: ReadonlySet<string>;
+  /** a live list, in the order they were loaded: it grows as the loop searches */
+  loaded: readonly string[];
+}
 
 /** Between the model's own call id and the token: `<call id>.al1.<sealed token>`. */
 export const TAG = '.al1.';

@@ -1,12 +1,14 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { validate } from '../options/agent-loop';
+import { hintsOf } from '../options/declaration';
+import { validated } from '../options/option-error';
 import type { Logger } from '../types';
-import { judgeOptionSchema, type JudgeOption, type JudgeView } from './options';
+import { judgeOption, judgeOptionSchema, type JudgeOption, type JudgeView } from './options';
 import type { Rule } from './rule';
 import type { JudgeRunner } from './runner';
 
 const judgeSchema = Joi.object({ judge: judgeOptionSchema });
+const judgeHints = hintsOf({ judge: judgeOption });
 
 function kindOf(option: JudgeOption | undefined): JudgeView['judge'] {
   if (!option) return 'none';
@@ -49,7 +51,7 @@ export class LiveJudge {
     const defined = Object.fromEntries(
       Object.entries({ mode, timeoutSec, onError }).filter(([, value]) => value !== undefined),
     );
-    const { judge } = validate<{ judge: JudgeOption }>(judgeSchema, { judge: { rules, ...defined } });
+    const { judge } = validated<{ judge: JudgeOption }>(judgeSchema, { judge: { rules, ...defined } }, judgeHints);
     this.runner = this.runnerFor(judge);
     this.option = judge;
     const replaced = (judge as { rules: Rule[] }).rules;

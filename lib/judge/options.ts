@@ -85,9 +85,14 @@ export const judgeOptionSchema: Joi.Schema<JudgeOption> = Joi.alternatives().con
 
 export const judgeOption = option<JudgeOptionInput, JudgeOption>({
   schema: judgeOptionSchema,
-  hint: "it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }",
+  hint:
+    'it must be a Judge ({ evaluate }), { rules: [...] }, { llm: { model, policy } } or { judge }, e.g. ' +
+    "judge: { rules: [{ surface: 'tool_call', tool: 'shell', action: 'block' }], mode: 'enforce' }",
   doc: {
-    range: `a \`Judge\` (\`{ evaluate }\`), \`{ rules: [...] }\`, \`{ llm: { model, policy } }\` or \`{ judge }\`, plus \`mode: 'enforce' | 'monitor'\`, \`timeoutSec\` (${TIMEOUT_SEC.min} to ${TIMEOUT_SEC.max}, default ${TIMEOUT_SEC.fallback}), \`onError: 'block' | 'allow'\` (default \`block\`)`,
+    range:
+      `a \`Judge\` (\`{ evaluate }\`), \`{ rules: [...] }\`, \`{ llm: { model, policy } }\` or \`{ judge ` +
+      `}\`, plus \`mode: 'enforce' | 'monitor'\`, \`timeoutSec\` (${TIMEOUT_SEC.min} to ${TIMEOUT_SEC.max}, ` +
+      `default ${TIMEOUT_SEC.fallback}), \`onError: 'block' | 'allow'\` (default \`block\`)`,
     fallback: 'none',
     does: 'reviews every tool call (`tool_call` surface) and every result (`context` surface)',
   },

@@ -3,7 +3,24 @@ import type { CustomHelpers } from 'joi';
 import { RE2JS } from 're2js';
 import { option, required, schemaOf, schemasOf, validator } from '../options/declaration';
 import { CONTROL_CHARACTER } from './paths-within';
-import type { Rule } from './rule';
+import type { JudgeSurface } from '../types';
+
+export type RuleCondition =
+  | { argument: string; matches: string }
+  | { argument: string; within: readonly string[] }
+  | { content: string }
+  | { annotation: string; is?: boolean };
+
+export interface Rule {
+  surface: JudgeSurface;
+  /** glob: `*` matches any run of characters */
+  tool?: string;
+  when?: RuleCondition;
+  action: 'allow' | 'block' | 'rewrite' | 'ask';
+  reason?: string;
+  /** for `rewrite`: replacement for every match of the rule's regex */
+  replace?: string;
+}
 
 function javaScriptAccepts(source: string): boolean {
   try {
@@ -34,11 +51,15 @@ function compilesAsRegex(source: string, helpers: CustomHelpers): string | Joi.E
   }
 }
 
-const regex = Joi.string().custom(compilesAsRegex).messages({
-  'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
-  'regex.unsupported':
-    "{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' rule",
-});
+const regex = Joi.string()
+  .custom(compilesAsRegex)
+  .messages({
+    'regex.invalid': '{{#label}} is not a valid regular expression: {#problem}',
+    'regex.unsupported':
+      '{{#label}} is not supported: {#problem}. Rules match in linear time (RE2 syntax: no lookahead, lookbehind ' +
+      "or backreferences); for an allow-list, put an 'allow' rule with the allowed pattern before a 'block' " +
+      'rule',
+  });
 
 const folder = Joi.string().pattern(/^\//).pattern(CONTROL_CHARACTER, { invert: true }).messages({
   'string.pattern.base': '{{#label}} must be an absolute folder like "/srv/docs"',
@@ -107,7 +128,10 @@ const ruleOptions = {
   tool: option<string>({ schema: Joi.string(), hint: "it must be a tool name glob, e.g. tool: 'files_*'" }),
   when: option<Rule['when']>({
     schema: whenSchema,
-    hint: "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: ['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { argument: 'path', within: ['/srv/docs'] }",
+    hint:
+      "it must be { argument: 'dotted.path', matches: 'regex' }, { argument: 'dotted.path', within: " +
+      "['/folder'] }, { content: 'regex' } or { annotation: 'destructiveHint', is?: true }, e.g. when: { " +
+      "argument: 'path', within: ['/srv/docs'] }",
   }),
   action: required<Rule['action']>({
     schema: Joi.string().valid('allow', 'block', 'rewrite', 'ask'),

@@ -1,26 +1,11 @@
 import { RE2JS } from 're2js';
 import { globToRegExp } from '../shared/glob';
 import { effectiveAnnotations } from '../trellis/annotations';
-import type { JudgeInput, JudgeSurface } from '../types';
+import type { JudgeInput } from '../types';
 import { folderOf, placementsOf } from './paths-within';
-import { compiledPattern } from './rule-schema';
+import { compiledPattern, type Rule } from './rule-schema';
 
-export type RuleCondition =
-  | { argument: string; matches: string }
-  | { argument: string; within: readonly string[] }
-  | { content: string }
-  | { annotation: string; is?: boolean };
-
-export interface Rule {
-  surface: JudgeSurface;
-  /** glob: `*` matches any run of characters */
-  tool?: string;
-  when?: RuleCondition;
-  action: 'allow' | 'block' | 'rewrite' | 'ask';
-  reason?: string;
-  /** for `rewrite`: replacement for every match of the rule's regex */
-  replace?: string;
-}
+export type { Rule, RuleCondition } from './rule-schema';
 
 export interface CompiledRule {
   rule: Rule;

@@ -12,9 +12,11 @@ import type { Settings } from '../options/tunables';
 import type { KeyMeter } from '../store/key-budget';
 import type { Conversation, TurnResult, WireCall } from './wire';
 import type { PendingApproval } from '../person/approval';
-import type { PendingInput } from '../person/input';
+import type { PendingInput } from '../person/question';
 import type { Deadline } from './deadline';
-import type { Reply, TextSink, ToolNote } from './reply';
+import type { LoopStats, Reply, TextSink, ToolNote } from './reply';
+
+export type { LoopStats };
 import type { RepeatedCalls } from './repeats';
 import type { TurnRequest } from './turn-body';
 
@@ -35,16 +37,6 @@ export interface ActiveBinding {
   toolSearch: ToolSearchConfig | false;
   /** the model is offered `run_code` in place of the tools; undefined: off */
   codeMode?: CodeModeConfig;
-}
-
-export interface LoopStats {
-  turns: number;
-  toolCalls: number;
-  blocked: number;
-  /** calls refused as repeats of the same tool with the same arguments */
-  repeated: number;
-  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
-  elided: number;
 }
 
 /** Which loop a log line is about. */

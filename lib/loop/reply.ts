@@ -1,8 +1,18 @@
 import type { Response } from 'express';
-import type { TokenUsage, TurnResult, WireCall } from './wire';
+import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 import type { StopReason } from './budget-note';
-import type { LoopStats } from './context';
 import type { ToolTask } from '../types';
+
+/** What one loop counted: its turns, tool calls, and the calls refused or results elided on the way. */
+export interface LoopStats {
+  turns: number;
+  toolCalls: number;
+  blocked: number;
+  /** calls refused as repeats of the same tool with the same arguments */
+  repeated: number;
+  /** tool results of this loop replaced by a placeholder to keep within maxContextBytes */
+  elided: number;
+}
 
 /** What a running tool tells a streaming client: its MCP task's status, or a line its program logged (`run_code`). */
 export type ToolNote = { task: ToolTask } | { log: string };

@@ -4,8 +4,9 @@ import { budgetNote, type StopReason } from './budget-note';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
 import { consentHeaders } from '../person/sign-in';
+import { SIGN_IN } from '../person/question';
 import { runToolCalls } from './turn';
-import { askPerson } from '../person/input-handback';
+import { askPerson } from '../person/hand-back';
 
 export type LoopResult =
   { kind: 'answer'; answer: Answer } | { kind: 'fallthrough'; reason: string } | { kind: 'abandoned' };
@@ -95,7 +96,7 @@ async function turns(loop: Loop): Promise<LoopResult> {
     if (turn === maxTurns) break;
     loop.reply.toolsRunning();
     const pending = await runToolCalls(loop, reply, turn);
-    if (loop.consent) return answer('authorization', { note: consentHeaders(loop.res, loop.consent) });
+    if (loop.consent) return answer(SIGN_IN.stop, { note: consentHeaders(loop.res, loop.consent) });
     if (pending.length > 0) return answer(...askPerson(loop, reply, pending));
   }
   return stopWith('max_turns');

@@ -9,16 +9,12 @@ import type { Settings } from '../options/tunables';
 import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, Telemetry } from '../telemetry/loop-telemetry';
-import { frontDoorAt, wireCallOf, type JudgeWire, type Wire, type WireRequest } from './wire';
+import { frontDoorAt, type JudgeWire, type Wire, type WireRequest } from './wire';
+import { wireCallOf } from './turn-result';
 import type { TurnReader, WireApprovals } from './wire';
-import {
-  answerApprovals,
-  recordedAnswers,
-  type ApprovalReader,
-  type PersonDecision,
-} from '../person/approval-decision';
-import { approvalCalls } from '../person/approval-handback';
-import { askPerson, inputCalls } from '../person/input-handback';
+import { recordedAnswers, type ApprovalReader, type PersonDecision } from '../person/approval-decision';
+import { answerApprovals } from '../person/answers';
+import { approvalCalls, askPerson, inputCalls } from '../person/hand-back';
 import { Deadline } from './deadline';
 import type { AnswerIds } from '../hand-back/answer-ids';
 import type { ActiveBinding, Loop, LoopLogFields, LoopStats } from './context';
@@ -26,9 +22,10 @@ import type { Continuations, Reopened } from '../hand-back/continuation';
 import { RepeatedCalls } from './repeats';
 import type { Reply } from './reply';
 import { runLoop, type LoopResult } from './run';
-import type { SelfCaller } from '../self-call/caller';
+import type { SelfCaller } from './self-caller';
 import { keyMeter, type KeyBudget, type KeySpend } from '../store/key-budget';
 import { consentHeaders, signedIn } from '../person/sign-in';
+import { SIGN_IN } from '../person/question';
 import { declaration, runCodeTool } from '../code-mode/declarations';
 
 /** What every loop of one agentLoop shares: its config, and the parts agentLoop built from it at start-up. */
@@ -169,7 +166,7 @@ export async function startLoop(
     const loop = loopOf(setup, binding, split, opened);
     if ('consent' in access) {
       const note = consentHeaders(res, access.consent);
-      result = { kind: 'answer', answer: { stop: 'authorization', text: '', note } };
+      result = { kind: 'answer', answer: { stop: SIGN_IN.stop, text: '', note } };
     } else {
       if (settled && wire.approvals) {
         result = (await settledApprovals(loop, services.approvals, wire.approvals, settled.decisions)) ?? result;

@@ -76,6 +76,42 @@ export interface Resumed {
   round: number;
 }
 
+/** The call to the trellis, with the loop's listeners for progress and tasks, and a resumed call's answers. */
+function trellisCall(loop: Loop, tool: string, args: Record<string, unknown>, watch?: ToolWatch, resumed?: Resumed) {
+  const { trellis, resetTimeoutOnProgress } = loop.binding;
+  // progress is asked of the server only when something uses it
+  const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
+  const onTask = taskListener(loop, tool, watch);
+  return function callTrellis(signal: AbortSignal, extend: () => void) {
+    function onProgress(progress: ToolProgress) {
+      if (resetTimeoutOnProgress) extend();
+      loop.onToolProgress?.(tool, progress);
+    }
+    return trellis.callTool(tool, args, {
+      signal,
+      headers: loop.req.headers,
+      ...(listens ? { onProgress } : {}),
+      ...(onTask ? { onTask } : {}),
+      ...(watch?.meta ? { meta: watch.meta } : {}),
+      ...(resumed ? { input: resumed.input } : {}),
+      inputTtlSec: loop.config.input.ttlSec,
+    });
+  };
+}
+
+/** What the model reads of a result the judge let through: its text (or the judge's), images, structured content. */
+function outcomeOf(loop: Loop, result: CallToolResult, text: string, rewritten: string | undefined): ToolOutcome {
+  const images = loop.config.passImages ? resultImages(result) : [];
+  return {
+    kind: result.isError ? 'tool_error' : 'ok',
+    text: rewritten ?? text,
+    ...(images.length > 0 ? { images } : {}),
+    ...(result.structuredContent !== undefined && rewritten === undefined && !result.isError
+      ? { structured: result.structuredContent }
+      : {}),
+  };
+}
+
 /**
  * One tool call, from the model's request to the text the model reads. Deterministic checks (known tool,
  * arguments, hierarchy gate, repeats) come before the judge, so the judge is never asked about a call that cannot run;
@@ -90,7 +126,7 @@ export async function runToolCall(
   approved = false,
   resumed?: Resumed,
 ): Promise<ToolOutcome> {
-  const { catalog, trellis, resetTimeoutOnProgress } = loop.binding;
+  const { catalog, trellis } = loop.binding;
   const { hierarchy } = catalog;
   const tool = call.name;
   const search = loop.toolSearch;
@@ -120,24 +156,7 @@ export async function runToolCall(
   let result: CallToolResult;
   try {
     watch?.reached(trellis);
-    // progress is asked of the server only when something uses it
-    const listens = resetTimeoutOnProgress || loop.onToolProgress !== undefined;
-    const onTask = taskListener(loop, tool, watch);
-    const call = function callTrellis(signal: AbortSignal, extend: () => void) {
-      function onProgress(progress: ToolProgress) {
-        if (resetTimeoutOnProgress) extend();
-        loop.onToolProgress?.(tool, progress);
-      }
-      return trellis.callTool(tool, args, {
-        signal,
-        headers: loop.req.headers,
-        ...(listens ? { onProgress } : {}),
-        ...(onTask ? { onTask } : {}),
-        ...(watch?.meta ? { meta: watch.meta } : {}),
-        ...(resumed ? { input: resumed.input } : {}),
-        inputTtlSec: loop.config.input.ttlSec,
-      });
-    };
+    const call = trellisCall(loop, tool, args, watch, resumed);
     result = await withinTimeout(
       loop.signal,
       toolTimeoutSec,
@@ -155,15 +174,7 @@ export async function runToolCall(
   const text = resultText(result, loop.config.maxToolResultBytes, loop.config.passImages);
   const after = await review(loop, 'context', tool, args, approved, text);
   if (after.blocked) return { kind: 'blocked', reason: after.reason };
-  const images = loop.config.passImages ? resultImages(result) : [];
-  const outcome: ToolOutcome = {
-    kind: result.isError ? 'tool_error' : 'ok',
-    text: after.result ?? text,
-    ...(images.length > 0 ? { images } : {}),
-    ...(result.structuredContent !== undefined && after.result === undefined && !result.isError
-      ? { structured: result.structuredContent }
-      : {}),
-  };
+  const outcome = outcomeOf(loop, result, text, after.result);
   // the kind, never the text, says the tool ran well: a result may well begin with 'tool error:' or '⛔'
   if (outcome.kind === 'ok') loop.succeeded.add(tool);
   return outcome;

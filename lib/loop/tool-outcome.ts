@@ -1,7 +1,6 @@
-import type { ToolImage } from '../trellis/result';
-import { unansweredText, type Unanswered } from '../person/input-refusal';
+import { unansweredText, type Unanswered, type Unapproved } from '../person/input-refusal';
 import type { AskedInput } from '../person/question';
-import type { ReplayLog } from '../code-mode/replay-log';
+import type { ReplayLog } from '../person/question';
 
 /**
  * Why a call cannot run as the model asked: a tool outside the tree, arguments that are no JSON object, a tool held
@@ -15,15 +14,14 @@ export type Invalid =
   | { why: 'not_loaded' }
   | { why: 'bad_query'; problem: string };
 
-/** Why a call that needs a person's approval did not run. */
-export type Unapproved =
-  | { why: 'cannot_ask' }
-  | { why: 'arguments_too_long'; maxBytes: number }
-  | { why: 'denied'; reason: string }
-  | { why: 'expired'; ttlSec: number }
-  | { why: 'already_answered' }
-  | { why: 'unrecorded' }
-  | { why: 'not_asked' };
+export type { Unapproved };
+
+/** An image a tool returned, as the next turn shows it. */
+export interface ToolImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
+}
 
 /**
  * What became of one tool call. The kind decides what follows (an `ok` parent unlocks its children, anything else is

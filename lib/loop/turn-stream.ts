@@ -7,9 +7,10 @@ import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;
 
-export function parsedOrUndefined(text: string): unknown {
+/** What JSON `text` says; undefined when it is not JSON (JSON.parse reads any value as its string). */
+export function parsedOrUndefined(text: unknown): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text as string);
   } catch {
     return undefined;
   }

@@ -1,30 +1,15 @@
-import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { AnswerIds } from '../hand-back/answer-ids';
 import type { ApprovalReader, PersonDecision } from '../person/approval-decision';
-import type { Continuations, Reopened } from '../hand-back/continuation';
-import type { LoopStats } from './context';
-import type { Answer, Reply, TextSink } from './reply';
+import type { FollowUp, HandBacks, LoopHandBacks, Reopened } from '../hand-back/continuation';
+import type { Answer, LoopStats, Reply, TextSink } from './reply';
 import type { ToolOutcome } from './tool-outcome';
 import type { TurnRequest } from './turn-body';
-import type { SearchKind } from '../tool-search/tool-search-tool';
+import type { ClientSearch } from '../tool-search/deferred-tools';
 import type { ApiKeyHeader } from '../shared/credential';
-import type { ChatTool, Logger, ToolCall } from '../types';
+import type { ChatTool, Logger } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
-
-/** A call in chat completions' shape (approvals seal that shape), and back. */
-export const toolCallOf = (call: WireCall): ToolCall => ({
-  id: call.id,
-  type: 'function',
-  function: { name: call.name, arguments: call.arguments as string },
-});
-export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({
-  id: call.id,
-  name: call.function?.name,
-  arguments: call.function?.arguments,
-  index,
-});
 
 /** Reads one turn's reply; throws an Error naming what is wrong (the turn then fails like a failed model call). */
 export interface TurnReader<Output = unknown> {
@@ -66,31 +51,6 @@ export interface ReplyOptions {
   signal: AbortSignal;
   /** a judge runs: the answer says how many calls it blocked */
   judged: boolean;
-}
-
-/** Where a hand-back's token is sealed and opened: for this binding and this client only. */
-export interface HandBacks {
-  continuations: Continuations;
-  req: IncomingMessage;
-  binding: string;
-}
-
-/**
- * What a follow-up gets back: the work its hand-backs' tokens carry, the upstream's reply its chained answer id stands
- * for.
- */
-export interface FollowUp extends HandBacks {
-  answerIds: AnswerIds;
-}
-
-/**
- * One loop's hand-backs: its token carries the tools that ran well so far, and those a tool search loaded, with the
- * work.
- */
-export interface LoopHandBacks extends HandBacks {
-  succeeded: ReadonlySet<string>;
-  /** a live list, in the order they were loaded: it grows as the loop searches */
-  loaded: readonly string[];
 }
 
 /**
@@ -152,14 +112,6 @@ export interface WireLoop<Output = unknown> {
    * the client's own tool search, when the loop serves it: its tools held back (as chat functions) and how it searches
    */
   clientSearch?: ClientSearch;
-}
-
-/**
- * A client's own tool search, taken out of its request: the upstream sees neither the search tool nor `defer_loading`.
- */
-export interface ClientSearch {
-  held: ChatTool[];
-  kind: SearchKind;
 }
 
 /** A wire whose clients can approve calls: the approval exchanges of a follow-up read back, in the wire's shape. */
@@ -266,4 +218,17 @@ export interface Wire<Output = unknown, Name extends string = string> {
   open(body: WireRequest, setup: LoopSetup, req?: Request): WireLoop<Output>;
 }
 
-export type { Answer, LoopStats, Reply, TextSink, TokenUsage, ToolOutcome, TurnRequest, TurnResult, WireCall };
+export type {
+  Answer,
+  FollowUp,
+  HandBacks,
+  LoopHandBacks,
+  LoopStats,
+  Reply,
+  TextSink,
+  TokenUsage,
+  ToolOutcome,
+  TurnRequest,
+  TurnResult,
+  WireCall,
+};

@@ -1,14 +1,13 @@
 import Joi from 'joi';
 import { bindingOptions, trellisOption } from '../binding/options';
 import { judgeOption } from '../judge/options';
-import { approvalOption } from '../person/approval-options';
-import { inputOption } from '../person/input-options';
-import { loggerOption } from '../shared/logger';
+import { approvalOption, inputOption } from '../person/options';
 import { validated } from './option-error';
 import {
   defaulted,
   hintsOf,
   limit,
+  loggerOption,
   option,
   schemaOf,
   tunable,
@@ -94,7 +93,9 @@ export const loopOptions = {
     schema: Joi.string()
       .valid('in-process', 'socket')
       .when('selfUrl', { is: Joi.exist(), then: Joi.valid(Joi.override, 'socket') }),
-    hint: "it must be 'in-process' (each turn dispatched into the server that took the request, without a socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'",
+    hint:
+      "it must be 'in-process' (each turn dispatched into the server that took the request, without a " +
+      "socket) or 'socket' (each turn over loopback HTTP); with selfUrl only 'socket', e.g. selfCall: 'socket'",
     doc: {
       range: "`'in-process'` or `'socket'`",
       fallback: "`'in-process'` (`'socket'` with `selfUrl`)",
@@ -132,7 +133,10 @@ export const loopOptions = {
     doc: {
       range: 'boolean',
       fallback: '`false`',
-      does: "`true`: tools that the client's history says ran successfully unlock their children too. The client writes its history, so any client can then unlock any child by writing its parent's call and result; leave it off unless every client is trusted",
+      does:
+        "`true`: tools that the client's history says ran successfully unlock their children too. The client " +
+        "writes its history, so any client can then unlock any child by writing its parent's call and result; " +
+        'leave it off unless every client is trusted',
     },
   }),
   /** how long a hand-back's continuation token restores the loop's work */
@@ -163,7 +167,10 @@ export const loopOptions = {
   }),
   /** how long `close()` waits for in-flight loops before ending them with the shutdown note */
   shutdownDrainSec: wholeNumber(0, 3600, 10, {
-    does: 'how long `close()` (and the CLI on SIGTERM/SIGINT) waits for in-flight loops; past it each ends with its answer so far and `[agent-loop] Stopped before a final answer: the gateway is shutting down.` (HTTP 200, `x-agent-loop-stop: shutdown`)',
+    does:
+      'how long `close()` (and the CLI on SIGTERM/SIGINT) waits for in-flight loops; past it each ends with ' +
+      'its answer so far and `[agent-loop] Stopped before a final answer: the gateway is shutting down.` (HTTP ' +
+      '200, `x-agent-loop-stop: shutdown`)',
   }),
   maxRepeatedCalls: wholeNumber(1, 100, 3, {
     does: 'how often one loop runs the same tool with the same arguments (keys in any order); a further call is refused with a readable text and counted in `x-agent-loop-repeated`',
@@ -172,12 +179,19 @@ export const loopOptions = {
     1024,
     1024 * 1024 * 1024,
     200_000,
-    "before a turn whose request (JSON bytes, tools and client history included) would pass it, this loop's oldest tool results are replaced, oldest first, by `[earlier result of '<tool>' elided: N bytes]` until it fits (a result no longer than that text stays); counted in `x-agent-loop-elided`",
+    "before a turn whose request (JSON bytes, tools and client history included) would pass it, this loop's " +
+      "oldest tool results are replaced, oldest first, by `[earlier result of '<tool>' elided: N bytes]` until " +
+      'it fits (a result no longer than that text stays); counted in `x-agent-loop-elided`',
   ),
   /** what one turn may read of the model's reply (JSON body or whole stream); past it the turn fails */
   maxReplyBytes: wholeNumber(1024, MAX_REPLY_BYTES_CEILING, MAX_REPLY_BYTES, {
     fallback: `${MAX_REPLY_BYTES} (${MAX_REPLY_BYTES / 1024 / 1024} MiB)`,
-    does: "what one turn may hold of the model's reply: a JSON body; of a stream, the message it assembles (text, calls, other fields) and any one line or event, not the framing and envelopes that pass through to the client, so a stream may run far longer; past it the turn stops reading, cuts the upstream off and fails like any bad model reply (`the model's reply is longer than maxReplyBytes = N`; a first turn falls through to the normal handler). Also bounds the judge's LLM calls",
+    does:
+      "what one turn may hold of the model's reply: a JSON body; of a stream, the message it assembles " +
+      '(text, calls, other fields) and any one line or event, not the framing and envelopes that pass through ' +
+      'to the client, so a stream may run far longer; past it the turn stops reading, cuts the upstream off ' +
+      "and fails like any bad model reply (`the model's reply is longer than maxReplyBytes = N`; a first turn " +
+      "falls through to the normal handler). Also bounds the judge's LLM calls",
   }),
   judge: judgeOption,
   approval: approvalOption,

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import type { Logger } from '../shared/logger';
 import { validated } from './option-error';
 
 /** One row of the option table (docs/options.md), beside the option's path: its range, its default, what it does. */
@@ -161,3 +162,19 @@ export function validator<T>(component: string, schema: Joi.Schema, declarations
   const hints = hintsOf(declarations);
   return (value) => validated<T>(schema, value, hints, component);
 }
+
+/**
+ * The `logger` option of agentLoop and mcpTrellis. Joi validates a copy; the caller's own logger (its prototype, its
+ * private fields) is what logs.
+ */
+export const loggerOption = option<Logger>({
+  schema: Joi.object({
+    error: Joi.function().required(),
+    warn: Joi.function().required(),
+    info: Joi.function().required(),
+    debug: Joi.function().required(),
+  })
+    .unknown()
+    .custom((_copy, helpers) => helpers.original),
+  hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
+});

@@ -10,12 +10,10 @@ import {
   type SettingsPatch,
 } from './tunables';
 import type { Logger } from '../types';
+import { isObject } from '../shared/deltas';
 
 const withoutUndefined = <T extends object>(values: T): T =>
   Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `patch` over `current`, binding by binding; whatever is not an object is left for the schema to refuse by name. */
 function merged(current: RunTimeSettings, patch: Record<string, unknown>): Record<string, unknown> {

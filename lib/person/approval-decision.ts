@@ -1,17 +1,12 @@
 import type { Request } from 'express';
-import { wireCallOf } from '../loop/wire';
 import type { ToolCall } from '../types';
-import type { ApprovalLedger } from './ledger';
-import { noteApproval, type ApprovalOutcome } from './approval-note';
-import { approvedCallId, type ApprovalTokens } from './approval-token';
-import type { Loop } from '../loop/context';
+import { recordedDecisions, type ApprovalLedger } from './ledger';
+import { approvedCallId, type ApprovalTokens } from './approval';
+import { APPROVAL, readRefusal, type ApprovalOutcome } from './question';
 import type { ToolOutcome, Unapproved } from '../loop/tool-outcome';
-import { resumeProgram, waitingOf, watchedToolCall, type ProgramResume } from '../loop/turn';
-import type { PendingApproval } from './approval';
-import { RUN_CODE } from '../code-mode/declarations';
 import { isReplayLog, type ReplayLog } from '../code-mode/replay-log';
-import { answerInputs, type InputDecision, type InputReader } from './input-decision';
-import type { PendingInput } from './input';
+import type { InputDecision, InputReader } from './input-decision';
+import { textOf } from '../telemetry/content';
 
 /** What the client's latest approval answers decided, each for one call of the model's that waited. */
 export type ApprovalDecision = (
@@ -60,12 +55,6 @@ export const deniedFor = (reason: unknown): ApprovalAnswer => ({
   reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : 'no reason given',
 });
 
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
-}
-
 /**
  * A tool result answering an approval call: `{ "approved": true }` approves; anything else denies, with its `reason`,
  * or the answer itself when it is not JSON.
@@ -103,23 +92,7 @@ export function decideApproval(
 ): ApprovalDecision {
   const callId = approvedCallId(approvalId) ?? approvalId;
   const read = reader.tokens.read(req, binding, approvalId);
-  if ('failed' in read) {
-    if (read.failed === 'expired')
-      return {
-        outcome: 'expired',
-        tool: shownTool,
-        callId,
-        refusal: { why: 'expired', ttlSec: reader.tokens.ttlSec },
-        reason: 'expired',
-      };
-    return {
-      outcome: 'refused',
-      tool: shownTool,
-      callId,
-      refusal: { why: 'not_asked' },
-      reason: 'not an approval this gateway asked for',
-    };
-  }
+  if ('failed' in read) return { tool: shownTool, callId, ...readRefusal(APPROVAL, read.failed, reader.tokens.ttlSec) };
   const { tool, arguments: args } = read.opened;
   const program = isReplayLog(read.opened.program) ? { program: read.opened.program } : {};
   if (answer === undefined)
@@ -143,44 +116,7 @@ export function decideApproval(
   };
 }
 
-/**
- * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
- * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
- */
-export async function recordedDecisions<Decision extends PersonDecision>(
-  ledger: ApprovalLedger,
-  decisions: readonly Decision[],
-): Promise<Decision[]> {
-  return Promise.all(
-    decisions.map(async function recorded(decision): Promise<Decision> {
-      if (decision.token === undefined) return decision;
-      const { tool, callId } = decision;
-      const kind = decision.outcome === 'answered' || 'input' in decision ? { input: true as const } : {};
-      const found = await ledger.answer(decision.token);
-      if (found === 'again')
-        return {
-          outcome: 'refused',
-          tool,
-          callId,
-          refusal: { why: 'already_answered' },
-          reason: 'already answered',
-          ...kind,
-        } as Decision;
-      if (found === 'unrecorded')
-        return {
-          outcome: 'refused',
-          tool,
-          callId,
-          refusal: { why: 'unrecorded' },
-          reason: 'the answer could not be recorded (the store is unreachable)',
-          ...kind,
-        } as Decision;
-      return decision;
-    }),
-  );
-}
-
-const isInputDecision = (decision: PersonDecision): decision is InputDecision =>
+export const isInputDecision = (decision: PersonDecision): decision is InputDecision =>
   decision.outcome === 'answered' || 'input' in decision;
 
 /** The decisions once recorded, each in the ledger of its kind (approvals, questions). */
@@ -204,50 +140,4 @@ export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'gra
     type: 'function',
     function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) },
   };
-}
-
-/** What one decided approval answers: its call run (the judge told it was approved), or why not; a program resumes. */
-function decidedOutcome(loop: Loop, decision: ApprovalDecision): Promise<ToolOutcome> {
-  let run: ProgramResume['answer'];
-  if (decision.outcome === 'granted') {
-    noteApproval(loop, decision.tool, 'granted');
-    run = (id, mode) =>
-      watchedToolCall(loop, wireCallOf({ ...approvedCall(decision), id }), 0, { ...mode, approved: true });
-  } else {
-    noteApproval(loop, decision.tool, decision.outcome, decision.reason);
-    const refused = { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;
-    run = () => Promise.resolve(refused);
-  }
-  if (decision.program) return resumeProgram(loop, decision.callId, decision.program, run);
-  return run(decision.callId, {});
-}
-
-/**
- * Answers the calls the client's approvals decided, after the conversation's other answers: an approved call runs
- * (the judge told so), the others read why not. The calls whose tool asked the person run again with the answers;
- * those that wait for the person again (a tool asks, a program's next call needs approval) are returned, to be asked.
- */
-export async function answerApprovals(
-  loop: Loop,
-  all: readonly PersonDecision[],
-): Promise<(PendingApproval | PendingInput)[]> {
-  const decisions = all.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
-  const inputs = answerInputs(loop, all.filter(isInputDecision));
-  const outcomes = await Promise.all(decisions.map((decision) => decidedOutcome(loop, decision)));
-  const { calls, outcomes: answers, pending } = await inputs;
-  const answered = decisions.flatMap(({ callId, tool, program }, i) => {
-    const outcome = outcomes[i];
-    const waiting = waitingOf(callId, program ? RUN_CODE : tool, outcome);
-    if (waiting) {
-      pending.push(waiting);
-      return [];
-    }
-    if (program || outcome.kind !== 'unapproved') loop.stats.toolCalls++;
-    return [{ call: { id: callId, name: program ? RUN_CODE : tool, arguments: undefined, index: 0 }, outcome }];
-  });
-  loop.conversation.addOutcomes(
-    [...answered.map(({ call }) => call), ...calls],
-    [...answered.map(({ outcome }) => outcome), ...answers],
-  );
-  return pending;
 }

@@ -1,4 +1,12 @@
-import type { Unapproved } from '../loop/tool-outcome';
+/** Why a call that needs a person's approval did not run. */
+export type Unapproved =
+  | { why: 'cannot_ask' }
+  | { why: 'arguments_too_long'; maxBytes: number }
+  | { why: 'denied'; reason: string }
+  | { why: 'expired'; ttlSec: number }
+  | { why: 'already_answered' }
+  | { why: 'unrecorded' }
+  | { why: 'not_asked' };
 
 /**
  * Why a tool that asked the person for input did not finish: the client cannot ask, the person declined or
@@ -27,9 +35,15 @@ export function unansweredText(tool: string, unanswered: Unanswered): string {
     case 'cancelled':
       return `'${tool}' needed input from the user, who ${unanswered.why}`;
     case 'invalid_answer':
-      return `the user's answer to '${tool}' does not fit its question: '${unanswered.field}' ${unanswered.problem}; the tool was not called with it`;
+      return (
+        `the user's answer to '${tool}' does not fit its question: '${unanswered.field}' ${unanswered.problem}; ` +
+        'the tool was not called with it'
+      );
     case 'secret':
-      return `'${tool}' asked the user for a password, secret or token in a form ('${unanswered.field}'), which MCP forbids; the user was not asked`;
+      return (
+        `'${tool}' asked the user for a password, secret or token in a form ('${unanswered.field}'), ` +
+        'which MCP forbids; the user was not asked'
+      );
     case 'insecure_url':
       return `'${tool}' asked to send the user to ${unanswered.url}, which is not https; the user was not asked`;
     case 'unsupported':
@@ -37,11 +51,17 @@ export function unansweredText(tool: string, unanswered: Unanswered): string {
         ? `'${tool}' asked this client to sample a model (sampling/createMessage), which this gateway declines`
         : `'${tool}' asked this client for '${unanswered.method}', which this gateway cannot answer`;
     case 'max_rounds':
-      return `'${tool}' asked the user for input more than ${unanswered.maxRounds} times (input.maxRounds); the call did not finish`;
+      return (
+        `'${tool}' asked the user for input more than ${unanswered.maxRounds} times (input.maxRounds); ` +
+        'the call did not finish'
+      );
     case 'too_large':
       return `'${tool}' asked a question too large to hand to the user (over ${unanswered.maxBytes} bytes)`;
     case 'expired':
-      return `the answer to '${tool}' came after its question expired (questions last ${unanswered.ttlSec}s); call it again to ask anew`;
+      return (
+        `the answer to '${tool}' came after its question expired (questions last ${unanswered.ttlSec}s); ` +
+        'call it again to ask anew'
+      );
     case 'already_answered':
       return `the question of '${tool}' was already answered; the call does not run again`;
     case 'unrecorded':

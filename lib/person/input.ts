@@ -1,15 +1,17 @@
+import type { IncomingMessage } from 'node:http';
 import type { InputRequired } from '../types';
 import type { ToolOutcome } from '../loop/tool-outcome';
-import type { Loop } from '../loop/context';
 import type { Unanswered } from './input-refusal';
-import type { AskedInput, Question } from './question';
+import { INPUT, type AskedInput, type Question } from './question';
+import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
+import { MAX_REPLAY_BYTES, type ReplayLog } from '../code-mode/replay-log';
 
 export type { AskedInput, PendingInput, Question } from './question';
 
 /** What MCP forbids a form to ask for: a form's field that reads as one is never put to the person. */
 const SECRET = /pass(word|phrase|code)|secret|token|api[-_ ]?key|credential|private[-_ ]?key/i;
 /** The whole of what one question seals (arguments, state, question, answers): longer is not handed to a person. */
-export const MAX_QUESTION_BYTES = 12 * 1024;
+export const MAX_QUESTION_BYTES = INPUT.maxBytes;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -54,7 +56,7 @@ function questionOf(tool: string, method: string, params: Record<string, unknown
  * `context` surface reviews the questions first: they are the server's text, shown to a person.
  */
 export async function askedInput(
-  loop: Loop,
+  loop: { input?: { maxRounds: number } },
   tool: string,
   args: Record<string, unknown>,
   asked: InputRequired,
@@ -84,4 +86,36 @@ export async function askedInput(
   const verdict = await review(JSON.stringify(Object.values(questions)));
   if (verdict.blocked) return { kind: 'blocked', reason: verdict.reason };
   return { kind: 'asks', input };
+}
+
+/** What a question's token holds: the call waiting, this question, and what goes back with every answer. */
+export interface SealedInput extends SealedCall {
+  arguments: Record<string, unknown>;
+  /** the server's key of this question */
+  key: string;
+  /** the keys of every question asked with it: all are answered together */
+  keys: string[];
+  question: Question;
+  requestState?: string;
+  taskId?: string;
+  answered: Record<string, unknown>;
+  round: number;
+  /** the same for every question asked together, and for no other: a question of another round does not join them */
+  group: string;
+  /** a nested call of code mode's asked: its program's log */
+  program?: ReplayLog;
+}
+
+/** The model's call id a question's id (`<call id>.in1.<sealed token>`) names; undefined for another id. */
+export const inputCallId = (id: unknown): string | undefined => callIdBefore(INPUT.tag, id);
+
+/** Question tokens, sealed for the client that asked (its credential) and expiring after `input.ttlSec`. */
+export class InputTokens extends SealedIds<SealedInput> {
+  constructor(key: Buffer, ttlSec: number) {
+    super(key, ttlSec, INPUT.tag, INPUT.token, 2 * (INPUT.maxBytes + MAX_REPLAY_BYTES));
+  }
+
+  idFor(req: IncomingMessage, binding: string, sealed: SealedInput): string {
+    return this.sealedId(req, binding, sealed);
+  }
 }

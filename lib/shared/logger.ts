@@ -1,23 +1,13 @@
-import Joi from 'joi';
 import winston from 'winston';
-import { option } from '../options/declaration';
-import type { Logger } from '../types';
 
-/**
- * The `logger` option of agentLoop and mcpTrellis. Joi validates a copy; the caller's own logger (its prototype, its
- * private fields) is what logs.
- */
-export const loggerOption = option<Logger>({
-  schema: Joi.object({
-    error: Joi.function().required(),
-    warn: Joi.function().required(),
-    info: Joi.function().required(),
-    debug: Joi.function().required(),
-  })
-    .unknown()
-    .custom((_copy, helpers) => helpers.original),
-  hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
-});
+/** What the loop logs with: winston's four levels (any logger that has them). */
+export interface Logger {
+  error(message: string, meta?: Record<string, unknown>): unknown;
+  warn(message: string, meta?: Record<string, unknown>): unknown;
+  info(message: string, meta?: Record<string, unknown>): unknown;
+  debug(message: string, meta?: Record<string, unknown>): unknown;
+  isLevelEnabled?(level: string): boolean;
+}
 
 let shared: winston.Logger | undefined;
 

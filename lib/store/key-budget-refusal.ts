@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { Wire } from '../loop/wire';
 import type { KeyBudget, KeyBudgetOption, KeySpend } from './key-budget';
 
 /**
@@ -14,7 +13,7 @@ export async function refusedForKeyBudget(
   budget: KeyBudgetOption | undefined,
   req: Request,
   res: Response,
-  wire: Pick<Wire, 'rateLimited'>,
+  wire: { rateLimited(message: string): unknown },
 ): Promise<'refused' | KeySpend | undefined> {
   const key = budget && budgets.keyOf(req);
   if (!budget || key === undefined) return undefined;

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../errors';
 import { option } from '../options/declaration';
-import { optionalPeer } from '../telemetry/optional-peer';
+import { optionalPeer } from '../shared/optional-peer';
 import type { Logger } from '../types';
 import { MemoryStore } from './memory-store';
 import type { RedisConstructor } from './redis-client';
@@ -29,7 +29,10 @@ export const storeOption = option<StoreOption>({
   doc: {
     range: "`{ url: 'redis://…' or 'rediss://…', prefix? }`",
     fallback: 'this process only (memory)',
-    does: 'what a fleet of replicas shares through Redis: one-time approval answers, settings and judge rules, the loop list, `keyBudget` ([A fleet](fleet.md)); needs the ioredis package; a password in the URL never shows in a log line, an error or the admin API',
+    does:
+      'what a fleet of replicas shares through Redis: one-time approval answers, settings and judge rules, ' +
+      'the loop list, `keyBudget` ([A fleet](fleet.md)); needs the ioredis package; a password in the URL ' +
+      'never shows in a log line, an error or the admin API',
   },
 });
 
@@ -46,7 +49,12 @@ export const keyBudgetOption = option<KeyBudgetOption>({
   doc: {
     range: '`{ tokens, windowSec }`, or left out',
     fallback: 'no budget',
-    does: 'the `total_tokens` the loops of one client key (hashed, one key however it is sent: bearer or `x-api-key`) may spend per window, summed across the fleet with `store` (else per process): a new loop of a spent key gets HTTP 429 with `retry-after` and `x-agent-loop-stop: key-budget`, a running one stops like `maxTokensPerLoop` (it sends its tokens every 4 turns and at its end, and sees the spend of other loops between: [A fleet](fleet.md)); `GET /admin/api/key-budget`; run-time tunable',
+    does:
+      'the `total_tokens` the loops of one client key (hashed, one key however it is sent: bearer or ' +
+      '`x-api-key`) may spend per window, summed across the fleet with `store` (else per process): a new loop ' +
+      'of a spent key gets HTTP 429 with `retry-after` and `x-agent-loop-stop: key-budget`, a running one ' +
+      'stops like `maxTokensPerLoop` (it sends its tokens every 4 turns and at its end, and sees the spend of ' +
+      'other loops between: [A fleet](fleet.md)); `GET /admin/api/key-budget`; run-time tunable',
   },
 });
 

@@ -12,7 +12,8 @@ interface Message {
 }
 type Item = Record<string, unknown>;
 
-function textOf(content: unknown): string {
+/** The text of a message's content: a string, or the text of its parts. */
+export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');

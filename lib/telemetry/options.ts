@@ -59,7 +59,10 @@ export const telemetryOption = option<TelemetryOption>({
   doc: {
     range: '`{ tracing?, captureContent? }`',
     fallback: 'tracing on when `@opentelemetry/api` is installed; contents off',
-    does: "OpenTelemetry spans ([Traces](observability.md#traces-opentelemetry-genai)); `captureContent` also puts messages, tool arguments and results (2,000 characters each) in the [admin API's loop records](admin.md#admin-api-and-page)",
+    does:
+      'OpenTelemetry spans ([Traces](observability.md#traces-opentelemetry-genai)); `captureContent` also ' +
+      "puts messages, tool arguments and results (2,000 characters each) in the [admin API's loop " +
+      'records](admin.md#admin-api-and-page)',
   },
   inner: telemetryOptions,
 });

@@ -1,7 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Tracer } from '@opentelemetry/api';
 import type { Request } from 'express';
-import { optionalPeer } from './optional-peer';
+import { optionalPeer } from '../shared/optional-peer';
 import type { TelemetryOption } from './options';
 import { INTERNAL, LoopSpan } from './spans';
 

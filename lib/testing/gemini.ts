@@ -42,7 +42,12 @@ function signatureRefusal(contents: Body[]): string | undefined {
   for (const [i, content] of contents.entries()) {
     const first = content.role === 'model' ? partsOf(content).find((part) => part.functionCall) : undefined;
     if (first && first.thoughtSignature !== SKIP_SIGNATURE && first.thoughtSignature !== signatureOf(first))
-      return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String((first.functionCall as Body).name)}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+      return (
+        `Function call is missing a thought_signature in functionCall parts. This is required for tools to ` +
+        `work correctly, and missing thought_signature may lead to degraded model performance. Additional ` +
+        `data, function call \`default_api:${String((first.functionCall as Body).name)}\` , position ${i + 1}. ` +
+        `Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`
+      );
   }
   return undefined;
 }

@@ -7,6 +7,7 @@ import { messagesWire } from './messages';
 import { responsesWire } from './responses';
 import { checkedScript, turnFor, type ScriptedRequest, type ScriptEntry } from './script';
 import type { Body, ScriptedWire, SseFrame } from './wire';
+import { isObject } from '../shared/deltas';
 
 export interface ScriptedModel {
   /** resolves once the model listens (`url` is set then) */
@@ -27,9 +28,6 @@ function stream(res: http.ServerResponse, frames: SseFrame[]): void {
   for (const { event, data } of frames) res.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${data}\n\n`);
   res.end();
 }
-
-const isObject = (value: unknown): value is Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A scripted model on a loopback port, an upstream for a gateway's tests: it speaks OpenAI chat completions,

@@ -28,5 +28,9 @@ export function deferredToolsRefusal(tools: unknown, config: ToolSearchConfig | 
       bytes += Buffer.byteLength(JSON.stringify(tool));
     }
   if (count <= MAX_DEFERRED_TOOLS && bytes <= MAX_DEFERRED_BYTES) return undefined;
-  return `agent-loop: too many deferred tools (defer_loading: true) for the loop's tool search: this request has ${count} in ${bytes} bytes of JSON, at most ${MAX_DEFERRED_TOOLS} tools and ${MAX_DEFERRED_BYTES} bytes per request; defer fewer tools, or shorten their descriptions.`;
+  return (
+    `agent-loop: too many deferred tools (defer_loading: true) for the loop's tool search: this request has ` +
+    `${count} in ${bytes} bytes of JSON, at most ${MAX_DEFERRED_TOOLS} tools and ${MAX_DEFERRED_BYTES} bytes ` +
+    `per request; defer fewer tools, or shorten their descriptions.`
+  );
 }

@@ -1,5 +1,4 @@
 import type { Response } from 'express';
-import type { Wire, WireRequest } from '../loop/wire';
 import { deferredToolsRefusal } from './deferred-limits';
 import type { ToolSearchConfig } from './options';
 
@@ -9,8 +8,8 @@ import type { ToolSearchConfig } from './options';
  */
 export function refusedForDeferredTools(
   res: Response,
-  wire: Pick<Wire, 'error'>,
-  body: WireRequest,
+  wire: { error(status: number, message: string, fields: { param: string; code: string }): unknown },
+  body: { readonly [key: string]: unknown },
   toolSearch: ToolSearchConfig | false,
 ): boolean {
   const refusal = deferredToolsRefusal(body.tools, toolSearch);

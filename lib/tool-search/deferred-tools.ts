@@ -1,11 +1,23 @@
 import type { ToolOutcome } from '../loop/tool-outcome';
 import type { ChatTool } from '../types';
-import type { ClientSearch, Conversation } from '../loop/wire';
 import { MAX_RESULTS, type ToolSearchConfig } from './options';
 import { BadPattern, regexSearch } from './regex-search';
 import { ClientIndexes } from './client-indexes';
 import type { FoundTool } from './tool-index';
 import { toolSearchTool, TOOL_SEARCH, type SearchKind } from './tool-search-tool';
+
+/**
+ * A client's own tool search, taken out of its request: the upstream sees neither the search tool nor `defer_loading`.
+ */
+export interface ClientSearch {
+  held: ChatTool[];
+  kind: SearchKind;
+}
+
+/** Where the tools found are offered: the loop's conversation, which offers them in its wire's shape. */
+export interface OfferedTo {
+  offer(tools: readonly ChatTool[]): void;
+}
 
 /** What a loop's tool search starts from. */
 export interface SearchSetup {
@@ -88,7 +100,7 @@ export class DeferredTools {
    */
   static open(
     { held, client, config, earlier, loaded, declare }: SearchSetup,
-    conversation: Conversation,
+    conversation: OfferedTo,
     clientTools: Set<string>,
   ): DeferredTools | undefined {
     if (held.length === 0 && client === undefined) return undefined;
@@ -109,7 +121,7 @@ export class DeferredTools {
    * The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when
    * called.
    */
-  offerFound(conversation: Conversation, clientTools: Set<string>, first: ChatTool[] = []): void {
+  offerFound(conversation: OfferedTo, clientTools: Set<string>, first: ChatTool[] = []): void {
     // in code mode, programs call the binding's tools found: only the client's own are offered
     const found = this.declare ? this.fresh.filter((tool) => this.fromClient.has(tool.function.name)) : this.fresh;
     this.fresh = [];

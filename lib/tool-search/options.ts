@@ -51,11 +51,18 @@ export interface ToolSearchConfig {
 
 export const toolSearchOption = option<ToolSearchOptions | false>({
   schema: Joi.alternatives(Joi.valid(false), schemaOf(toolSearchOptions)),
-  hint: `it must be false (off) or { above?: 0 to 100000 (default ${ABOVE}), keep?: [tool names], maxResults?: 1 to 20 (default ${MAX_RESULTS}), native?: boolean }, e.g. toolSearch: { above: ${ABOVE}, keep: ['repo_open'] }`,
+  hint:
+    `it must be false (off) or { above?: 0 to 100000 (default ${ABOVE}), keep?: [tool names], maxResults?: 1 ` +
+    `to 20 (default ${MAX_RESULTS}), native?: boolean }, e.g. toolSearch: { above: ${ABOVE}, keep: ` +
+    `['repo_open'] }`,
   doc: {
     range: '`false` or `{ above?, keep?, maxResults?, native? }`',
     fallback: `\`{ above: ${ABOVE}, keep: [], maxResults: ${MAX_RESULTS} }\``,
-    does: "past `above` tools, turn 1 offers `keep` and a `tool_search` tool the loop answers itself; the tools found join from the next turn on, and a hand-back's follow-up offers them from its first ([tool search](tool-search.md)); on a binding, its fields win over the global ones, and `false` on either turns it off (a binding's object turns it on again)",
+    does:
+      'past `above` tools, turn 1 offers `keep` and a `tool_search` tool the loop answers itself; the tools ' +
+      "found join from the next turn on, and a hand-back's follow-up offers them from its first ([tool " +
+      'search](tool-search.md)); on a binding, its fields win over the global ones, and `false` on either ' +
+      "turns it off (a binding's object turns it on again)",
   },
   inner: toolSearchOptions,
 });

@@ -1,8 +1,8 @@
 /** Words the ranking skips: they are in every query and most descriptions, and say nothing about the tool. */
 const STOP_WORDS = new Set(
-  'a an and are as at be by can could do does for from get give how i in into is it its me my of on or our please show some tell that the their them then there these this to use want we what when where which with would you your'.split(
-    ' ',
-  ),
+  'a an and are as at be by can could do does for from get give how i in into is it its me my of on or our ' +
+    'please show some tell that the their them then there these this to use want we what when where which with ' +
+    'would you your'.split(' '),
 );
 
 /**

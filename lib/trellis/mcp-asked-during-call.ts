@@ -59,6 +59,25 @@ const gone = (tool: string) => ({
   isError: true,
 });
 
+/** The call held until the person answers (or the question expires); the loop gets the question. */
+function park(
+  waiting: Map<string, Parked>,
+  call: Call,
+  params: Record<string, unknown>,
+  answer: (result: ElicitResult) => void,
+): unknown {
+  const id = randomUUID();
+  // expired: the server hears a cancel, and the call is left to finish or fail within its own timeout
+  const timer = setTimeout(() => waiting.delete(id) && answer({ action: 'cancel' }), call.ttlMs);
+  timer.unref();
+  waiting.set(id, { ...call, answer, timer });
+  return {
+    resultType: 'input_required',
+    inputRequests: { [KEY]: { method: 'elicitation/create', params } },
+    requestState: `${MARKER}${id}`,
+  };
+}
+
 /**
  * Servers of 2025 ask the person during the call (`elicitation/create`): the call is held here, in memory, and the
  * question handed to the loop as an `input_required` result whose state names it; the answer, when it comes back
@@ -75,19 +94,6 @@ export function askedDuringCall(unclear: string): AskedDuringCall {
     return set;
   }
 
-  function park(call: Call, params: Record<string, unknown>, answer: (result: ElicitResult) => void): unknown {
-    const id = randomUUID();
-    // expired: the server hears a cancel, and the call is left to finish or fail within its own timeout
-    const timer = setTimeout(() => waiting.delete(id) && answer({ action: 'cancel' }), call.ttlMs);
-    timer.unref();
-    waiting.set(id, { ...call, answer, timer });
-    return {
-      resultType: 'input_required',
-      inputRequests: { [KEY]: { method: 'elicitation/create', params } },
-      requestState: `${MARKER}${id}`,
-    };
-  }
-
   /** The call's result, or the question it asks first; the caller's signal aborts the call only while it waits. */
   function awaitRound(call: Call, signal: AbortSignal): Promise<unknown> {
     return new Promise((resolve, reject) => {
@@ -100,7 +106,7 @@ export function askedDuringCall(unclear: string): AskedDuringCall {
       const round: Round = {
         ask(params) {
           end();
-          return new Promise<ElicitResult>((answer) => resolve(park(call, params, answer)));
+          return new Promise<ElicitResult>((answer) => resolve(park(waiting, call, params, answer)));
         },
       };
       inFlight.add(round);

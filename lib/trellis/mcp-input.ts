@@ -1,4 +1,5 @@
 import type { CallToolResult, InputAnswers, InputRequest } from '../types';
+import { isObject } from '../shared/deltas';
 
 /** A root the server is told of (`trellis.mcp.roots`). */
 export interface Root {
@@ -18,10 +19,6 @@ export const ELICITATION_2025 =
 
 /** How often a server that only asks for roots is answered at once, before the call is taken for a loop. */
 const MAX_OWN_ROUNDS = 3;
-
-type Raw = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Raw => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The SDK's `input_required` answer; undefined for a complete result. */
 function inputRequiredIn(

@@ -1,14 +1,24 @@
 import Joi from 'joi';
-import { option, required, schemasOf, wholeNumber, type OptionsIn, type OptionsOut } from '../options/declaration';
+import {
+  loggerOption,
+  option,
+  required,
+  schemasOf,
+  wholeNumber,
+  type OptionsIn,
+  type OptionsOut,
+} from '../options/declaration';
 import type { Trellis } from '../types';
-import { loggerOption } from '../shared/logger';
 import { oauthOption } from './oauth/options';
 
 /** a header name, as RFC 9110 spells a token */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export const listTtlSec = wholeNumber(0, 86400, 60, {
-  does: 'how long `tools/list` is cached (a `list_changed` notification refreshes it sooner), and how long a changed tool definition (description, schema, annotations or `_meta.parent`) is held back as a possible rug pull',
+  does:
+    'how long `tools/list` is cached (a `list_changed` notification refreshes it sooner), and how long a ' +
+    'changed tool definition (description, schema, annotations or `_meta.parent`) is held back as a possible ' +
+    'rug pull',
 });
 
 const strings = option<Record<string, string>>({ schema: Joi.object().pattern(/./, Joi.string()) });
@@ -51,7 +61,9 @@ export const mcpUrlOptions = {
     doc: {
       range: "header names, e.g. `['authorization']` (`url` servers only)",
       fallback: 'none',
-      does: "the client request's headers sent on that server's `tools/call` requests; calls carrying them run on a connection of that user's own ([per-user credentials](mcp.md#per-user-credentials))",
+      does:
+        "the client request's headers sent on that server's `tools/call` requests; calls carrying them run " +
+        "on a connection of that user's own ([per-user credentials](mcp.md#per-user-credentials))",
     },
   }),
   oauth: oauthOption,
@@ -107,6 +119,10 @@ export type ValidMcpServer = OptionsOut<typeof mcpUrlOptions> | OptionsOut<typeo
 
 /** `mcpTrellis`' options once validated. */
 export type ValidMcpTrellisOptions = ValidMcpServer & OptionsOut<typeof ownOptions>;
+
+/** The `trellis` option, as a binding gives it: a Trellis, or an MCP server's address. */
+export type TrellisOption =
+  Trellis | { mcp: OptionsIn<typeof mcpUrlOptions> } | { mcp: OptionsIn<typeof mcpCommandOptions> };
 
 /** The `trellis` option once validated. */
 export type ValidTrellisOption = Trellis | { mcp: ValidMcpServer };

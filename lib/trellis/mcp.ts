@@ -118,12 +118,14 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
 }
 
 /** `mcpTrellis` of options already validated (agentLoop's `trellis`); `signIns`: agentLoop's OAuth, for `oauth`. */
+// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
 export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIns): Trellis {
   const oauth = 'url' in options ? options.oauth : undefined;
   if (oauth && 'url' in options && options.forwardHeaders) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's calls carry their own token, never a header of the client's; leave forwardHeaders out.",
+      "mcpTrellis: options 'oauth' and 'forwardHeaders' of one server exclude each other: with oauth each user's " +
+        "calls carry their own token, never a header of the client's; leave forwardHeaders out.",
     );
   }
   if (oauth && !signIns) {

@@ -1,13 +1,8 @@
 import { toolErrorText } from '../loop/tool-outcome';
 import type { CallToolResult, ToolContent } from '../types';
+import type { ToolImage } from '../loop/tool-outcome';
 
 type Fields = Record<string, unknown>;
-
-export interface ToolImage {
-  mimeType: string;
-  /** base64 */
-  data: string;
-}
 
 const TEXT_LIKE =
   /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|sql|graphql|csv|x-ndjson)\b|application\/[^;]*\+(json|xml|yaml)\b|image\/svg\+xml\b)/i;

@@ -96,6 +96,7 @@ async function get(client: Client, taskId: string, signal: AbortSignal | undefin
 }
 
 /** Follows the tasks that tool calls answer with, and cancels those whose call ends first. */
+// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
 export function taskFollower() {
   const cancels = new Set<Promise<unknown>>();
 

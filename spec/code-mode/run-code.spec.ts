@@ -2,6 +2,7 @@ import { startModelServer, type ModelServer, type ScriptStep } from '../../fixtu
 import type { AgentLoopOptions } from '../../lib';
 import { localTrellis } from '../../lib/trellis/local';
 import { programOutcome } from '../../lib/code-mode/run-code';
+import { ConsentRequired } from '../../lib/trellis/oauth/consent';
 import { buildGateway } from '../helpers/gateway';
 import { listen, type Listening } from '../helpers/listen';
 
@@ -20,6 +21,13 @@ const trellis = localTrellis([
     name: 'wait',
     description: 'Waits until cancelled.',
     handler: (_args, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))),
+  },
+  {
+    name: 'private',
+    description: 'Needs the person to sign in.',
+    handler: () => {
+      throw new ConsentRequired('https://notes.test/mcp', 'https://gateway.test/oauth/callback/connect?state=s');
+    },
   },
   {
     name: 'broken',
@@ -90,7 +98,7 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
       "tool error: 'wait' timed out after 1s",
       'ran',
       "tool error: 'count' was already called with these arguments 1 times; use the earlier result or change the arguments",
-      "tool error: unknown tool 'nope'; valid tools: weather, count, wait, broken",
+      "tool error: unknown tool 'nope'; valid tools: weather, count, wait, private, broken",
       'tool error: a program cannot call run_code',
       "tool error: arguments for 'count' must be a JSON object, got 7",
     ]);
@@ -138,6 +146,25 @@ describe('run_code in the loop: every nested call a tool call of the loop', () =
       log: ['counted'],
     });
     expect(calls).toEqual(['count', 'weather']);
+  });
+
+  it('stops the program at a call whose server needs sign-in, and the loop answers with the consent', async () => {
+    model.setScript([
+      run(
+        "await tools.count({});\ntry { await tools.private({}); } catch (error) { console.log(error.message); }\nreturn await tools.weather({ city: 'Oslo' });",
+      ),
+      { content: 'never read' },
+    ]);
+    await open();
+    const { data, response } = await gateway.client.chat.completions
+      .create({ model: 'agent-1', messages: [{ role: 'user', content: 'go' }] })
+      .withResponse();
+    expect(response.headers.get('x-agent-loop-stop')).toBe('authorization');
+    expect(data.choices[0].message.content).toBe(
+      '[agent-loop] https://notes.test/mcp needs your permission: open https://gateway.test/oauth/callback/connect?state=s, then send your message again.',
+    );
+    expect(calls).toEqual(['count']);
+    expect(model.requests).toHaveLength(1);
   });
 
   it.each([

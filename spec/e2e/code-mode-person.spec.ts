@@ -176,6 +176,9 @@ type WireName = keyof typeof drivers;
 const TIDY_AND_PAY =
   "const w = await tools.weather({});\nconsole.log('read');\nconst d = await tools.drop_table({});\nconst p = await tools.pay({ amount: 5 });\nreturn { w, d, p };";
 
+/** a program reading the weather, then dropping a table (approval) */
+const DROP = 'const w = await tools.weather({});\nconst d = await tools.drop_table({});\nreturn { w, d };';
+
 describe('code mode: a nested call that needs the person hands the program back, and the answer resumes it (official clients, v2 MCP server)', () => {
   let mcp: McpV2FixtureServer;
   let model: ScriptedModel;
@@ -217,6 +220,37 @@ describe('code mode: a nested call that needs the person hands the program back,
   const ran = (name: string) => mcp.calls.filter((call) => call.name === name).length;
   /** the model read `text` as the program's result (within its wire's JSON: compared unescaped) */
   const read = (text: string) => expect(lastRead.replace(/\\/g, '')).toContain(text);
+
+  it.each([false, true])(
+    'a Responses client chained on previous_response_id sends only the approval (stream: %s): the program resumes and the tool runs once',
+    async (stream) => {
+      await start(DROP);
+      const body = { model: 'agent-1', input: 'tidy up', store: true };
+      const first = stream
+        ? await gateway.client.responses.stream(body).finalResponse()
+        : await gateway.client.responses.create(body);
+      const request = first.output.find((item) => item.type === 'mcp_approval_request') as
+        OpenAI.Responses.ResponseOutputItem.McpApprovalRequest | undefined;
+      expect(request?.name).toBe('drop_table');
+      expect([ran('weather'), ran('drop_table')]).toEqual([1, 0]);
+
+      const followUp = {
+        model: 'agent-1',
+        previous_response_id: first.id,
+        input: [{ type: 'mcp_approval_response' as const, approval_request_id: request?.id ?? '', approve: true }],
+      };
+      const answer = stream
+        ? await gateway.client.responses.stream(followUp).finalResponse()
+        : await gateway.client.responses.create(followUp);
+      expect(answer.output_text).toBe('Done.');
+      expect([ran('weather'), ran('drop_table')]).toEqual([1, 1]);
+      read('{"return":{"w":{"temperature":21.5,"unit":"C"},"d":"dropped"},"log":[]}');
+      // the upstream's follow-up is chained on its own reply too, and carries only the program's answer
+      const last = model.requests.at(-1)!.body as { previous_response_id?: unknown; input?: { type: string }[] };
+      expect(typeof last.previous_response_id).toBe('string');
+      expect(last.input?.map((item) => item.type)).toEqual(['function_call_output']);
+    },
+  );
 
   describe.each(Object.keys(drivers) as WireName[])('%s', (wire) => {
     const driver = drivers[wire];

@@ -142,6 +142,33 @@ describe('OAuth-protected MCP servers: each user signs in', () => {
     expect(again.body.choices[0].message.content).toMatch(/^\[agent-loop\] .* needs your permission: open http/);
   });
 
+  it('stops a code-mode program at a nested call that needs sign-in and answers with the consent; after sign-in the next message runs the program again', async () => {
+    await gateway.close();
+    const notes = { name: 'notes', match: { model: 'agent-*' }, hierarchy: ['whoami', 'admin_note'] };
+    gateway = await startGateway(model, mcp, {}, { bindings: [{ ...notes, codeMode: { timeoutSec: 60 } }] });
+    await signIn(gateway, ALICE, 'alice');
+    const code =
+      "const me = await tools.whoami({});\nlet note;\ntry { note = await tools.admin_note({}); } catch (error) { note = error.message; }\nconsole.log('went on');\nawait tools.whoami({});\nreturn { me, note };";
+    const program = byTurn([{ toolCalls: [{ id: 'c', name: 'run_code', arguments: { code } }] }, { content: 'done' }]);
+    model.setScript(program);
+    const before = model.requests.length;
+    const stepUp = await chat(gateway, ALICE);
+    expect(stepUp.headers.get('x-agent-loop-stop')).toBe('authorization');
+    // whoami and run_code ran; the program stopped at admin_note (no second whoami) and the model read nothing of it
+    expect(stepUp.headers.get('x-agent-loop-tool-calls')).toBe('2');
+    expect(model.requests.length - before).toBe(1);
+    const url = stepUp.headers.get('x-agent-loop-authorize')!;
+    expect(stepUp.body.choices[0].message.content).toBe(
+      `[agent-loop] ${mcp.url} needs your permission: open ${url}, then send your message again.`,
+    );
+
+    await consent(url, 'alice');
+    model.setScript(program);
+    const again = await chat(gateway, ALICE);
+    expect(again.headers.get('x-agent-loop-stop')).toBe('final');
+    expect(lastToolText(model)).toBe('{"return":{"me":"you are alice","note":"noted for alice"},"log":["went on"]}');
+  });
+
   it('asks the person again for the wider scope a 403 insufficient_scope names (step-up), then runs the call', async () => {
     await signIn(gateway, ALICE, 'alice');
     model.setScript(byTurn([{ toolCalls: [{ id: 'a', name: 'admin_note' }] }, { content: 'done' }]));

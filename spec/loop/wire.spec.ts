@@ -1,4 +1,4 @@
-import { toolCallOf, wireCallOf } from '../../lib/loop/wire';
+import { toolCallOf, wireCallOf } from '../../lib/loop/turn-result';
 
 describe('a call in chat completions’ shape (approvals seal that shape), and back', () => {
   it('turns a wire call into a chat tool call and back, with its place among the calls', () => {

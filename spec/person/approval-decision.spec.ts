@@ -1,15 +1,9 @@
 import type { Request } from 'express';
-import { ApprovalLedger } from '../../lib/person/ledger';
+import { ApprovalLedger, recordedDecisions } from '../../lib/person/ledger';
 import { MemoryStore } from '../../lib/store/memory-store';
-import {
-  answerOf,
-  approvedCall,
-  decideApproval,
-  earlierDecision,
-  recordedDecisions,
-} from '../../lib/person/approval-decision';
+import { answerOf, approvedCall, decideApproval, earlierDecision } from '../../lib/person/approval-decision';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
-import { ApprovalTokens } from '../../lib/person/approval-token';
+import { ApprovalTokens } from '../../lib/person/approval';
 
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request;
 const reader = () => ({

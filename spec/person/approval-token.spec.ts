@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { MAX_APPROVAL_ARGUMENTS_BYTES } from '../../lib/person/approval';
-import { ApprovalTokens, approvedCallId } from '../../lib/person/approval-token';
+import { ApprovalTokens, approvedCallId, MAX_APPROVAL_ARGUMENTS_BYTES } from '../../lib/person/approval';
 
 const tokens = new ApprovalTokens(Buffer.alloc(32, 3), 600);
 const alice = { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage;

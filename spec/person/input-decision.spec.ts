@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ApprovalLedger } from '../../lib/person/ledger';
 import { decideInput, type InputReader } from '../../lib/person/input-decision';
-import { InputTokens, type SealedInput } from '../../lib/person/input-token';
+import { InputTokens, type SealedInput } from '../../lib/person/input';
 import { MemoryStore } from '../../lib/store/memory-store';
 
 describe('decideInput: the answer to one of this gateway’s questions, by the question’s id', () => {

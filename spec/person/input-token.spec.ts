@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { inputCallId, InputTokens, type SealedInput } from '../../lib/person/input-token';
+import { inputCallId, InputTokens, type SealedInput } from '../../lib/person/input';
 
 describe('InputTokens: a tool’s question sealed in the id of the call to the input tool', () => {
   const sealed: SealedInput = {

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import { agentLoop } from '../../lib';
-import { defaultLogger, loggerOption, logs, withFields } from '../../lib/shared/logger';
+import { defaultLogger, logs, withFields } from '../../lib/shared/logger';
+import { loggerOption } from '../../lib/options/declaration';
 import type * as LoggerModule from '../../lib/shared/logger';
 import { memoryLogger } from '../helpers/memory-logger';
 

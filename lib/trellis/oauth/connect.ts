@@ -15,12 +15,20 @@ import { named } from './user';
 
 const escaped = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+const PAGE_STYLE = 'font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem';
+
 /** The small page the person sees in the browser; `action`: a confirm button posting there. */
 export function page(title: string, message: string, action?: { url: string; label: string }): string {
   const button = action
-    ? `<form method="post" action="${escaped(action.url)}"><button type="submit">${escaped(action.label)}</button></form>`
+    ? `<form method="post" action="${escaped(action.url)}">` +
+      `<button type="submit">${escaped(action.label)}</button></form>`
     : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escaped(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem"><h1 style="font-size:1.4rem">${escaped(title)}</h1><p>${escaped(message)}</p>${button}</body></html>`;
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+    `<title>${escaped(title)}</title></head>` +
+    `<body style="${PAGE_STYLE}"><h1 style="font-size:1.4rem">${escaped(title)}</h1>` +
+    `<p>${escaped(message)}</p>${button}</body></html>`
+  );
 }
 
 export const refusal = (why: string) =>

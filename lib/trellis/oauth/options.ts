@@ -69,7 +69,8 @@ export function withSecret(options: OAuthOptions): OAuthOptions {
   if (!clientSecret) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' names ${clientSecretEnv}, which is not set; set it to the client secret the authorization server issued with clientId, or leave clientSecretEnv out.`,
+      `agentLoop: option 'trellis.mcp.oauth.clientSecretEnv' names ${clientSecretEnv}, which is not set; set it ` +
+        `to the client secret the authorization server issued with clientId, or leave clientSecretEnv out.`,
     );
   }
   return { ...rest, clientSecret };

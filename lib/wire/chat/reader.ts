@@ -4,7 +4,8 @@ import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { streamedReply } from './stream-reader';
 import type { ChatCompletion, ChatMessage } from '../../types';
-import { wireCallOf, type TurnReader, type TurnResult } from '../../loop/wire';
+import type { TurnReader, TurnResult } from '../../loop/wire';
+import { wireCallOf } from '../../loop/turn-result';
 
 /** A well-formed chat completion as the loop reads a turn: its message whole, its calls by their place in it. */
 export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {

@@ -9,13 +9,14 @@ import {
   type ApprovalReader,
   type ApprovalReply,
   type PersonDecision,
-  textOf,
 } from '../../person/approval-decision';
-import { approvedCallId } from '../../person/approval-token';
+import { textOf } from '../../telemetry/content';
+import { approvedCallId } from '../../person/approval';
 import { isObject } from '../../shared/deltas';
+import { parsedOrUndefined } from '../../loop/turn-stream';
 import { decideInput } from '../../person/input-decision';
 import { earlierInput } from '../../person/input-answer';
-import { inputCallId } from '../../person/input-token';
+import { inputCallId } from '../../person/input';
 
 /** The model's call id a question to the person names: an approval's or a tool's question's; undefined: neither. */
 export const askedCallId = (id: unknown): string | undefined => approvedCallId(id) ?? inputCallId(id);
@@ -86,19 +87,10 @@ export function shownCall({ tool, arguments: args }: Exchange['shown']): ShownCa
   return { tool: typeof tool === 'string' ? tool : UNNAMED, arguments: isObject(args) ? args : {} };
 }
 
-/** What JSON `text` says; undefined when it is not JSON. */
-export function parsedJson(text: unknown): unknown {
-  try {
-    return JSON.parse(String(text)) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A tool result's content as the client wrote it: its JSON, or its text when it is no JSON. */
 export function givenOf(content: unknown): unknown {
   const text = textOf(content).trim();
-  return parsedJson(text) ?? text;
+  return parsedOrUndefined(text) ?? text;
 }
 
 /**
@@ -120,7 +112,7 @@ export const answeredCall = (
 
 /** The `{ tool, arguments }` an approval call's JSON arguments showed. */
 export function shownIn(json: unknown): Exchange['shown'] {
-  const shown = parsedJson(json);
+  const shown = parsedOrUndefined(json);
   return isObject(shown) ? shown : {};
 }
 

@@ -1,6 +1,6 @@
 import { textWithNote, type Answer } from '../../loop/reply';
 import { approvalRequestItem, approvalRequestOf, questionItem } from './approval';
-import { inputCallId } from '../../person/input-token';
+import { inputCallId } from '../../person/input';
 import { isCallItem, isObject, messageText, type ResponseItem } from './types';
 import type { TokenUsage } from '../../loop/wire';
 

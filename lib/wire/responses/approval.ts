@@ -1,15 +1,9 @@
 import { toolOutcomeText } from '../../loop/tool-outcome';
+import { parsedOrUndefined } from '../../loop/turn-stream';
 import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../person/approval-decision';
-import {
-  CallHolders,
-  parsedJson,
-  settleExchanges,
-  shownCall,
-  shownIn,
-  type ApprovalHistory,
-} from '../kit/approval-settle';
-import { approvedCallId } from '../../person/approval-token';
-import { inputCallId } from '../../person/input-token';
+import { CallHolders, settleExchanges, shownCall, shownIn, type ApprovalHistory } from '../kit/approval-settle';
+import { approvedCallId } from '../../person/approval';
+import { inputCallId } from '../../person/input';
 import type { WireCall } from '../../loop/wire';
 
 type Item = Record<string, unknown>;
@@ -86,8 +80,9 @@ function responsesApprovals(input: readonly Item[], chained: boolean): ApprovalH
       if (isRequest(item)) return [];
       if (!isResponse(item)) return undefined;
       if (isAnswer(item)) {
-        const asked = parsedJson(requests.get(item.call_id as string)?.arguments) as { tool?: unknown } | undefined;
-        const given = parsedJson(item.output) ?? item.output;
+        const asked = parsedOrUndefined(requests.get(item.call_id as string)?.arguments) as
+          { tool?: unknown } | undefined;
+        const given = parsedOrUndefined(item.output) ?? item.output;
         return [{ approvalId: item.call_id as string, shown: { tool: asked?.tool }, given, live: i >= trailing }];
       }
       const approvalId = item.approval_request_id as string;
@@ -95,7 +90,7 @@ function responsesApprovals(input: readonly Item[], chained: boolean): ApprovalH
       return [
         {
           approvalId,
-          shown: { tool: request?.name, arguments: parsedJson(request?.arguments) },
+          shown: { tool: request?.name, arguments: parsedOrUndefined(request?.arguments) },
           answer: answerOf(item),
           live: i >= trailing,
         },

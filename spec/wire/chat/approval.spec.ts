@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { settleApprovals } from '../../../lib/wire/chat/approval';
 import { ApprovalLedger } from '../../../lib/person/ledger';
 import { MemoryStore } from '../../../lib/store/memory-store';
-import { ApprovalTokens } from '../../../lib/person/approval-token';
+import { ApprovalTokens } from '../../../lib/person/approval';
 import type { ChatMessage } from '../../../lib/types';
 
 const req = { headers: {} } as Request;

@@ -2,7 +2,7 @@ import type * as GenAI from '@google/genai' with { 'resolution-mode': 'import' }
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ApprovalLedger } from '../../../lib/person/ledger';
-import { ApprovalTokens } from '../../../lib/person/approval-token';
+import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { settleApprovals } from '../../../lib/wire/gemini/approval';
 import { geminiRig, type GeminiGateway } from '../../e2e/gemini-gateway';

@@ -5,7 +5,7 @@ import type { Content } from '../../../lib/wire/gemini/types';
 import type { Request } from 'express';
 import fc from 'fast-check';
 import { ApprovalLedger } from '../../../lib/person/ledger';
-import { ApprovalTokens } from '../../../lib/person/approval-token';
+import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { elision } from '../../../lib/wire/gemini/elision';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';

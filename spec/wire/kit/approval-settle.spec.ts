@@ -3,7 +3,6 @@ import { ApprovalLedger } from '../../../lib/person/ledger';
 import type { ApprovalDecision, ApprovalReply } from '../../../lib/person/approval-decision';
 import {
   CallHolders,
-  parsedJson,
   settleAndDecide,
   settleExchanges,
   shownCall,
@@ -11,7 +10,8 @@ import {
   type ApprovalHistory,
   type Exchange,
 } from '../../../lib/wire/kit/approval-settle';
-import { ApprovalTokens } from '../../../lib/person/approval-token';
+import { parsedOrUndefined as parsedJson } from '../../../lib/loop/turn-stream';
+import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { toolOutcomeText } from '../../../lib/loop/tool-outcome';
 

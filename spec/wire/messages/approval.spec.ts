@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ApprovalLedger } from '../../../lib/person/ledger';
 import { MemoryStore } from '../../../lib/store/memory-store';
-import { ApprovalTokens } from '../../../lib/person/approval-token';
+import { ApprovalTokens } from '../../../lib/person/approval';
 import { settleApprovals } from '../../../lib/wire/messages/approval';
 
 const key = Buffer.alloc(32, 7);

@@ -3,15 +3,20 @@ import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import type { Request } from 'express';
-import { INTERNAL_HEADER, signMarker } from './marker';
-import { type Agents, selfCallAdapter } from './axios-adapter';
-import { frontDoorOf, InProcessAgents } from './in-process';
-import { dropIdleConnections, IDLE_SOCKET_MS, IdleBounds, lostOnPooledConnection } from './pooled-connection';
+import { INTERNAL_HEADER, signMarker } from '../self-call/marker';
+import { type Agents, selfCallAdapter } from '../self-call/axios-adapter';
+import { frontDoorOf, InProcessAgents } from '../self-call/in-process';
+import {
+  dropIdleConnections,
+  IDLE_SOCKET_MS,
+  IdleBounds,
+  lostOnPooledConnection,
+} from '../self-call/pooled-connection';
 import type { SelfCallTransport } from '../types';
-import type { TurnReader, TurnResult } from '../loop/wire';
-import type { TextSink } from '../loop/reply';
-import { errorBody, errorMessage, ignoreText, parsedOrUndefined, untilAborted } from '../loop/turn-stream';
-import type { TurnRequest } from '../loop/turn-body';
+import type { TurnReader, TurnResult } from './wire';
+import type { TextSink } from './reply';
+import { errorBody, errorMessage, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
+import type { TurnRequest } from './turn-body';
 
 export interface SelfCall {
   /** the front door's URL, taken when the loop starts: a socket that closed no longer knows its address */

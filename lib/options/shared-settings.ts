@@ -1,10 +1,10 @@
 import type { LiveJudge } from '../judge/live-judge';
 import type { Rule } from '../judge/rule';
-import { asPatch, type SettingsPatch } from '../options/tunables';
-import type { LiveSettings } from '../options/live-settings';
+import { asPatch, type SettingsPatch } from './tunables';
+import type { LiveSettings } from './live-settings';
 import type { Logger } from '../types';
-import { openedChange, signedChange, type SharedKind } from './fleet-message';
-import type { Store } from './store';
+import { openedChange, signedChange, type SharedKind } from '../store/fleet-message';
+import type { Store } from '../store/store';
 
 /** The source every change that came from the store is logged with; such a change is not shared again. */
 export const FROM_STORE = 'the store';
@@ -49,7 +49,9 @@ export class SharedSettings {
     const { settings, judge, store } = options;
     if (!options.secretShared)
       options.logger.warn(
-        "agent-loop shares settings through the store without internalSecret or MCP_INTERNAL_SECRET: replicas in other processes refuse this one's changes (signed with a key of its own), and it refuses theirs; give every replica the same internalSecret",
+        'agent-loop shares settings through the store without internalSecret or MCP_INTERNAL_SECRET: replicas in ' +
+          "other processes refuse this one's changes (signed with a key of its own), and it refuses theirs; " +
+          'give every replica the same internalSecret',
         { replica: options.replica },
       );
     settings.onChange((after, source) => source !== FROM_STORE && this.changed(SETTINGS, asPatch(after)));

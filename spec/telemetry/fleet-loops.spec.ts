@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { FleetLoops } from '../../lib/store/fleet-loops';
+import { FleetLoops } from '../../lib/telemetry/fleet-loops';
 import { MemoryStore } from '../../lib/store/memory-store';
 import { RedisStore } from '../../lib/store/redis-store';
 import { LoopRecorder } from '../../lib/telemetry/loop-records';

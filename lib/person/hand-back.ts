@@ -1,13 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import type { PendingApproval } from './approval';
+import { maskedArguments } from '../judge/masked-arguments';
 import type { StopReason } from '../loop/budget-note';
 import type { Loop } from '../loop/context';
-import type { PendingInput } from './input';
 import type { Answer } from '../loop/reply';
 import type { TurnResult } from '../loop/turn-result';
-import { noteInput } from './input-note';
-import type { InputTokens } from './input-token';
 import type { WireCall } from '../loop/wire';
+import type { ToolCall } from '../types';
+import type { ApprovalTokens, PendingApproval } from './approval';
+import type { InputTokens, PendingInput } from './input';
+import { noteApproval, noteInput } from './note';
+import { APPROVAL, INPUT } from './question';
+
+/**
+ * Each call waiting for approval as a call to the client's approval tool, with what the person decides on
+ * (`{ tool, arguments, reason }`) and, in its id, the call sealed: the client's answer to it decides the call.
+ */
+export function approvalCalls(loop: Loop, tokens: ApprovalTokens, pending: PendingApproval[]): ToolCall[] {
+  return pending.map((waiting) => {
+    noteApproval(loop, waiting.tool, 'asked', maskedArguments(waiting.reason, waiting.arguments));
+    return {
+      id: tokens.idFor(loop.req, loop.binding.name, waiting),
+      type: 'function',
+      function: {
+        name: loop.approvalTool as string,
+        arguments: JSON.stringify({ tool: waiting.tool, arguments: waiting.arguments, reason: waiting.reason }),
+      },
+    };
+  });
+}
 
 /**
  * Each question a waiting call's tool asked, as a call to the client's input tool with what the person is asked
@@ -33,6 +53,9 @@ export function inputCalls(loop: Loop, tokens: InputTokens, pending: readonly Pe
   });
 }
 
+/** A follow-up whose tool asks again hands its question back before any turn: no reply of the model's to shape it. */
+const NO_TURN: TurnResult = { text: '', calls: [], output: undefined, stop: null, id: '', model: '', reply: undefined };
+
 /**
  * The answer that hands the waiting calls to the person: a call to the approval tool for each call to approve, one
  * to the input tool for each question a tool asked (stop `input` when there is one), the first carrying the work.
@@ -45,15 +68,6 @@ export function askPerson(
   const inputs = pending.filter((one): one is PendingInput => 'questions' in one);
   const approvals = pending.filter((one): one is PendingApproval => !('questions' in one));
   const calls = [...loop.askApproval(approvals), ...loop.askInput(inputs)];
-  // a follow-up whose tool asks again hands its question back before any turn: no reply of the model's to shape it
-  const held: TurnResult = turn ?? {
-    text: '',
-    calls: [],
-    output: undefined,
-    stop: null,
-    id: '',
-    model: '',
-    reply: undefined,
-  };
-  return [inputs.length > 0 ? 'input' : 'final', { approvals: loop.conversation.handBack(held, calls) }];
+  const stop = inputs.length > 0 ? INPUT.stop : APPROVAL.stop;
+  return [stop, { approvals: loop.conversation.handBack(turn ?? NO_TURN, calls) }];
 }

@@ -1,5 +1,5 @@
-import type { LoopRecorder, LoopRecordView, ToolCallRecord, TurnRecord } from '../telemetry/loop-records';
-import type { Store } from './store';
+import type { LoopRecorder, LoopRecordView, ToolCallRecord, TurnRecord } from './loop-records';
+import type { Store } from '../store/store';
 
 /** How often a replica writes its running loops to the store. */
 const BEAT_MS = 1000;
