@@ -1,15 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
 import { validator } from '../options/declaration';
-import { redactedArgs } from '../shared/redact';
 import { defaultLogger } from '../shared/logger';
-import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
+import type { CallToolOptions, Logger, McpServerAddress, Trellis } from '../types';
 import { abortable } from '../shared/signals';
 import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
 import { connectionPool, type ConnectionPool } from './mcp-pool';
 import { paramHeaderDefinitions } from './mcp-param-headers';
+import { callOn, listAll, placeOf, withForwarded } from './mcp-calls';
+import { sharedToolList } from './tool-list';
 import {
   mcpTrellisOptions,
   mcpTrellisSchema,
@@ -18,8 +19,8 @@ import {
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
 import { taskFollower, type TaskFollower } from './task-follower';
-import { callWithInput, ELICITATION_2025, type Root } from './mcp-input';
-import { askedDuringCall, type AskedDuringCall } from './mcp-asked-during-call';
+import { ELICITATION_2025 } from './mcp-input';
+import { askedDuringCall } from './mcp-asked-during-call';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
 import type { SignIns } from './oauth/sign-ins';
@@ -28,90 +29,6 @@ import { userTrellises, type UserTrellisOptions } from './oauth/user-trellis';
 export type { McpTrellisOptions } from './mcp-options';
 
 const validOptions = validator<ValidMcpTrellisOptions>('mcpTrellis', mcpTrellisSchema, mcpTrellisOptions);
-
-/** The caller's signal bounds every call; the SDK's own 60 s default would cut tools allowed to run longer. */
-const CALL_TIMEOUT_MS = 60 * 60 * 1000;
-const LIST_TIMEOUT_MS = 30 * 1000;
-
-function placeOf(options: McpTrellisOptions): string {
-  // the arguments too (redacted): two servers started with `node` are told apart by their scripts
-  if (!('url' in options)) return `'${[options.command, ...redactedArgs(options.args ?? [])].join(' ')}'`;
-  const url = new URL(options.url);
-  return `${url.origin}${url.pathname}`;
-}
-
-function toTool({ name, description, inputSchema, annotations, _meta }: Tool): Tool {
-  return {
-    name,
-    ...(description === undefined ? {} : { description }),
-    inputSchema,
-    ...(annotations ? { annotations } : {}),
-    ...(_meta ? { _meta } : {}),
-  };
-}
-
-/** The configured headers with the user's forwarded ones in place of any of the same name, whatever its case. */
-function withForwarded(
-  configured: Record<string, string> = {},
-  forwarded: Record<string, string>,
-): Record<string, string> {
-  const kept = Object.entries(configured).filter(([name]) => !Object.hasOwn(forwarded, name.toLowerCase()));
-  return { ...Object.fromEntries(kept), ...forwarded };
-}
-
-type HeaderDefinitions = ReturnType<typeof paramHeaderDefinitions>;
-
-/** Every page of `tools/list` (the SDK walks them), fetched afresh: the cache here is the one that counts. */
-async function listAll(client: Client, headers: HeaderDefinitions): Promise<Tool[]> {
-  const listed = await client.listTools(undefined, { timeout: LIST_TIMEOUT_MS, cacheMode: 'bypass' });
-  headers.remember(listed.tools);
-  return (listed.tools as Tool[]).map(toTool);
-}
-
-/**
- * `roots`: what a server that asks for its roots is told (`trellis.mcp.roots`); `tasks`: follows a call answered
- * with a task, and takes the answers to a task that asked the person.
- */
-function callOn(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  callOptions: CallToolOptions,
-  headers: HeaderDefinitions,
-  roots: readonly Root[],
-  tasks: TaskFollower,
-  asked: AskedDuringCall,
-): Promise<CallToolResult> {
-  const { signal, meta, onProgress, input } = callOptions;
-  const onprogress =
-    onProgress &&
-    (({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
-      onProgress({ progress, total, message }));
-  const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-  const options = {
-    signal,
-    timeout: CALL_TIMEOUT_MS,
-    allowInputRequired: true,
-    ...(onprogress ? { onprogress } : {}),
-    ...headers.of(name),
-  };
-  return callWithInput(
-    (answers) =>
-      answers?.taskId === undefined
-        ? asked.call(
-            client,
-            name,
-            (own) =>
-              client
-                .callTool({ ...params, ...answers }, { ...options, signal: own })
-                .then((result) => tasks.follow(client, result, callOptions)),
-            { signal, input: answers, ttlSec: callOptions.inputTtlSec },
-          )
-        : tasks.resume(client, { ...answers, taskId: answers.taskId }, callOptions),
-    input,
-    roots,
-  );
-}
 
 /** A Trellis on an MCP server, over Streamable HTTP (`url`) or stdio (`command`), through the official SDK client. */
 export function mcpTrellis(options: McpTrellisOptions): Trellis {
@@ -190,34 +107,6 @@ function readableAt(target: string) {
       if (signal?.aborted) throw signal.reason;
       throw trellisError(error, target);
     }
-  };
-}
-
-/**
- * The server's tool list, kept `ttlMs`; concurrent listings share one `list()`, and a list that changed while it was
- * being listed is not kept.
- */
-function sharedToolList(ttlMs: number, list: () => Promise<Tool[]>) {
-  let cache: { tools: Tool[]; expiresAt: number } | undefined;
-  let listing: Promise<Tool[]> | undefined;
-  let generation = 0;
-
-  async function refresh(): Promise<Tool[]> {
-    const startedAt = generation;
-    const tools = await list();
-    if (startedAt === generation) cache = { tools, expiresAt: Date.now() + ttlMs };
-    return tools;
-  }
-
-  return {
-    /** the cached tools while they are fresh */
-    fresh: (): Tool[] | undefined => (cache && Date.now() < cache.expiresAt ? cache.tools : undefined),
-    /** the listing under way, or a new one */
-    listing: (): Promise<Tool[]> => (listing ??= refresh().finally(() => (listing = undefined))),
-    changed(): void {
-      generation++;
-      cache = undefined;
-    },
   };
 }
 
