@@ -146,17 +146,6 @@ export interface ErrorFields {
   code?: string | null;
 }
 
-/**
- * Where in `path` the wire's own part begins (its `route`'s match, else its `path` at the end); -1: not this wire's.
- */
-export function frontDoorAt(wire: Pick<Wire, 'path' | 'route'>, path: string): number {
-  if (wire.route) return wire.route.exec(path)?.index ?? -1;
-  return path.endsWith(wire.path) ? path.length - wire.path.length : -1;
-}
-
-/** The model most wires ask for: the body's `model`. */
-export const modelInBody = (body: WireRequest): unknown => body.model;
-
 /** A request body this wire's loop can serve. */
 export interface WireRequest {
   model?: unknown;

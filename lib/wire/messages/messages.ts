@@ -24,15 +24,8 @@ import type { ChatTool } from '../../types';
 import { streamedMessage } from './stream-reader';
 import { isToolUse, type AnthropicMessage } from './types';
 import { addMessagesUsage, totalTokens } from './usage';
-import {
-  modelInBody,
-  type LoopSetup,
-  type ReplyOptions,
-  type TurnReader,
-  type TurnResult,
-  type Wire,
-  type WireLoop,
-} from '../../loop/wire';
+import type { LoopSetup, ReplyOptions, TurnReader, TurnResult, Wire, WireLoop } from '../../loop/wire';
+import { modelInBody } from '../kit/model-in-body';
 
 /** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
