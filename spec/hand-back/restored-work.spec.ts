@@ -5,7 +5,7 @@ import { Continuations } from '../../lib/hand-back/continuation';
 import { restoreEarlierWork } from '../../lib/hand-back/restored-work';
 import { tokenSecret } from '../../lib/shared/signed-token';
 import type { ChatMessage } from '../../lib/types';
-import { carryOnChat } from '../../lib/wire/chat/continuation';
+import { carryOn } from '../../lib/wire/chat/continuation';
 import { wireFor } from '../../lib/wire/wires';
 import { memoryLogger } from '../helpers/memory-logger';
 
@@ -23,7 +23,7 @@ const own: ChatMessage[] = [
   },
   { role: 'tool', tool_call_id: 's1', content: 'note ids: welcome' },
 ];
-const [handed] = carryOnChat(
+const [handed] = carryOn(
   { continuations, req: req(), binding: 'notes', succeeded: new Set(['notes_open']), loaded: [] },
   [{ id: 'loc1', type: 'function' as const, function: { name: 'get_location', arguments: '{}' } }],
   own,

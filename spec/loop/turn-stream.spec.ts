@@ -9,7 +9,7 @@ import {
   streamedTurn,
   untilAborted,
 } from '../../lib/loop/turn-stream';
-import { streamedCompletion } from '../../lib/wire/chat/streamed-completion';
+import { streamedReply } from '../../lib/wire/chat/stream-reader';
 
 const sse = (...events: unknown[]) =>
   events.map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
@@ -27,12 +27,7 @@ describe('streamedTurn: one streamed turn read as it arrives, bounded', () => {
     const stream = Readable.from(
       sse(chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }, 'stop'), '[DONE]'),
     );
-    const completion = await streamedTurn(
-      stream,
-      (delta) => void texts.push(delta),
-      MAX_REPLY_BYTES,
-      streamedCompletion,
-    );
+    const completion = await streamedTurn(stream, (delta) => void texts.push(delta), MAX_REPLY_BYTES, streamedReply);
     expect(texts).toEqual(['Hel', 'lo']);
     expect(completion.choices[0]).toMatchObject({
       message: { role: 'assistant', content: 'Hello' },
@@ -43,11 +38,9 @@ describe('streamedTurn: one streamed turn read as it arrives, bounded', () => {
   it('fails once the message it holds passes maxBytes, naming the bound, and destroys the stream; the framing around it is not held', async () => {
     const parts = sse(...Array.from({ length: 10 }, () => chunk({ content: 'x'.repeat(100) })), '[DONE]');
     expect(parts.join('').length).toBeGreaterThan(2000);
-    await expect(
-      streamedTurn(Readable.from([parts.join('')]), ignoreText, 1000, streamedCompletion),
-    ).resolves.toBeDefined();
+    await expect(streamedTurn(Readable.from([parts.join('')]), ignoreText, 1000, streamedReply)).resolves.toBeDefined();
     const stream = Readable.from([parts.join('')]);
-    await expect(streamedTurn(stream, ignoreText, 999, streamedCompletion)).rejects.toThrow(
+    await expect(streamedTurn(stream, ignoreText, 999, streamedReply)).rejects.toThrow(
       "the model's reply is longer than maxReplyBytes = 999",
     );
     expect(stream.destroyed).toBe(true);

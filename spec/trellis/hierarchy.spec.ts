@@ -1,5 +1,5 @@
 import { Hierarchy, succeededIn } from '../../lib/trellis/hierarchy';
-import { chatHistory } from '../../lib/wire/chat/model-reply';
+import { historyOf } from '../../lib/wire/chat/conversation';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 
 const tree = new Hierarchy([
@@ -56,7 +56,7 @@ describe('Hierarchy', () => {
   it('counts only successful results in the history', () => {
     const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
     const succeeded = succeededIn(
-      chatHistory([
+      historyOf([
         { role: 'assistant', tool_calls: [call('1', 'repo_open'), call('2', 'clock_now'), call('3', 'repo_read')] },
         { role: 'tool', tool_call_id: '1', content: 'opened' },
         { role: 'tool', tool_call_id: '2', content: 'tool error: clock broken' },

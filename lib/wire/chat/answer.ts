@@ -48,7 +48,7 @@ export function chatAnswer(answer: Answer): { message: ChatMessage; finishReason
  * The client's JSON answer: a normal chat completion shaped like the last reply, with usage summed over all turns;
  * the reply's id, `created` and model only of their type (an upstream may leave them out), else the loop's own.
  */
-export function finalCompletion(answer: Answer, identity: AnswerIdentity): ChatCompletion {
+export function finalAnswer(answer: Answer, identity: AnswerIdentity): ChatCompletion {
   const shape = (answer.last?.reply as ChatCompletion | undefined) ?? {
     ...identity,
     object: 'chat.completion',

@@ -1,33 +1,20 @@
-import type { Request } from 'express';
 import type { ChatMessage, ToolCall } from '../../types';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
 import {
   asksPerson,
-  personTools,
   CallHolders,
-  givenOf,
-  settleAndDecide,
+  answeredCall,
   shownIn,
   type ApprovalHistory,
-  type Exchange,
   type PersonTools,
 } from '../kit/approval-settle';
+import { settledIn } from '../kit/history';
+import { allAsking, lastIn } from '../kit/approval-parts';
 import { callsIn } from './model-reply';
-
-export interface SettledApprovals {
-  /**
-   * the conversation with every approval exchange replaced by the model's own calls; the latest ones wait for
-   * `decisions`
-   */
-  messages: ChatMessage[];
-  decisions: PersonDecision[];
-}
 
 /** An approval exchange: an assistant message whose calls all ask the person (approvals, a tool's questions). */
 function approvalCallsOf(message: ChatMessage, tools: PersonTools): ToolCall[] | undefined {
-  const calls = callsIn(message);
-  return calls.length > 0 && calls.every((call) => asksPerson(call.function?.name, call.id, tools)) ? calls : undefined;
+  return allAsking(callsIn(message), (call) => asksPerson(call.function?.name, call.id, tools));
 }
 
 /** The index of the last message answering each call id: the answers the client's follow-up holds. */
@@ -44,7 +31,7 @@ function lastAnswers(messages: readonly ChatMessage[]): Map<unknown, number> {
 function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): ApprovalHistory<ChatMessage> | undefined {
   const asked = messages.map((message) => (message.role === 'assistant' ? approvalCallsOf(message, tools) : undefined));
   if (!asked.some(Boolean)) return undefined;
-  const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
+  const latest = lastIn(messages, 'assistant');
   const answered = lastAnswers(messages);
   const answeredAfter = (id: unknown, i: number) => (answered.get(id) ?? -1) > i;
   const askedAt = new Map<unknown, number>();
@@ -56,15 +43,9 @@ function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): Ap
   return {
     length: messages.length,
     exchangesAt: (i) =>
-      asked[i]?.map((call): Exchange => {
+      asked[i]?.map((call) => {
         const reply = answeredAfter(call.id, i) ? messages[answered.get(call.id) as number] : undefined;
-        return {
-          approvalId: call.id,
-          shown: shownIn(call.function.arguments),
-          answer: reply && answerOf(reply.content),
-          given: reply && givenOf(reply.content),
-          live: i === latest,
-        };
+        return answeredCall(call.id, shownIn(call.function.arguments), reply, i === latest);
       }),
     kept: (i) => {
       const message = messages[i];
@@ -99,12 +80,4 @@ function chatApprovals(messages: readonly ChatMessage[], tools: PersonTools): Ap
  * and answered by the loop (`decisions`); an older one, already decided, reads as what its answer decided.
  * `undefined` when there is no approval exchange (the common case).
  */
-export function settleApprovals(
-  reader: ApprovalReader,
-  req: Request,
-  binding: string,
-  messages: readonly ChatMessage[],
-): SettledApprovals | undefined {
-  const settled = settleAndDecide(reader, req, binding, chatApprovals(messages, personTools(reader)));
-  return settled && { messages: settled.items, decisions: settled.decisions };
-}
+export const settleApprovals = settledIn('messages', chatApprovals);

@@ -23,7 +23,7 @@ export interface ChatRestored extends Reopened {
 }
 
 /** The calls handed back to the client, the first one's id carrying the loop's own messages (`own`). */
-export function carryOnChat<Call extends { id: string }>(
+export function carryOn<Call extends { id: string }>(
   handBacks: LoopHandBacks,
   calls: Call[],
   own: readonly ChatMessage[],
@@ -38,7 +38,7 @@ export function carryOnChat<Call extends { id: string }>(
  * assistant message, and every call id restored to the model's own; `undefined` when no message carries one.
  * One token per message, on its first call (a token on a later call is ignored), the latest first.
  */
-export function restoreChat(handBacks: HandBacks, messages: readonly ChatMessage[]): ChatRestored | undefined {
+export function restoreWork(handBacks: HandBacks, messages: readonly ChatMessage[]): ChatRestored | undefined {
   const carriers = messages.map((message) =>
     Array.isArray(message.tool_calls) && message.tool_calls.some((call) => callTokenAt(call) >= 0)
       ? message.tool_calls

@@ -24,7 +24,7 @@ function lastAssistant(messages: readonly ChatMessage[]): number {
 }
 
 /** Chat completions: each `role: "tool"` message is one result; the latest turn's follow its assistant message. */
-export const chatElision: Elision<ChatMessage> = {
+export const elision: Elision<ChatMessage> = {
   wire: 'chat',
   names: (messages) => toolNames(messages),
   latest: lastAssistant,

@@ -1,4 +1,3 @@
-import type { HistoryEntry } from '../../trellis/hierarchy';
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../types';
 import { isObject, type Fields } from '../../shared/deltas';
 
@@ -79,13 +78,4 @@ export function wellFormedReply(reply: unknown): ChatCompletion {
       },
     ],
   };
-}
-
-/** A chat history as the hierarchy reads it: each assistant message's calls, each tool message's answer. */
-export function* chatHistory(messages: readonly ChatMessage[]): Generator<HistoryEntry> {
-  for (const message of messages) {
-    for (const call of callsIn(message)) yield { call: call.id, tool: call.function?.name };
-    if (message.role === 'tool' && typeof message.tool_call_id === 'string')
-      yield { answers: message.tool_call_id, text: typeof message.content === 'string' ? message.content : '' };
-  }
 }

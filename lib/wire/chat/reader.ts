@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { contentText, wellFormedReply } from './model-reply';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
-import { streamedCompletion } from './streamed-completion';
+import { streamedReply } from './stream-reader';
 import type { ChatCompletion, ChatMessage } from '../../types';
 import type { TurnReader, TurnResult } from '../../loop/wire';
 import { wireCallOf } from '../../loop/turn-result';
@@ -32,5 +32,5 @@ export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {
 export const chatReader: TurnReader<ChatMessage> = {
   json: (body: unknown) => chatTurn(wellFormedReply(body)),
   stream: async (stream: Readable, onText: TextSink, maxBytes: number) =>
-    chatTurn(wellFormedReply(await streamedTurn(stream, onText, maxBytes, streamedCompletion))),
+    chatTurn(wellFormedReply(await streamedTurn(stream, onText, maxBytes, streamedReply))),
 };

@@ -50,7 +50,7 @@ export function answerParts(answer: Answer): { parts: Part[]; finishReason: stri
  * modelVersion, responseId and any field the loop does not know), its one candidate holding `parts`, and the
  * usageMetadata summed over the turns.
  */
-export function finalResponse(
+export function finalAnswer(
   answer: Answer,
   usage: UsageMetadata | undefined,
   identity: GeminiIdentity,

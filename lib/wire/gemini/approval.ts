@@ -1,16 +1,7 @@
-import type { Request } from 'express';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
-import {
-  askedCallId,
-  asksPerson,
-  givenOf,
-  personTools,
-  settleAndDecide,
-  type ApprovalHistory,
-  type Exchange,
-  type PersonTools,
-} from '../kit/approval-settle';
+import { askedCallId, asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
+import { settledIn } from '../kit/history';
+import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
 import { isObject } from '../../shared/deltas';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
@@ -33,11 +24,15 @@ function answerText(response: unknown): string {
 /** The calls asking the person (approvals, a tool's questions) of a model content that holds no other, or undefined. */
 function approvalCalls(content: Content, tools: PersonTools): Part[] | undefined {
   if (content.role !== 'model') return undefined;
-  const made = calls(content);
-  return made.length > 0 && made.every((part) => asksPerson(part.functionCall.name, part.functionCall.id, tools))
-    ? made
-    : undefined;
+  return allAsking(calls(content), (part) => asksPerson(part.functionCall.name, part.functionCall.id, tools));
 }
+
+const parts: PartsShape<Content, Part> = {
+  partsOf,
+  withParts: (content, kept) => (content ? { ...content, parts: kept } : { role: 'user', parts: kept }),
+  roleOf: (content) => content.role,
+  user: 'user',
+};
 
 /**
  * Where in `out` the model content is that made call `callId`: the one whose call has that id, else (Gemini 2.5 and 3
@@ -63,7 +58,7 @@ function holderOf(out: readonly Content[], callId: string): number {
 function geminiApprovals(contents: readonly Content[], tools: PersonTools): ApprovalHistory<Content> | undefined {
   const asked = contents.map((content) => approvalCalls(content, tools));
   if (!asked.some(Boolean)) return undefined;
-  const latest = contents.reduce((last, content, i) => (content.role === 'model' ? i : last), -1);
+  const latest = lastIn(contents, 'model');
   const approvalIds = new Set(asked.flatMap((made) => (made ?? []).map((part) => part.functionCall?.id)));
   // the model's calls carry no id on Gemini 2.5 and 3: their answers are known by the tool's name then
   const keyOf = (response: { id?: string; name?: string }) => response.id ?? `name:${response.name ?? ''}`;
@@ -84,29 +79,19 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
     length: contents.length,
     exchangesAt: (i) => {
       const answers = asked[i] && answersAfter(i);
-      return asked[i]?.map((part): Exchange => {
+      return asked[i]?.map((part) => {
         const id = part.functionCall?.id as string;
         const answer = answers?.get(id)?.functionResponse;
-        const text = answer && answerText(answer.response);
-        return {
-          approvalId: id,
-          shown: isObject(part.functionCall?.args) ? part.functionCall.args : {},
-          answer: text === undefined ? undefined : answerOf(text),
-          given: text === undefined ? undefined : givenOf(text),
-          live: i === latest,
-        };
+        const shown = isObject(part.functionCall?.args) ? part.functionCall.args : {};
+        return answeredCall(id, shown, answer && { content: answerText(answer.response) }, i === latest);
       });
     },
-    kept: (i) => {
-      const content = contents[i];
-      const parts = partsOf(content);
-      const kept =
-        content.role === 'user'
-          ? parts.filter((part) => !(part.functionResponse && approvalIds.has(part.functionResponse.id)))
-          : parts;
-      if (kept.length === 0) return undefined;
-      return kept.length === parts.length ? content : { ...content, parts: kept };
-    },
+    kept: (i) =>
+      withoutAnswers(
+        contents[i],
+        parts,
+        (part) => !!part.functionResponse && approvalIds.has(part.functionResponse.id),
+      ),
     holderOf,
     // the model's own part (its signature) did not come back: Gemini 3 refuses a call part without a signature
     modelCall: (_callId, call) => ({
@@ -125,16 +110,9 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
           response: outcome.kind === 'approved_earlier' ? { output: text } : { error: text },
         },
       };
-      const next = out[at + 1];
-      if (next?.role === 'user') out[at + 1] = { ...next, parts: [...partsOf(next), answer] };
-      else out.splice(at + 1, 0, { role: 'user', parts: [answer] });
+      answerBeside(out, at, answer, parts);
     },
   };
-}
-
-export interface SettledContents {
-  contents: Content[];
-  decisions: PersonDecision[];
 }
 
 /**
@@ -142,12 +120,4 @@ export interface SettledContents {
  * out, as on the other wires: the latest decide now; an older one reads as what it decided. `undefined` when there is
  * none.
  */
-export function settleApprovalContents(
-  reader: ApprovalReader,
-  req: Request,
-  binding: string,
-  contents: readonly Content[],
-): SettledContents | undefined {
-  const settled = settleAndDecide(reader, req, binding, geminiApprovals(contents, personTools(reader)));
-  return settled && { contents: settled.items, decisions: settled.decisions };
-}
+export const settleApprovals = settledIn('contents', geminiApprovals);

@@ -22,7 +22,7 @@ function elidedContent(content: Content): Content | undefined {
  * The record rides even on a first turn's hand-back: the client sees ids the model never sent, and the follow-up's
  * copy of that content is put back as the model sent it.
  */
-export function carryOnGemini(handBacks: LoopHandBacks, own: Content[], last: Content, calls: WireCall[]): WireCall[] {
+export function carryOn(handBacks: LoopHandBacks, own: Content[], last: Content, calls: WireCall[]): WireCall[] {
   return carryWork(handBacks, calls, [...own, last], elidedContent);
 }
 
@@ -44,7 +44,7 @@ function withModelId(part: Part, ids: ReadonlyMap<string, string | undefined>): 
  * to its calls under the model's own id again (none where the model sent none); a token that does not open leaves
  * its content, its ids cut back to the loop's.
  */
-export function restoreGemini(handBacks: HandBacks, contents: readonly Content[]): GeminiContinued | undefined {
+export function restoreWork(handBacks: HandBacks, contents: readonly Content[]): GeminiContinued | undefined {
   const carried = reopenCarried(handBacks, contents, (content) =>
     content.role === 'model' ? callIds(content)[0] : undefined,
   );

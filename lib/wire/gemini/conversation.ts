@@ -4,11 +4,11 @@ import { budgeted, type TurnSource } from '../kit/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
 import { isObject } from '../../shared/deltas';
-import { geminiElision } from './elision';
+import { elision } from './elision';
 import { geminiFunction, partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
 import type { Conversation, LoopHandBacks, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
-import { carryOnGemini } from './continuation';
+import { carryOn } from './continuation';
 import { approvalCall } from './answer';
 import type { ChatTool } from '../../types';
 
@@ -23,7 +23,7 @@ function responseText(response: unknown): string {
  * A Gemini history as the hierarchy reads it: each functionCall, each functionResponse (`error` a failure). Calls
  * without ids are answered in order, so each call stands for itself by its place.
  */
-export function* geminiHistory(contents: readonly Content[]): Generator<HistoryEntry> {
+export function* historyOf(contents: readonly Content[]): Generator<HistoryEntry> {
   let place = 0;
   /** the calls of the latest content that made any: the next responses answer them, one for one */
   let asked: string[] = [];
@@ -94,7 +94,7 @@ export class GeminiConversation implements Conversation<Content> {
     this.loopId = budget.loopId;
     this.items = [...client];
     this.body = new TurnBody(fields, 'contents');
-    this.source = budgeted(this.body, geminiElision, client.length, budget);
+    this.source = budgeted(this.body, elision, client.length, budget);
   }
 
   /** the loop's own contents so far: what a hand-back carries */
@@ -147,11 +147,11 @@ export class GeminiConversation implements Conversation<Content> {
   /** The client's calls, the first one's id carrying the loop's earlier work and the model's content as it sent it. */
   handBack(turn: TurnResult<Content>, calls: WireCall[]): WireCall[] {
     const asks = calls.length > 0 && calls.every((call) => this.asking.includes(call.name));
-    if (asks) return carryOnGemini(this.handBacks, this.own, { role: 'model', parts: calls.map(approvalCall) }, calls);
+    if (asks) return carryOn(this.handBacks, this.own, { role: 'model', parts: calls.map(approvalCall) }, calls);
     // the client answers a call by its id: one the model did not send is the loop's, toward the client only
     const turnNumber = this.own.filter((content) => content.role === 'model').length + 1;
     const named = calls.map((call, i) => (call.id ? call : { ...call, id: `call_${this.loopId}_${turnNumber}_${i}` }));
-    return carryOnGemini(this.handBacks, this.own, withCalls(turn.output, named), named);
+    return carryOn(this.handBacks, this.own, withCalls(turn.output, named), named);
   }
 }
 

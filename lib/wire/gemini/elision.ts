@@ -21,7 +21,7 @@ export function elidedResponse(part: Part): Part {
  * looking up), each elided where it stands, so every call keeps its answer; the last content is what the model is
  * about to read.
  */
-export const geminiElision: Elision<Content> = {
+export const elision: Elision<Content> = {
   wire: 'gemini',
   names: () => new Map(),
   latest: (contents) => contents.length - 1,

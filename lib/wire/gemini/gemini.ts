@@ -1,3 +1,4 @@
+import { historyIn } from '../kit/history';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { withInput } from '../../loop/arguments';
@@ -5,11 +6,11 @@ import { isObject } from '../../shared/deltas';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { succeededIn } from '../../trellis/hierarchy';
-import { settleApprovalContents } from './approval';
-import { restoreGemini } from './continuation';
-import { GeminiConversation, geminiHistory } from './conversation';
-import { wellFormedResponse } from './model-reply';
-import { GeminiJsonReply, GeminiStreamReply, type Counted } from './reply';
+import { settleApprovals } from './approval';
+import { restoreWork } from './continuation';
+import { GeminiConversation, historyOf } from './conversation';
+import { wellFormedReply } from './model-reply';
+import { JsonReply, StreamReply, type Counted } from './reply';
 import {
   asksForSse,
   clientToolsOf,
@@ -23,7 +24,7 @@ import {
   withoutFunctions,
   type GeminiRequest,
 } from './request';
-import { answerText, streamedResponse } from './stream-reader';
+import { answerText, streamedReply } from './stream-reader';
 import { isCall, type Content, type GenerateContentResponse } from './types';
 import { addUsageMetadata, tokenUsage } from './usage';
 import type { LoopSetup, ReplyOptions, TurnReader, TurnResult, Wire, WireLoop } from '../../loop/wire';
@@ -103,21 +104,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       'INVALID_ARGUMENT',
     );
   },
-  restore(request, handBacks) {
-    const body = request as GeminiRequest;
-    const restored = restoreGemini(handBacks, body.contents);
-    if (!restored) return undefined;
-    const { contents, ...reopened } = restored;
-    return { body: { ...body, contents }, ...reopened };
-  },
-  succeededIn: (items) => succeededIn(geminiHistory(items as Content[])),
-  approvals: {
-    settle(reader, req, binding, body) {
-      const settled = settleApprovalContents(reader, req, binding, (body as GeminiRequest).contents);
-      return settled && { body: { ...body, contents: settled.contents }, decisions: settled.decisions };
-    },
-    withItems: (body, items) => ({ ...body, contents: [...items] }),
-  },
+  ...historyIn('contents', restoreWork, settleApprovals),
+  succeededIn: (items) => succeededIn(historyOf(items as Content[])),
   open(request, setup: LoopSetup, req?: Request): WireLoop<Content> {
     const body = request as GeminiRequest;
     const path = req?.path ?? '';
@@ -134,9 +122,9 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       return turnOf(reply, model);
     };
     const reader: TurnReader<Content> = {
-      json: (reply) => read(wellFormedResponse(reply)),
+      json: (reply) => read(wellFormedReply(reply)),
       stream: async (upstream: Readable, onText: TextSink, maxBytes: number) =>
-        read(await streamedTurn(upstream, onText, maxBytes, streamedResponse)),
+        read(await streamedTurn(upstream, onText, maxBytes, streamedReply)),
     };
     const identity = { responseId: `loop_${setup.loopId}`, model };
     return {
@@ -153,8 +141,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
       approvalTool: declaredNames(declared).includes(setup.approvalTool) ? setup.approvalTool : undefined,
       inputTool: setup.inputTool && declaredNames(declared).includes(setup.inputTool) ? setup.inputTool : undefined,
       reply(res: Response, options: ReplyOptions) {
-        if (!streams) return new GeminiJsonReply(res, identity, counted, options.judged);
-        return new GeminiStreamReply(res, identity, counted, {
+        if (!streams) return new JsonReply(res, identity, counted, options.judged);
+        return new StreamReply(res, identity, counted, {
           keepAliveSec: options.keepAliveSec,
           signal: options.signal,
         });

@@ -32,7 +32,7 @@ export function checkedParts(candidate: Candidate | undefined): Part[] {
  * kept as it came; or an Error naming what is wrong (a blocked prompt has no candidate: the turn then fails like any
  * failed model call, and a first turn falls through to the normal handler).
  */
-export function wellFormedResponse(reply: unknown): GenerateContentResponse {
+export function wellFormedReply(reply: unknown): GenerateContentResponse {
   if (!isObject(reply) || !Array.isArray(reply.candidates) || !isObject(reply.candidates[0])) {
     const feedback = isObject(reply) && isObject(reply.promptFeedback) ? reply.promptFeedback.blockReason : undefined;
     throw new Error(

@@ -1,8 +1,9 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply, type ToolNote } from '../../loop/reply';
-import { answerParts, finalResponse, type GeminiIdentity } from './answer';
-import { GeminiStreamWriter, type GeminiStreamOptions } from './stream-writer';
+import { noteParagraph, type Answer } from '../../loop/reply';
+import { StreamAnswerReply } from '../kit/stream-reply';
+import { answerParts, finalAnswer, type GeminiIdentity } from './answer';
+import { StreamWriter, type GeminiStreamOptions } from './stream-writer';
 import type { UsageMetadata } from './types';
 
 /** What one Gemini loop has counted, turn after turn: each turn's usageMetadata, summed. */
@@ -14,7 +15,7 @@ export interface Counted {
  * A `:generateContent` client: nothing is sent until the loop ends, then ONE GenerateContentResponse with the loop's
  * headers.
  */
-export class GeminiJsonReply extends JsonAnswerReply {
+export class JsonReply extends JsonAnswerReply {
   constructor(
     res: Response,
     private readonly identity: GeminiIdentity,
@@ -25,7 +26,7 @@ export class GeminiJsonReply extends JsonAnswerReply {
   }
 
   protected answerOf(answer: Answer): unknown {
-    return finalResponse(answer, this.counted.usage, this.identity);
+    return finalAnswer(answer, this.counted.usage, this.identity);
   }
 }
 
@@ -33,46 +34,23 @@ export class GeminiJsonReply extends JsonAnswerReply {
  * A `:streamGenerateContent?alt=sse` client: the turns' text goes out as it arrives; the loop's note, the handed-back
  * calls, the finishReason and the summed usage in the last chunk.
  */
-export class GeminiStreamReply implements Reply {
-  readonly streams = true;
-  private readonly writer: GeminiStreamWriter;
-
+export class StreamReply extends StreamAnswerReply<StreamWriter> {
   constructor(
     res: Response,
     identity: GeminiIdentity,
     private readonly counted: Counted,
     options: GeminiStreamOptions,
   ) {
-    this.writer = new GeminiStreamWriter(res, identity, options);
-  }
-
-  get committed(): boolean {
-    return this.writer.committed;
+    super(new StreamWriter(res, identity, options));
   }
 
   text(delta: string): Promise<void> | void {
     return this.writer.text(delta);
   }
 
-  toolsRunning(): void {
-    this.writer.toolsRunning();
-  }
-
-  toolProgress(): void {
-    this.writer.toolProgress();
-  }
-
-  toolNote(tool: string, note: ToolNote): void {
-    this.writer.toolNote(tool, note);
-  }
-
   send(answer: Answer): void {
     const note = noteParagraph(answer);
     const { parts, finishReason } = answerParts({ ...answer, text: '', note: undefined });
     this.writer.finish([...(note === '' ? [] : [{ text: note }]), ...parts], finishReason, this.counted.usage);
-  }
-
-  dispose(): void {
-    this.writer.dispose();
   }
 }

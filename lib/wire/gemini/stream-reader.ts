@@ -67,7 +67,7 @@ class StreamedReply {
  * `onText`; an error chunk, a malformed chunk, a stream that ends without a finishReason, or a part the loop cannot
  * act on throws; what it assembles is kept within `held`.
  */
-export async function streamedResponse(
+export async function streamedReply(
   stream: AsyncIterable<Buffer | string>,
   onText: TextSink,
   held: HeldBytes,

@@ -15,7 +15,7 @@ export interface GeminiStreamOptions {
  * usageMetadata summed over the turns. The response opens with its first byte, so a loop that fails before can fall
  * through; a comment is the keep-alive while tools run (the SDK reads only `data:` events).
  */
-export class GeminiStreamWriter extends EventStreamWriter {
+export class StreamWriter extends EventStreamWriter {
   protected readonly stream: EventStream;
   /** a text chunk is this envelope around the text: serialised once, not for every delta */
   private readonly textHead = '{"candidates":[{"content":{"role":"model","parts":[{"text":';

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ToolOutcome } from '../../loop/tool-outcome';
 import {
+  answerOf,
   decideApproval,
   deniedFor,
   earlierDecision,
@@ -91,6 +92,23 @@ export function givenOf(content: unknown): unknown {
   const text = textOf(content).trim();
   return parsedOrUndefined(text) ?? text;
 }
+
+/**
+ * One approval asked in a tool call and answered (or not yet: `reply` undefined) by the client's tool result: its
+ * content as the approval reads it (`answerOf`) and as the client wrote it (`givenOf`).
+ */
+export const answeredCall = (
+  approvalId: string,
+  shown: Exchange['shown'],
+  reply: { content?: unknown; [field: string]: unknown } | undefined,
+  live: boolean,
+): Exchange => ({
+  approvalId,
+  shown,
+  answer: reply && answerOf(reply.content),
+  given: reply && givenOf(reply.content),
+  live,
+});
 
 /** The `{ tool, arguments }` an approval call's JSON arguments showed. */
 export function shownIn(json: unknown): Exchange['shown'] {

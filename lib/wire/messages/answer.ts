@@ -6,7 +6,7 @@ import type { AnthropicMessage, ContentBlock, MessagesUsage } from './types';
  * the loop does not know; the id and model only when they are strings, else the loop's own), holding every turn's
  * blocks the client may see and the usage summed over the turns.
  */
-export function finalMessage(
+export function finalAnswer(
   content: ContentBlock[],
   stopReason: string,
   usage: MessagesUsage | undefined,

@@ -1,15 +1,7 @@
-import type { Request } from 'express';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { answerOf, type ApprovalReader, type PersonDecision } from '../../person/approval-decision';
-import {
-  asksPerson,
-  givenOf,
-  personTools,
-  settleAndDecide,
-  type ApprovalHistory,
-  type Exchange,
-  type PersonTools,
-} from '../kit/approval-settle';
+import { asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
+import { settledIn } from '../kit/history';
+import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
 import { isObject } from '../../shared/deltas';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
@@ -31,9 +23,15 @@ export function approvalUse(call: WireCall): ContentBlock {
  */
 function approvalUses(message: MessageParam, tools: PersonTools): ContentBlock[] | undefined {
   if (message.role !== 'assistant') return undefined;
-  const uses = toolUses(message);
-  return uses.length > 0 && uses.every((use) => asksPerson(use.name, use.id, tools)) ? uses : undefined;
+  return allAsking(toolUses(message), (use) => asksPerson(use.name, use.id, tools));
 }
+
+const blocks: PartsShape<MessageParam, ContentBlock> = {
+  partsOf: (message) => blocksOf(message?.content),
+  withParts: (message, content) => (message ? { ...message, content } : { role: 'user', content }),
+  roleOf: (message) => message.role,
+  user: 'user',
+};
 
 /** Where in `out` the assistant message is that made tool use `callId`; -1: nowhere. */
 function holderOf(out: readonly MessageParam[], callId: string): number {
@@ -55,7 +53,7 @@ function messagesApprovals(
 ): ApprovalHistory<MessageParam> | undefined {
   const asked = messages.map((message) => approvalUses(message, tools));
   if (!asked.some(Boolean)) return undefined;
-  const latest = messages.reduce((last, message, i) => (message.role === 'assistant' ? i : last), -1);
+  const latest = lastIn(messages, 'assistant');
   const approvalIds = new Set(asked.flatMap((uses) => (uses ?? []).map((use) => use.id)));
   const lastResult = new Map<unknown, number>();
   messages.forEach((message, i) =>
@@ -71,27 +69,16 @@ function messagesApprovals(
     length: messages.length,
     exchangesAt: (i) => {
       const results = asked[i] && resultsAfter(i);
-      return asked[i]?.map((use): Exchange => {
-        const result = results?.get(use.id);
-        return {
-          approvalId: use.id as string,
-          shown: isObject(use.input) ? use.input : {},
-          answer: result && answerOf(result.content),
-          given: result && givenOf(result.content),
-          live: i === latest,
-        };
-      });
+      return asked[i]?.map((use) =>
+        answeredCall(use.id as string, isObject(use.input) ? use.input : {}, results?.get(use.id), i === latest),
+      );
     },
-    kept: (i) => {
-      const message = messages[i];
-      const blocks = blocksOf(message.content);
-      const kept =
-        message.role === 'user'
-          ? blocks.filter((block) => !(block.type === 'tool_result' && approvalIds.has(block.tool_use_id)))
-          : blocks;
-      if (kept.length === 0) return undefined;
-      return kept.length === blocks.length ? message : { ...message, content: kept };
-    },
+    kept: (i) =>
+      withoutAnswers(
+        messages[i],
+        blocks,
+        (block) => block.type === 'tool_result' && approvalIds.has(block.tool_use_id),
+      ),
     holderOf,
     modelCall: (callId, call) => ({
       role: 'assistant',
@@ -112,28 +99,13 @@ function messagesApprovals(
         outcome.kind === 'approved_earlier'
           ? { type: 'tool_result', tool_use_id: callId, content }
           : { type: 'tool_result', tool_use_id: callId, content, is_error: true };
-      const next = out[at + 1];
-      if (next?.role === 'user') out[at + 1] = { ...next, content: [...blocksOf(next.content), answer] };
-      else out.splice(at + 1, 0, { role: 'user', content: [answer] });
+      answerBeside(out, at, answer, blocks);
     },
   };
-}
-
-export interface SettledMessages {
-  messages: MessageParam[];
-  decisions: PersonDecision[];
 }
 
 /**
  * Messages' approval exchanges (the loop's `tool_use` of the approval tool, the client's `tool_result`) taken out,
  * as on chat completions: the latest decide now; an older one reads as what it decided. `undefined` when there is none.
  */
-export function settleApprovalMessages(
-  reader: ApprovalReader,
-  req: Request,
-  binding: string,
-  messages: readonly MessageParam[],
-): SettledMessages | undefined {
-  const settled = settleAndDecide(reader, req, binding, messagesApprovals(messages, personTools(reader)));
-  return settled && { messages: settled.items, decisions: settled.decisions };
-}
+export const settleApprovals = settledIn('messages', messagesApprovals);

@@ -24,7 +24,7 @@ export interface MessagesContinued extends Reopened {
  * handed-back assistant message as the model wrote it (thinking blocks and signatures whole). The client's follow-up
  * sends the id back; the record then takes the place of the client's copy of that message.
  */
-export function carryOnMessages(
+export function carryOn(
   handBacks: LoopHandBacks,
   own: MessageParam[],
   last: MessageParam,
@@ -41,10 +41,7 @@ export function carryOnMessages(
 }
 
 /** The client's messages with each carried record in place of the message that carries it, every id the model's own. */
-export function restoreMessages(
-  handBacks: HandBacks,
-  messages: readonly MessageParam[],
-): MessagesContinued | undefined {
+export function restoreWork(handBacks: HandBacks, messages: readonly MessageParam[]): MessagesContinued | undefined {
   const carried = reopenCarried(handBacks, messages, (message) => firstToolUse(message)?.id);
   if (!carried) return undefined;
   const { carriers, workAt, reopened } = carried;

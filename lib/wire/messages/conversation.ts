@@ -4,7 +4,7 @@ import { budgeted, type TurnSource } from '../kit/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { approvalUse } from './approval';
 import { TakenIds } from '../../loop/call-id';
-import { messagesElision } from './elision';
+import { elision } from './elision';
 import { blocksOf, messagesTool, type MessageParam } from './request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
@@ -29,7 +29,7 @@ function resultText(content: unknown): string {
 }
 
 /** A Messages history as the hierarchy reads it: each tool_use, each tool_result (`is_error` a failure). */
-export function* messagesHistory(messages: readonly MessageParam[]): Generator<HistoryEntry> {
+export function* historyOf(messages: readonly MessageParam[]): Generator<HistoryEntry> {
   for (const message of messages) {
     for (const block of blocksOf(message.content)) {
       if (block.type === 'tool_use') yield { call: block.id, tool: block.name };
@@ -65,7 +65,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
   ) {
     this.items = [...client];
     this.body = new TurnBody(fields);
-    this.source = budget === undefined ? this.body : budgeted(this.body, messagesElision, client.length, budget);
+    this.source = budget === undefined ? this.body : budgeted(this.body, elision, client.length, budget);
   }
 
   /** the loop's own messages so far: what a hand-back carries */

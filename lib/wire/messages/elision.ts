@@ -28,7 +28,7 @@ export function toolUseNames(messages: readonly MessageParam[]): Map<unknown, un
  * Messages: a user message's tool_result blocks are the results, each elided where it stands, so every tool_use keeps
  * its answer; the latest results (the last message) are what the model is about to read.
  */
-export const messagesElision: Elision<MessageParam> = {
+export const elision: Elision<MessageParam> = {
   wire: 'messages',
   names: toolUseNames,
   latest: (messages) => messages.length - 1,

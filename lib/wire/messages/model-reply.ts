@@ -14,7 +14,7 @@ function blockProblem(block: unknown): string | undefined {
  * The model's JSON reply in the shape the loop relies on (a Message with a list of typed blocks), every field kept
  * as it came; or an Error naming what is wrong with it (the turn then fails like any failed model call).
  */
-export function wellFormedMessage(reply: unknown): AnthropicMessage {
+export function wellFormedReply(reply: unknown): AnthropicMessage {
   if (!isObject(reply) || reply.type !== 'message' || !Array.isArray(reply.content))
     throw new Error('the reply is not a Message');
   for (const block of reply.content) {

@@ -1,9 +1,10 @@
 import type { Response } from 'express';
 import { JsonAnswerReply } from '../kit/json-reply';
-import { noteParagraph, type Answer, type Reply, type ToolNote } from '../../loop/reply';
-import { finalMessage } from './answer';
+import { noteParagraph, type Answer } from '../../loop/reply';
+import { StreamAnswerReply } from '../kit/stream-reply';
+import { finalAnswer } from './answer';
 import { approvalUse } from './approval';
-import { MessagesStreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
+import { StreamWriter, type MessagesIdentity, type MessagesStreamOptions } from './stream-writer';
 import { isToolUse, type AnthropicMessage, type ContentBlock, type MessagesUsage } from './types';
 
 /**
@@ -35,7 +36,7 @@ function stopReason(answer: Answer): string {
 }
 
 /** A `stream: false` client: nothing is sent until the loop ends, then ONE Message with the loop's headers. */
-export class MessagesJsonReply extends JsonAnswerReply {
+export class JsonReply extends JsonAnswerReply {
   constructor(
     res: Response,
     private readonly identity: MessagesIdentity,
@@ -48,7 +49,7 @@ export class MessagesJsonReply extends JsonAnswerReply {
   protected answerOf(answer: Answer): unknown {
     const { note } = answer;
     const content = [...this.shown.blocks, ...(note ? [{ type: 'text', text: note }] : []), ...handedBack(answer)];
-    return finalMessage(
+    return finalAnswer(
       content,
       stopReason(answer),
       this.shown.usage,
@@ -62,37 +63,18 @@ export class MessagesJsonReply extends JsonAnswerReply {
  * A `stream: true` client: the turns' blocks go to the writer as the reader reads them; the loop's own text (the
  * budget note) goes as its own text block, the handed-back calls and the summed usage at the end.
  */
-export class MessagesStreamReply implements Reply {
-  readonly streams = true;
-  readonly writer: MessagesStreamWriter;
-
+export class StreamReply extends StreamAnswerReply<StreamWriter> {
   constructor(
     res: Response,
     identity: MessagesIdentity,
     private readonly shown: Shown,
     options: MessagesStreamOptions,
   ) {
-    this.writer = new MessagesStreamWriter(res, identity, options);
-  }
-
-  get committed(): boolean {
-    return this.writer.committed;
+    super(new StreamWriter(res, identity, options));
   }
 
   text(delta: string): void {
     this.writer.block({ type: 'text', text: delta.replace(/^\n\n/, '') });
-  }
-
-  toolsRunning(): void {
-    this.writer.toolsRunning();
-  }
-
-  toolProgress(): void {
-    this.writer.toolProgress();
-  }
-
-  toolNote(tool: string, note: ToolNote): void {
-    this.writer.toolNote(tool, note);
   }
 
   send(answer: Answer): void {
@@ -100,9 +82,5 @@ export class MessagesStreamReply implements Reply {
     if (note !== '') this.text(note);
     for (const block of handedBack(answer)) this.writer.block(block);
     this.writer.finish(stopReason(answer), this.shown.usage);
-  }
-
-  dispose(): void {
-    this.writer.dispose();
   }
 }

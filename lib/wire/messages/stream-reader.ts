@@ -1,7 +1,7 @@
 import { deltaBytes, excerpt, isObject } from '../../shared/deltas';
 import { HeldBytes } from '../../shared/held-bytes';
 import { SseEvents, sseJson } from '../kit/sse';
-import { wellFormedMessage } from './model-reply';
+import { wellFormedReply } from './model-reply';
 import type { AnthropicMessage, BlockEvent, ContentBlock, MessagesUsage } from './types';
 
 /** Takes the events of the blocks the client may see, as they arrive; a promise says to wait (a slow client). */
@@ -149,9 +149,9 @@ class StreamedMessage {
 /**
  * Reads a `stream: true` Message as it arrives, handing the events of every block but the model's tool_use blocks
  * to `sink`; an `error` event, a malformed event, a stream that ends before `message_stop`, or a Message the loop
- * cannot act on (`wellFormedMessage`) throws; the blocks it assembles are kept within `held`.
+ * cannot act on (`wellFormedReply`) throws; the blocks it assembles are kept within `held`.
  */
-export async function streamedMessage(
+export async function streamedReply(
   stream: AsyncIterable<Buffer | string>,
   sink: BlockSink,
   held = new HeldBytes(),
@@ -163,7 +163,7 @@ export async function streamedMessage(
       const caughtUp = reply.add(sseJson(data, 'event') as Event, sink);
       if (caughtUp) await caughtUp;
       // as a JSON reply is: a tool_use without a string id or name can be neither run nor handed back
-      if (reply.stopped) return wellFormedMessage({ ...reply.result(), type: 'message' });
+      if (reply.stopped) return wellFormedReply({ ...reply.result(), type: 'message' });
     }
   throw new Error('the model stream ended without message_stop');
 }

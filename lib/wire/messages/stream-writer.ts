@@ -23,7 +23,7 @@ type Event = Record<string, unknown> & { type: string };
 
 const sse = (data: Event): string => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export class MessagesStreamWriter extends EventStreamWriter {
+export class StreamWriter extends EventStreamWriter {
   private nextIndex = 0;
   /** the client's index of each block of the turn being read, by the model's index */
   private readonly indexes = new Map<number, number>();

@@ -1,7 +1,7 @@
 import { textWithNote, type Answer } from '../../loop/reply';
 import { approvalRequestItem, approvalRequestOf, questionItem } from './approval';
 import { inputCallId } from '../../person/input';
-import { isCallItem, isObject, messageText, type ResponseItem } from './items';
+import { isCallItem, isObject, messageText, type ResponseItem } from './types';
 import type { TokenUsage } from '../../loop/wire';
 
 /**
@@ -73,7 +73,7 @@ export function answerOutput(answer: Answer, identity: ResponseIdentity, ownMess
  * of their type (an upstream's `object: null` is never the client's), else the loop's own. Its `tools` are the
  * client's: the binding's stay inside.
  */
-export function finalResponse(
+export function finalAnswer(
   answer: Answer | undefined,
   identity: ResponseIdentity,
   output: ResponseItem[],

@@ -115,7 +115,7 @@ function responsesApprovals(input: readonly Item[], chained: boolean): ApprovalH
  * trailing responses decide now (`live`); an older one, decided in an earlier request, reads as what it decided.
  * `undefined` when the input holds no response to this gateway.
  */
-export function settleApprovalItems(input: readonly Item[], chained = false): SettledItems | undefined {
+export function settleApprovals(input: readonly Item[], chained = false): SettledItems | undefined {
   const history = responsesApprovals(input, chained);
   if (history === undefined) return undefined;
   const live: ApprovalReply[] = [];

@@ -1,16 +1,16 @@
 import { carryWork, reopenWork, tokenAt, type Reopened } from '../../hand-back/continuation';
-import { responsesElision } from './elision';
-import { isObject, type ResponseItem } from './items';
+import { elision } from './elision';
+import { isObject, type ResponseItem } from './types';
 import type { HandBacks, LoopHandBacks, WireCall } from '../../loop/wire';
 
 /**
  * The client's own calls as handed back, the first one's `call_id` carrying a sealed record of the loop's earlier
  * items (its output items, reasoning included, and their answers), so that the follow-up brings them along.
  */
-export function carryOnCalls(handBacks: LoopHandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
+export function carryOn(handBacks: LoopHandBacks, calls: WireCall[], own: readonly ResponseItem[]): WireCall[] {
   const work = [...own];
-  const names = responsesElision.names(work);
-  return carryWork(handBacks, calls, work, (item) => responsesElision.elide(item, names)?.item);
+  const names = elision.names(work);
+  return carryWork(handBacks, calls, work, (item) => elision.elide(item, names)?.item);
 }
 
 /** The field whose id may carry the loop's work: a call's `call_id`, or the id of an approval request or response. */
@@ -55,7 +55,7 @@ function insertionPoint(input: readonly ResponseItem[], carrier: number): number
  * items itself (`chained`), each verified record put back before the call that carried it; `undefined` when no item
  * carries a token. Each token opens once, the latest first, within `MAX_WORK_BYTES` of work in all.
  */
-export function restoreItems(
+export function restoreWork(
   handBacks: HandBacks,
   input: readonly ResponseItem[],
   chained: boolean,

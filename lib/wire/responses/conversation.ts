@@ -2,9 +2,9 @@ import { budgeted, type TurnSource } from '../kit/context-budget';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { TurnBody, openObject, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
-import { carryOnCalls } from './continuation';
-import { responsesElision } from './elision';
-import { callsOf, keptOutput, type ResponseItem } from './items';
+import { carryOn } from './continuation';
+import { elision } from './elision';
+import { callsOf, keptOutput, type ResponseItem } from './types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
 import type { ChatTool } from '../../types';
 
@@ -62,7 +62,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     this.items = [...history];
     if (chaining === 'whole') {
       this.body = new TurnBody(fields, 'input');
-      this.whole = budgeted(this.body, responsesElision, history.length, setup);
+      this.whole = budgeted(this.body, elision, history.length, setup);
     }
     const { input: _new, previous_response_id: _chained, ...head } = fields;
     this.head = head;
@@ -122,6 +122,6 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   }
 
   handBack(_turn: TurnResult<ResponseItem[]>, calls: WireCall[]): WireCall[] {
-    return carryOnCalls(this.setup.handBacks, calls, this.items.slice(this.history.length));
+    return carryOn(this.setup.handBacks, calls, this.items.slice(this.history.length));
   }
 }

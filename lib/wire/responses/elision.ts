@@ -1,5 +1,5 @@
 import { elidedContent, type Elision } from '../kit/context-budget';
-import type { ResponseItem } from './items';
+import type { ResponseItem } from './types';
 
 /** where the latest turn's answers begin: the item after its last output item */
 function latestAnswers(items: readonly ResponseItem[]): number {
@@ -12,7 +12,7 @@ function latestAnswers(items: readonly ResponseItem[]): number {
  * Responses (when each turn carries the whole input): a `function_call_output` item is one result, its output elided
  * where it stands, so every `function_call` keeps its answer.
  */
-export const responsesElision: Elision<ResponseItem> = {
+export const elision: Elision<ResponseItem> = {
   wire: 'responses',
   names: (items) =>
     new Map(items.filter((item) => item.type === 'function_call').map((item) => [item.call_id, item.name])),

@@ -4,7 +4,7 @@ import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { SseEvents, sseJson } from '../kit/sse';
 import { streamedTurn } from '../../loop/turn-stream';
-import { callsOf, outputText, type ResponseItem } from './items';
+import { callsOf, outputText, type ResponseItem } from './types';
 import type { TokenUsage, TurnReader, TurnResult } from '../../loop/wire';
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);

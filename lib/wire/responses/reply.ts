@@ -2,15 +2,15 @@ import type { Response } from 'express';
 import { EventStream, EventStreamWriter } from '../kit/event-stream';
 import { JsonAnswerReply } from '../kit/json-reply';
 import { noteParagraph, type Answer, type Reply } from '../../loop/reply';
-import { answerOutput, finalResponse, messageItem, type ResponseIdentity } from './answer';
-import type { ResponseItem } from './items';
+import { answerOutput, finalAnswer, messageItem, type ResponseIdentity } from './answer';
+import type { ResponseItem } from './types';
 import type { ReplyOptions } from '../../loop/wire';
 
 /** The answer is going out: a follow-up chaining on its id chains on the upstream's reply `upstreamId`. */
 export type Answered = (upstreamId: string) => Promise<void> | undefined;
 
 /** A `stream: false` client: nothing is sent until the loop ends, then one Response with the loop's headers. */
-export class ResponsesJsonReply extends JsonAnswerReply {
+export class JsonReply extends JsonAnswerReply {
   constructor(
     res: Response,
     private readonly identity: ResponseIdentity,
@@ -21,7 +21,7 @@ export class ResponsesJsonReply extends JsonAnswerReply {
   }
 
   protected answerOf(answer: Answer): unknown {
-    return finalResponse(answer, this.identity, answerOutput(answer, this.identity, false));
+    return finalAnswer(answer, this.identity, answerOutput(answer, this.identity, false));
   }
 
   beforeSend(answer: Answer): Promise<void> | undefined {
@@ -36,7 +36,7 @@ export class ResponsesJsonReply extends JsonAnswerReply {
  * calls) and the Response whole. It opens with its first byte, so a loop that fails before producing anything can
  * still fall through.
  */
-export class ResponsesStreamReply extends EventStreamWriter implements Reply {
+export class StreamReply extends EventStreamWriter implements Reply {
   readonly streams = true;
   private sequence = 0;
   private text_ = '';
@@ -81,7 +81,7 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
     if (!this.messageOpen && output[0]?.type === 'message') this.text(answer.text);
     this.closeMessage();
     output.slice(this.messageOpen ? 1 : 0).forEach((item, i) => this.item(item, i + (this.messageOpen ? 1 : 0)));
-    this.finish(finalResponse(answer, this.identity, output));
+    this.finish(finalAnswer(answer, this.identity, output));
   }
 
   beforeSend(answer: Answer): Promise<void> | undefined {
@@ -94,7 +94,7 @@ export class ResponsesStreamReply extends EventStreamWriter implements Reply {
     if (!this.stream.opened || this.stream.ended) return;
     this.closeMessage();
     this.finish(
-      finalResponse(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []),
+      finalAnswer(undefined, this.identity, this.messageOpen ? [messageItem(this.messageId, this.text_)] : []),
     );
   }
 

@@ -7,11 +7,11 @@ import { clientToolSearch } from '../../tool-search/client-search';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
 import type { ChatTool } from '../../types';
 import { ResponsesConversation, type Chaining } from './conversation';
-import { settleApprovalItems } from './approval';
-import { restoreItems } from './continuation';
-import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem } from './items';
+import { settleApprovals } from './approval';
+import { restoreWork } from './continuation';
+import { CLIENT_ACTION_NAMES, callsOf, isObject, messageText, type ResponseItem } from './types';
 import { responsesReader } from './reader';
-import { ResponsesJsonReply, ResponsesStreamReply } from './reply';
+import { JsonReply, StreamReply } from './reply';
 import type { ReplyOptions, Wire, WireLoop, WireRequest } from '../../loop/wire';
 import { openAiApi } from '../kit/openai-api';
 
@@ -124,7 +124,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
   restore(body, followUp) {
     const request = chainedOnUpstream(body as ResponsesRequest, followUp.answerIds);
     const restored = Array.isArray(request.input)
-      ? restoreItems(followUp, request.input, chainingOf(request) !== 'whole')
+      ? restoreWork(followUp, request.input, chainingOf(request) !== 'whole')
       : undefined;
     if (restored) {
       const { input, ...reopened } = restored;
@@ -137,7 +137,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
     settle(reader, req, binding, body) {
       const { input } = body as ResponsesRequest;
       const settled = Array.isArray(input)
-        ? settleApprovalItems(input, chainingOf(body as ResponsesRequest) !== 'whole')
+        ? settleApprovals(input, chainingOf(body as ResponsesRequest) !== 'whole')
         : undefined;
       return (
         settled && {
@@ -194,8 +194,8 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
         : {}),
       reply(res: Response, options: ReplyOptions): Reply {
         return body.stream === true
-          ? new ResponsesStreamReply(res, identity, options, answered)
-          : new ResponsesJsonReply(res, identity, options.judged, answered);
+          ? new StreamReply(res, identity, options, answered)
+          : new JsonReply(res, identity, options.judged, answered);
       },
     };
   },

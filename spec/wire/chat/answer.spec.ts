@@ -1,6 +1,6 @@
 import type { Answer } from '../../../lib/loop/reply';
 import type { ChatCompletion, ChatMessage } from '../../../lib/types';
-import { chatAnswer, finalCompletion } from '../../../lib/wire/chat/answer';
+import { chatAnswer, finalAnswer } from '../../../lib/wire/chat/answer';
 import { chatUsage } from '../../../lib/loop/turn-result';
 import type { TurnResult } from '../../../lib/loop/wire';
 
@@ -26,7 +26,7 @@ describe('the chat completion the client gets', () => {
       last: last({ role: 'assistant', content: 'Done.', reasoning_content: 'thought' } as ChatMessage),
       usage: { input: 7, output: 3, total: 10 },
     };
-    expect(finalCompletion(answer, identity)).toEqual({
+    expect(finalAnswer(answer, identity)).toEqual({
       id: 'chatcmpl-up',
       object: 'chat.completion',
       created: 1,
@@ -55,7 +55,7 @@ describe('the chat completion the client gets', () => {
       message: { role: 'assistant', content: 'Partial.\n\n[agent-loop] note' },
       finishReason: 'stop',
     });
-    expect(finalCompletion({ stop: 'deadline', text: '', note: 'n' }, identity)).toEqual({
+    expect(finalAnswer({ stop: 'deadline', text: '', note: 'n' }, identity)).toEqual({
       ...identity,
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: 'n' }, finish_reason: 'stop' }],
@@ -115,7 +115,7 @@ describe('the chat completion the client gets', () => {
       text: 'Done.',
       last: { text: 'Done.', calls: [], output: reply.choices[0].message, stop: 'stop', id: '', model: '', reply },
     };
-    expect(finalCompletion(answer, identity)).toEqual({
+    expect(finalAnswer(answer, identity)).toEqual({
       ...identity,
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Done.' }, finish_reason: 'stop' }],

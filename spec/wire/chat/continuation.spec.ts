@@ -2,14 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { Continuations, MAX_WORK_BYTES } from '../../../lib/hand-back/continuation';
 import { tokenSecret } from '../../../lib/shared/signed-token';
 import type { ChatMessage, ToolCall } from '../../../lib/types';
-import { carryOnChat, restoreChat } from '../../../lib/wire/chat/continuation';
+import { carryOn, restoreWork } from '../../../lib/wire/chat/continuation';
 
 const sealer = new Continuations(tokenSecret('a gateway secret that is long enough for bounds'), 3600);
 const continuations = {
   carry: (r: IncomingMessage, binding: string, calls: ToolCall[], own: ChatMessage[], succeeded: string[]) =>
-    carryOnChat({ continuations: sealer, req: r, binding, succeeded: new Set(succeeded), loaded: [] }, calls, own),
+    carryOn({ continuations: sealer, req: r, binding, succeeded: new Set(succeeded), loaded: [] }, calls, own),
   restore: (r: IncomingMessage, binding: string, messages: ChatMessage[]) =>
-    restoreChat({ continuations: sealer, req: r, binding }, messages),
+    restoreWork({ continuations: sealer, req: r, binding }, messages),
 };
 const req = { headers: { authorization: 'Bearer alice' } } as unknown as IncomingMessage;
 const call = (id: string, name = 'notes_read'): ToolCall => ({

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../../lib/types';
-import { chatElision, elide, toolNames } from '../../../lib/wire/chat/elision';
+import { elision, elide, toolNames } from '../../../lib/wire/chat/elision';
 
 const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
 const messages: ChatMessage[] = [
@@ -39,13 +39,13 @@ describe('chat elision: where chat completions hold tool results', () => {
 
   it('elides tool messages only, one result each, never into a longer text; the latest turn begins at the last assistant message', () => {
     const names = toolNames(messages);
-    expect(chatElision.elide(messages[4], names)).toEqual({
+    expect(elision.elide(messages[4], names)).toEqual({
       item: { role: 'tool', tool_call_id: 'a', content: "[earlier result of 'repo_read' elided: 500 bytes]" },
       results: 1,
     });
-    expect(chatElision.elide(messages[2], names)).toBeUndefined();
-    expect(chatElision.elide(messages[0], names)).toBeUndefined();
-    expect(chatElision.latest(messages)).toBe(3);
-    expect(chatElision.latest([{ role: 'user', content: 'hi' }])).toBe(-1);
+    expect(elision.elide(messages[2], names)).toBeUndefined();
+    expect(elision.elide(messages[0], names)).toBeUndefined();
+    expect(elision.latest(messages)).toBe(3);
+    expect(elision.latest([{ role: 'user', content: 'hi' }])).toBe(-1);
   });
 });

@@ -1,4 +1,4 @@
-import { answerParts, finalResponse } from '../../../lib/wire/gemini/answer';
+import { answerParts, finalAnswer } from '../../../lib/wire/gemini/answer';
 import type { Answer } from '../../../lib/loop/reply';
 import type { TurnResult } from '../../../lib/loop/wire';
 
@@ -42,7 +42,7 @@ describe("a Gemini loop's answer", () => {
   it('ends a budget with the text and the note, STOP; takes the last reply’s shape and the summed usage', () => {
     const answer: Answer = { stop: 'max_turns', text: 'Still.', note: '[note]', last };
     expect(
-      finalResponse(answer, { promptTokenCount: 3, totalTokenCount: 3 }, { responseId: 'loop_1', model: 'g' }),
+      finalAnswer(answer, { promptTokenCount: 3, totalTokenCount: 3 }, { responseId: 'loop_1', model: 'g' }),
     ).toEqual({
       candidates: [
         {
@@ -57,7 +57,7 @@ describe("a Gemini loop's answer", () => {
       responseId: 'r1',
     });
     expect(
-      finalResponse({ stop: 'authorization', text: '', note: 'sign in' }, undefined, {
+      finalAnswer({ stop: 'authorization', text: '', note: 'sign in' }, undefined, {
         responseId: 'loop_1',
         model: 'g',
       }),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApprovalLedger } from '../../../lib/person/ledger';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
-import { settleApprovalContents } from '../../../lib/wire/gemini/approval';
+import { settleApprovals } from '../../../lib/wire/gemini/approval';
 import { geminiRig, type GeminiGateway } from '../../e2e/gemini-gateway';
 
 const IDS = 'note ids: groceries';
@@ -216,7 +216,7 @@ describe('Gemini approval exchanges, settled', () => {
 
   it('reads an older exchange as what it decided, its answer beside the turn’s other answers', () => {
     const later = { role: 'model', parts: [{ text: 'Deleted.' }] };
-    const settled = settleApprovalContents(reader, req, 'notes', [
+    const settled = settleApprovals(reader, req, 'notes', [
       user,
       modelTurn,
       { role: 'user', parts: [openAnswer] },
@@ -247,11 +247,7 @@ describe('Gemini approval exchanges, settled', () => {
   });
 
   it('puts the shown call back where the record of the model’s content did not come back, with Google’s sentinel signature', () => {
-    const settled = settleApprovalContents(reader, req, 'notes', [
-      user,
-      asked,
-      answered({ output: { approved: true } }),
-    ]);
+    const settled = settleApprovals(reader, req, 'notes', [user, asked, answered({ output: { approved: true } })]);
     expect(settled?.contents).toEqual([
       user,
       {
@@ -268,7 +264,7 @@ describe('Gemini approval exchanges, settled', () => {
   });
 
   it('answers an ask the client sent twice once, by its last copy: the earlier copy adds no answer of its own', () => {
-    const settled = settleApprovalContents(reader, req, 'notes', [
+    const settled = settleApprovals(reader, req, 'notes', [
       user,
       modelTurn,
       { role: 'user', parts: [openAnswer] },
@@ -280,6 +276,6 @@ describe('Gemini approval exchanges, settled', () => {
   });
 
   it('leaves contents without an exchange alone', () => {
-    expect(settleApprovalContents(reader, req, 'notes', [user, modelTurn])).toBeUndefined();
+    expect(settleApprovals(reader, req, 'notes', [user, modelTurn])).toBeUndefined();
   });
 });

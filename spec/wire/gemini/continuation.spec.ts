@@ -1,17 +1,17 @@
 import { TAG } from '../../../lib/hand-back/continuation';
-import { restoreGemini } from '../../../lib/wire/gemini/continuation';
+import { restoreWork } from '../../../lib/wire/gemini/continuation';
 import { loopSetup } from '../../helpers/loop-setup';
 
 describe('Gemini continuations', () => {
   it('leaves contents without a token alone', () => {
     const { handBacks } = loopSetup([]);
-    expect(restoreGemini(handBacks, [{ role: 'user', parts: [{ text: 'hi' }] }])).toBeUndefined();
+    expect(restoreWork(handBacks, [{ role: 'user', parts: [{ text: 'hi' }] }])).toBeUndefined();
   });
 
   it('cuts a token that does not open back to the id before it, in the call and its answer', () => {
     const { handBacks } = loopSetup([]);
     const id = `call_1${TAG}forged`;
-    const restored = restoreGemini(handBacks, [
+    const restored = restoreWork(handBacks, [
       { role: 'user', parts: [{ text: 'hi' }] },
       {
         role: 'model',

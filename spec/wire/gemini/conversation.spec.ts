@@ -1,6 +1,6 @@
 import { succeededIn } from '../../../lib/trellis/hierarchy';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';
-import { geminiHistory, withCalls } from '../../../lib/wire/gemini/conversation';
+import { historyOf, withCalls } from '../../../lib/wire/gemini/conversation';
 import type { Content } from '../../../lib/wire/gemini/types';
 
 const user = { role: 'user', parts: [{ text: 'hi' }] };
@@ -18,7 +18,7 @@ describe('the Gemini conversation', () => {
         ],
       },
     ];
-    expect([...succeededIn(geminiHistory(history))]).toEqual(['a']);
+    expect([...succeededIn(historyOf(history))]).toEqual(['a']);
     expect([...geminiWire.succeededIn(history)]).toEqual(['a']);
   });
 

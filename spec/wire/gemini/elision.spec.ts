@@ -1,4 +1,4 @@
-import { geminiElision } from '../../../lib/wire/gemini/elision';
+import { elision } from '../../../lib/wire/gemini/elision';
 
 describe('Gemini elision', () => {
   it("elides a user content's functionResponse output or error where it stands; anything else stays", () => {
@@ -11,7 +11,7 @@ describe('Gemini elision', () => {
         { functionResponse: { name: 'small', response: { output: 'ok' } } },
       ],
     };
-    expect(geminiElision.elide(content, new Map())).toEqual({
+    expect(elision.elide(content, new Map())).toEqual({
       item: {
         role: 'user',
         parts: [
@@ -22,8 +22,8 @@ describe('Gemini elision', () => {
       },
       results: 2,
     });
-    expect(geminiElision.elide({ role: 'model', parts: [{ text: long }] }, new Map())).toBeUndefined();
-    expect(geminiElision.elide({ role: 'user', parts: [{ text: long }] }, new Map())).toBeUndefined();
-    expect(geminiElision.latest([content, content])).toBe(1);
+    expect(elision.elide({ role: 'model', parts: [{ text: long }] }, new Map())).toBeUndefined();
+    expect(elision.elide({ role: 'user', parts: [{ text: long }] }, new Map())).toBeUndefined();
+    expect(elision.latest([content, content])).toBe(1);
   });
 });

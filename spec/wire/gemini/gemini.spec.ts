@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ApprovalLedger } from '../../../lib/person/ledger';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
-import { geminiElision } from '../../../lib/wire/gemini/elision';
+import { elision } from '../../../lib/wire/gemini/elision';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';
 import { chatTool, loopSetup } from '../../helpers/loop-setup';
 
@@ -230,7 +230,7 @@ describe('the Gemini wire, on any body it accepts', () => {
         geminiWire.succeededIn(opened.conversation.history);
         geminiWire.restore(drawn, { ...setup.handBacks, answerIds: setup.answerIds });
         geminiWire.approvals?.settle(reader, reqOf(JSON_PATH), 'notes', drawn);
-        for (const content of drawn.contents) geminiElision.elide(content as Content, new Map());
+        for (const content of drawn.contents) elision.elide(content as Content, new Map());
       }),
       { numRuns: 300 },
     );

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';
-import { wellFormedResponse } from '../../../lib/wire/gemini/model-reply';
+import { wellFormedReply } from '../../../lib/wire/gemini/model-reply';
 import { loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', parts: [{ text: 'hi' }] };
@@ -14,7 +14,7 @@ describe("the Gemini model's reply", () => {
     [{ candidates: [{ content: { parts: {} } }] }, "the reply's candidate content has no list of parts"],
     [{ candidates: [{ content: { parts: [7] } }] }, "the reply's a part is not an object: 7"],
   ])('refuses %j', (reply, message) => {
-    expect(() => wellFormedResponse(reply)).toThrow(message);
+    expect(() => wellFormedReply(reply)).toThrow(message);
   });
 
   it('reads a candidate stopped without content as no text and no call', () => {

@@ -1,12 +1,12 @@
 import express from 'express';
-import { GeminiStreamReply } from '../../../lib/wire/gemini/reply';
+import { StreamReply } from '../../../lib/wire/gemini/reply';
 import { listen } from '../../helpers/listen';
 
 describe('a streamed Gemini reply', () => {
   it('sends the note, the handed-back calls, the finishReason and the summed usage in the last chunk', async () => {
     const app = express();
     app.get('/', (_req, res) => {
-      const reply = new GeminiStreamReply(
+      const reply = new StreamReply(
         res,
         { responseId: 'loop_1', model: 'g' },
         { usage: { promptTokenCount: 4, totalTokenCount: 6 } },

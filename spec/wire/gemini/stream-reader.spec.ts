@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { HeldBytes } from '../../../lib/shared/held-bytes';
-import { streamedResponse } from '../../../lib/wire/gemini/stream-reader';
+import { streamedReply } from '../../../lib/wire/gemini/stream-reader';
 
 let counted = 0;
 /** One chunk as the API streams it: the usage so far repeated on every chunk. */
@@ -13,7 +13,7 @@ const chunk = (parts: unknown[], fields: Record<string, unknown> = {}) =>
 
 async function read(events: string[], held = new HeldBytes(1e6)) {
   const texts: string[] = [];
-  const reply = await streamedResponse(Readable.from(events), (text) => void texts.push(text), held);
+  const reply = await streamedReply(Readable.from(events), (text) => void texts.push(text), held);
   return { reply, texts };
 }
 

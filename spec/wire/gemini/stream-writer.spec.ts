@@ -1,12 +1,12 @@
 import express from 'express';
-import { GeminiStreamWriter } from '../../../lib/wire/gemini/stream-writer';
+import { StreamWriter } from '../../../lib/wire/gemini/stream-writer';
 import { listen } from '../../helpers/listen';
 
 describe('the Gemini stream writer', () => {
   it('writes text chunks, then one last chunk; a writer disposed mid-stream still ends well-formed', async () => {
     const app = express();
     app.get('/', (_req, res) => {
-      const writer = new GeminiStreamWriter(
+      const writer = new StreamWriter(
         res,
         { responseId: 'loop_1', model: 'g' },
         {

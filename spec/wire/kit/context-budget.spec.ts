@@ -1,10 +1,10 @@
 import { ContextBudget, elidedContent } from '../../../lib/wire/kit/context-budget';
 import { TurnBody } from '../../../lib/loop/turn-body';
 import type { ChatMessage } from '../../../lib/types';
-import { chatElision } from '../../../lib/wire/chat/elision';
+import { elision as chatElision } from '../../../lib/wire/chat/elision';
 import type { MessageParam } from '../../../lib/wire/messages/request';
-import { messagesElision } from '../../../lib/wire/messages/elision';
-import { responsesElision } from '../../../lib/wire/responses/elision';
+import { elision as messagesElision } from '../../../lib/wire/messages/elision';
+import { elision as responsesElision } from '../../../lib/wire/responses/elision';
 import { ask, mcpRig } from '../../e2e/mcp-gateway';
 import { memoryLogger } from '../../helpers/memory-logger';
 

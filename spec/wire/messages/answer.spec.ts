@@ -1,4 +1,4 @@
-import { finalMessage } from '../../../lib/wire/messages/answer';
+import { finalAnswer } from '../../../lib/wire/messages/answer';
 import type { AnthropicMessage } from '../../../lib/wire/messages/types';
 
 const identity = { id: 'msg_loop', model: 'claude-test' };
@@ -20,12 +20,12 @@ describe('the Messages JSON answer', () => {
       { type: 'text', text: 'a' },
       { type: 'text', text: 'b' },
     ];
-    expect(finalMessage(content, 'end_turn', { input_tokens: 9, output_tokens: 4 }, last, identity)).toEqual({
+    expect(finalAnswer(content, 'end_turn', { input_tokens: 9, output_tokens: 4 }, last, identity)).toEqual({
       ...last,
       content,
       usage: { input_tokens: 9, output_tokens: 4 },
     });
-    expect(finalMessage([], 'end_turn', undefined, undefined, identity)).toEqual({
+    expect(finalAnswer([], 'end_turn', undefined, undefined, identity)).toEqual({
       id: 'msg_loop',
       type: 'message',
       role: 'assistant',
@@ -35,9 +35,9 @@ describe('the Messages JSON answer', () => {
       stop_sequence: null,
       usage: { input_tokens: 0, output_tokens: 0 },
     });
-    expect(
-      finalMessage([], 'stop_sequence', undefined, { ...last, stop_sequence: '###' }, identity).stop_sequence,
-    ).toBe('###');
+    expect(finalAnswer([], 'stop_sequence', undefined, { ...last, stop_sequence: '###' }, identity).stop_sequence).toBe(
+      '###',
+    );
   });
 
   it("takes the loop's id and model where the last reply's are missing or not strings, and is always an assistant Message", () => {
@@ -49,7 +49,7 @@ describe('the Messages JSON answer', () => {
       stop_reason: 'end_turn',
       stop_sequence: null,
     } as unknown as AnthropicMessage;
-    expect(finalMessage([], 'end_turn', undefined, hostile, identity)).toEqual({
+    expect(finalAnswer([], 'end_turn', undefined, hostile, identity)).toEqual({
       id: 'msg_loop',
       type: 'message',
       role: 'assistant',

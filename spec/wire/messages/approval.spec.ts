@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { ApprovalLedger } from '../../../lib/person/ledger';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { ApprovalTokens } from '../../../lib/person/approval';
-import { settleApprovalMessages } from '../../../lib/wire/messages/approval';
+import { settleApprovals } from '../../../lib/wire/messages/approval';
 
 const key = Buffer.alloc(32, 7);
 const reader = {
@@ -47,7 +47,7 @@ const answered = (content: string) => ({
 
 describe('Messages approval exchanges (tool_use of the approval tool, tool_result)', () => {
   it('takes the latest exchange out, the text back on the model’s message, and decides it', () => {
-    const settled = settleApprovalMessages(reader, req, 'notes', [user, ...work, asked, answered('{"approved":true}')]);
+    const settled = settleApprovals(reader, req, 'notes', [user, ...work, asked, answered('{"approved":true}')]);
     expect(settled?.messages).toEqual([
       user,
       { ...work[0], content: [{ type: 'text', text: 'On it.' }, ...work[0].content] },
@@ -65,7 +65,7 @@ describe('Messages approval exchanges (tool_use of the approval tool, tool_resul
   });
 
   it('answers an older, denied exchange beside the turn’s other results, as an error', () => {
-    const settled = settleApprovalMessages(reader, req, 'notes', [
+    const settled = settleApprovals(reader, req, 'notes', [
       user,
       ...work,
       asked,

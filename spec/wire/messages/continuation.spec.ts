@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Continuations, MAX_CONTINUATION_CHARS } from '../../../lib/hand-back/continuation';
-import { carryOnMessages, restoreMessages } from '../../../lib/wire/messages/continuation';
+import { carryOn, restoreWork } from '../../../lib/wire/messages/continuation';
 import type { MessageParam } from '../../../lib/wire/messages/request';
 import type { WireCall } from '../../../lib/loop/wire';
 
@@ -9,14 +9,14 @@ const sealer = new Continuations(randomBytes(32), 60);
 const req = (apiKey = 'sk-ant-1') => ({ headers: { 'x-api-key': apiKey } }) as unknown as IncomingMessage;
 const continuations = {
   carry: (r: IncomingMessage, binding: string, own: MessageParam[], last: MessageParam, calls: WireCall[]) =>
-    carryOnMessages(
+    carryOn(
       { continuations: sealer, req: r, binding, succeeded: new Set(['notes_open']), loaded: [] },
       own,
       last,
       calls,
     ),
   restore: (r: IncomingMessage, binding: string, messages: MessageParam[]) =>
-    restoreMessages({ continuations: sealer, req: r, binding }, messages),
+    restoreWork({ continuations: sealer, req: r, binding }, messages),
 };
 
 const own: MessageParam[] = [

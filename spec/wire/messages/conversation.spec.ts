@@ -1,5 +1,5 @@
 import { succeededIn } from '../../../lib/trellis/hierarchy';
-import { MessagesConversation, messagesHistory } from '../../../lib/wire/messages/conversation';
+import { MessagesConversation, historyOf } from '../../../lib/wire/messages/conversation';
 import type { MessageParam } from '../../../lib/wire/messages/request';
 import type { AnthropicMessage } from '../../../lib/wire/messages/types';
 
@@ -115,7 +115,7 @@ describe('MessagesConversation', () => {
         ],
       },
     ];
-    expect(succeededIn(messagesHistory(history))).toEqual(new Set(['open', 'listed']));
+    expect(succeededIn(historyOf(history))).toEqual(new Set(['open', 'listed']));
   });
 
   it('hands back through the carry it was given, with the model’s message restricted to the handed-back calls', () => {

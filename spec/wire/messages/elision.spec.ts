@@ -1,5 +1,5 @@
 import type { MessageParam } from '../../../lib/wire/messages/request';
-import { elidedResult, messagesElision, toolUseNames } from '../../../lib/wire/messages/elision';
+import { elidedResult, elision, toolUseNames } from '../../../lib/wire/messages/elision';
 
 const long = 'x'.repeat(800);
 const messages: MessageParam[] = [
@@ -42,15 +42,15 @@ describe('Messages elision: tool_result blocks inside user messages', () => {
 
   it('elides each long result where it stands, counting them; short results, other blocks and string contents stay', () => {
     const names = toolUseNames(messages);
-    const elided = messagesElision.elide(messages[2], names);
+    const elided = elision.elide(messages[2], names);
     expect(elided?.results).toBe(1);
     expect((elided?.item.content as Record<string, unknown>[]).map((block) => block.content ?? block.text)).toEqual([
       `[earlier result of 'repo_read' elided: ${JSON.stringify([{ type: 'text', text: long }]).length} bytes]`,
       '12:00',
       'and then?',
     ]);
-    expect(messagesElision.elide(messages[0], names)).toBeUndefined();
-    expect(messagesElision.elide(messages[1], names)).toBeUndefined();
-    expect(messagesElision.latest(messages)).toBe(2);
+    expect(elision.elide(messages[0], names)).toBeUndefined();
+    expect(elision.elide(messages[1], names)).toBeUndefined();
+    expect(elision.latest(messages)).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import { wellFormedMessage } from '../../../lib/wire/messages/model-reply';
+import { wellFormedReply } from '../../../lib/wire/messages/model-reply';
 
 describe('the model’s Messages reply, as the loop relies on it', () => {
   it.each([
@@ -10,7 +10,7 @@ describe('the model’s Messages reply, as the loop relies on it', () => {
       "the reply's a tool_use block has no string id or name",
     ],
   ])('refuses a reply the loop cannot act on: %j', (reply, error) => {
-    expect(() => wellFormedMessage(reply)).toThrow(error);
+    expect(() => wellFormedReply(reply)).toThrow(error);
   });
 
   it('keeps every field of a well-formed reply', () => {
@@ -23,6 +23,6 @@ describe('the model’s Messages reply, as the loop relies on it', () => {
       ],
       stop_details: null,
     };
-    expect(wellFormedMessage(reply)).toEqual(reply);
+    expect(wellFormedReply(reply)).toEqual(reply);
   });
 });

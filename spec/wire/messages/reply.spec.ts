@@ -1,5 +1,5 @@
 import type { Answer } from '../../../lib/loop/reply';
-import { MessagesJsonReply, MessagesStreamReply, type Shown } from '../../../lib/wire/messages/reply';
+import { JsonReply, StreamReply, type Shown } from '../../../lib/wire/messages/reply';
 import type { AnthropicMessage } from '../../../lib/wire/messages/types';
 import type { TurnResult } from '../../../lib/loop/wire';
 import { servedReply } from '../../helpers/served-reply';
@@ -36,7 +36,7 @@ describe('the Messages answer to the client', () => {
       handBack: [{ id: 'toolu_loc.al1.t', name: 'get_location', arguments: '{}', index: 1 }],
     };
     const res = await servedReply(
-      (r) => new MessagesJsonReply(r, identity, shown, false),
+      (r) => new JsonReply(r, identity, shown, false),
       (reply) => reply.send(answer, stats),
     );
     expect(JSON.parse(res.body as string)).toEqual({
@@ -56,7 +56,7 @@ describe('the Messages answer to the client', () => {
     const shown: Shown = { blocks: [{ type: 'text', text: 'Partial.' }] };
     const note = '[agent-loop] Stopped before a final answer: the turn budget ran out (maxTurns = 1).';
     const res = await servedReply(
-      (r) => new MessagesJsonReply(r, identity, shown, true),
+      (r) => new JsonReply(r, identity, shown, true),
       (reply) => reply.send({ stop: 'max_turns', text: 'Partial.', note, last: last([toolUse]) }, stats),
     );
     const body = JSON.parse(res.body as string);
@@ -78,13 +78,7 @@ describe('the Messages answer to the client', () => {
       handBack: [{ id: 'toolu_loc.al1.t', name: 'get_location', arguments: '{}', index: 0 }],
     };
     const res = await servedReply(
-      (r) =>
-        new MessagesStreamReply(
-          r,
-          identity,
-          { blocks: [] },
-          { keepAliveSec: 15, signal: new AbortController().signal },
-        ),
+      (r) => new StreamReply(r, identity, { blocks: [] }, { keepAliveSec: 15, signal: new AbortController().signal }),
       (reply) => {
         void reply.text('\n\nA note.');
         reply.send(answer, stats);

@@ -1,7 +1,7 @@
 import { messageOf, Signer } from '../../../fixtures/messages-server';
 import { HeldBytes } from '../../../lib/shared/held-bytes';
 import { messageEvents } from '../../../lib/testing/messages';
-import { streamedMessage } from '../../../lib/wire/messages/stream-reader';
+import { streamedReply } from '../../../lib/wire/messages/stream-reader';
 import type { BlockEvent } from '../../../lib/wire/messages/types';
 
 const sse = (events: Record<string, unknown>[]) =>
@@ -13,7 +13,7 @@ async function* inParts(text: string, size: number): AsyncGenerator<string> {
 
 const signer = new Signer();
 
-describe('streamedMessage: a Messages stream read back into one Message', () => {
+describe('streamedReply: a Messages stream read back into one Message', () => {
   it.each([
     ['text', { text: 'Hello! How can I help you today?' }],
     [
@@ -31,7 +31,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
   ])('%s: every block whole, as the API answers the same reply in JSON', async (_name, step) => {
     const message = messageOf(step, 'claude-sonnet-4-6', signer);
     // a few bytes at a time: events split across reads, as on a real socket
-    const read = await streamedMessage(inParts(sse(messageEvents(message)), 7), () => undefined);
+    const read = await streamedReply(inParts(sse(messageEvents(message)), 7), () => undefined);
     expect(read).toEqual(message);
   });
 
@@ -42,7 +42,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
       signer,
     );
     const seen: BlockEvent[] = [];
-    await streamedMessage(inParts(sse(messageEvents(message)), 64), (event) => void seen.push(event));
+    await streamedReply(inParts(sse(messageEvents(message)), 64), (event) => void seen.push(event));
     expect(seen.map((event) => [event.type, event.index])).toEqual([
       ['content_block_start', 0],
       ['content_block_delta', 0],
@@ -68,7 +68,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
         yield sse([event]);
       }
     }
-    await streamedMessage(source(), async (event) => {
+    await streamedReply(source(), async (event) => {
       await new Promise((resolve) => setImmediate(resolve));
       order.push(`sent ${event.type}`);
     });
@@ -97,7 +97,7 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
       },
       { type: 'message_stop' },
     ];
-    const read = await streamedMessage(inParts(sse(events), 1000), () => undefined);
+    const read = await streamedReply(inParts(sse(events), 1000), () => undefined);
     expect(read).toMatchObject({
       stop_reason: 'max_tokens',
       container: null,
@@ -155,15 +155,15 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
       type: 'message_start',
       message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: {} },
     };
-    await expect(streamedMessage(inParts(sse([start, ...events]), 1000), () => undefined)).rejects.toThrow(error);
+    await expect(streamedReply(inParts(sse([start, ...events]), 1000), () => undefined)).rejects.toThrow(error);
   });
 
   it('throws on an event that is not JSON, and on content before message_start', async () => {
     await expect(
-      streamedMessage(inParts('event: message_start\ndata: {"type":\n\n', 100), () => undefined),
+      streamedReply(inParts('event: message_start\ndata: {"type":\n\n', 100), () => undefined),
     ).rejects.toThrow('the model stream sent a malformed event: {"type":');
     await expect(
-      streamedMessage(
+      streamedReply(
         inParts(sse([{ type: 'content_block_start', index: 0, content_block: { type: 'text' } }]), 100),
         () => undefined,
       ),
@@ -199,10 +199,10 @@ describe('streamedMessage: a Messages stream read back into one Message', () => 
         { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } },
         { type: 'message_stop' },
       ]);
-    const read = await streamedMessage(inParts(events(''), 4096), () => undefined, new HeldBytes(32 * 1000));
+    const read = await streamedReply(inParts(events(''), 4096), () => undefined, new HeldBytes(32 * 1000));
     expect(read.content).toEqual([{ type: 'text', text: 'm'.repeat(32 * 1000) }]);
-    await expect(
-      streamedMessage(inParts(events('!'), 4096), () => undefined, new HeldBytes(32 * 1000)),
-    ).rejects.toThrow('longer than maxReplyBytes = 32000');
+    await expect(streamedReply(inParts(events('!'), 4096), () => undefined, new HeldBytes(32 * 1000))).rejects.toThrow(
+      'longer than maxReplyBytes = 32000',
+    );
   });
 });

@@ -4,8 +4,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import express, { type Response } from 'express';
 import { messageOf, Signer } from '../../../fixtures/messages-server';
 import { messageEvents } from '../../../lib/testing/messages';
-import { streamedMessage } from '../../../lib/wire/messages/stream-reader';
-import { MessagesStreamWriter } from '../../../lib/wire/messages/stream-writer';
+import { streamedReply } from '../../../lib/wire/messages/stream-reader';
+import { StreamWriter } from '../../../lib/wire/messages/stream-writer';
 import { addMessagesUsage } from '../../../lib/wire/messages/usage';
 
 const signer = new Signer();
@@ -17,10 +17,10 @@ async function* once(text: string): AsyncGenerator<string> {
 }
 
 /** Serves `write(writer)` at POST /v1/messages: the writer on a real Express response, read by real clients. */
-async function serving(write: (writer: MessagesStreamWriter, res: Response) => Promise<void>) {
+async function serving(write: (writer: StreamWriter, res: Response) => Promise<void>) {
   const controller = new AbortController();
   const app = express().post('/v1/messages', async (_req, res) => {
-    const writer = new MessagesStreamWriter(
+    const writer = new StreamWriter(
       res,
       { id: 'msg_loop1', model: 'claude-test' },
       { keepAliveSec: 30, signal: controller.signal },
@@ -63,10 +63,10 @@ const turn2 = messageOf(
 );
 
 /** Two turns read from upstream streams into one client stream, then a handed-back call, as a loop does. */
-async function twoTurnsAndHandBack(writer: MessagesStreamWriter): Promise<void> {
+async function twoTurnsAndHandBack(writer: StreamWriter): Promise<void> {
   let usage;
   for (const turn of [turn1, turn2]) {
-    const read = await streamedMessage(once(sse(messageEvents(turn))), (event) => writer.forward(event));
+    const read = await streamedReply(once(sse(messageEvents(turn))), (event) => writer.forward(event));
     usage = addMessagesUsage(usage, read.usage);
     writer.toolsRunning();
     writer.toolProgress();
@@ -75,7 +75,7 @@ async function twoTurnsAndHandBack(writer: MessagesStreamWriter): Promise<void> 
   writer.finish('tool_use', usage);
 }
 
-describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
+describe('StreamWriter: one Messages stream for the whole loop', () => {
   it("reads, in the official SDK, as ONE Message: every turn's blocks, indexes running on, the hand-back last, usage summed", async () => {
     const { client, close } = await serving(twoTurnsAndHandBack);
     try {
@@ -158,7 +158,7 @@ describe('MessagesStreamWriter: one Messages stream for the whole loop', () => {
   it('closes a block a turn left open before the next one, and ends well-formed when disposed mid-loop', async () => {
     const { client, close } = await serving(async (writer) => {
       const broken = messageEvents(turn2).slice(0, 6); // message_start, the thinking block's start, ping, deltas: cut off
-      await streamedMessage(once(sse(broken)), (event) => writer.forward(event)).catch(() => undefined);
+      await streamedReply(once(sse(broken)), (event) => writer.forward(event)).catch(() => undefined);
       writer.block({ type: 'text', text: '[agent-loop] Stopped before a final answer.' });
     });
     try {

@@ -1,6 +1,6 @@
 import type { Answer } from '../../../lib/loop/reply';
-import { answerOutput, finalResponse, messageItem, responseUsage } from '../../../lib/wire/responses/answer';
-import type { ResponseItem } from '../../../lib/wire/responses/items';
+import { answerOutput, finalAnswer, messageItem, responseUsage } from '../../../lib/wire/responses/answer';
+import type { ResponseItem } from '../../../lib/wire/responses/types';
 import type { TurnResult } from '../../../lib/loop/wire';
 
 const identity = {
@@ -72,7 +72,7 @@ describe('the client’s Response', () => {
       last: last([own]),
       usage: { input: 4, output: 2, total: 6 },
     };
-    expect(finalResponse(answer, identity, [own])).toEqual({
+    expect(finalAnswer(answer, identity, [own])).toEqual({
       id: 'resp_loop',
       object: 'response',
       status: 'completed',
@@ -82,7 +82,7 @@ describe('the client’s Response', () => {
       output: [own],
       usage: responseUsage({ input: 4, output: 2, total: 6 }),
     });
-    expect(finalResponse(undefined, identity, [])).toEqual({
+    expect(finalAnswer(undefined, identity, [])).toEqual({
       id: 'resp_loop',
       object: 'response',
       created_at: 1700000000,
@@ -106,10 +106,10 @@ describe('the client’s Response', () => {
       text: '',
       last: { ...last([]), reply: { id: 'resp_up', output: [], previous_response_id: 'resp_upstream_turn_1' } },
     };
-    expect(finalResponse(answer, { ...identity, previousResponseId: 'resp_client' }, []).previous_response_id).toBe(
+    expect(finalAnswer(answer, { ...identity, previousResponseId: 'resp_client' }, []).previous_response_id).toBe(
       'resp_client',
     );
-    expect(finalResponse(answer, identity, []).previous_response_id).toBeNull();
+    expect(finalAnswer(answer, identity, []).previous_response_id).toBeNull();
   });
 
   it("echoes the client's own tools where the last reply echoed the request's, the binding's included", () => {
@@ -127,7 +127,7 @@ describe('the client’s Response', () => {
       text: '',
       last: { text: '', calls: [], output: [], stop: 'completed', id: 'resp_up', model: 'up', reply },
     };
-    expect(finalResponse(answer, { ...identity, tools: [theirs] }, []).tools).toEqual([theirs]);
+    expect(finalAnswer(answer, { ...identity, tools: [theirs] }, []).tools).toEqual([theirs]);
   });
 
   it("takes the loop's object, created_at, model and usage where the last reply's are missing or of another type", () => {
@@ -145,7 +145,7 @@ describe('the client’s Response', () => {
       text: '',
       last: { text: '', calls: [], output: [], stop: 'completed', id: '', model: '', reply },
     };
-    expect(finalResponse(answer, identity, [])).toEqual({
+    expect(finalAnswer(answer, identity, [])).toEqual({
       id: 'resp_loop',
       object: 'response',
       created_at: 1700000000,

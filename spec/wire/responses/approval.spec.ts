@@ -1,4 +1,4 @@
-import { approvalRequestItem, settleApprovalItems } from '../../../lib/wire/responses/approval';
+import { approvalRequestItem, settleApprovals } from '../../../lib/wire/responses/approval';
 
 const ID = 'call_del.ap1.abc.def';
 const request = approvalRequestItem({ id: ID, tool: 'notes_delete', arguments: { id: 'groceries' } }, 'notes');
@@ -21,7 +21,7 @@ describe('Responses approval items', () => {
   });
 
   it('takes the approval items out and reads the trailing responses as the ones deciding now', () => {
-    const settled = settleApprovalItems([
+    const settled = settleApprovals([
       user,
       ...work,
       request,
@@ -34,16 +34,13 @@ describe('Responses approval items', () => {
   });
 
   it('puts the model’s call back when the work did not come back (its token did not open)', () => {
-    const settled = settleApprovalItems([{ type: 'mcp_approval_response', approval_request_id: ID, approve: true }]);
+    const settled = settleApprovals([{ type: 'mcp_approval_response', approval_request_id: ID, approve: true }]);
     expect(settled?.input).toEqual([{ type: 'function_call', call_id: 'call_del', name: 'the call', arguments: '{}' }]);
     expect(settled?.live).toEqual([{ approvalId: ID, shownTool: 'the call', answer: { approved: true } }]);
   });
 
   it('leaves the model’s call where the upstream holds it (chained on previous_response_id)', () => {
-    const settled = settleApprovalItems(
-      [{ type: 'mcp_approval_response', approval_request_id: ID, approve: true }],
-      true,
-    );
+    const settled = settleApprovals([{ type: 'mcp_approval_response', approval_request_id: ID, approve: true }], true);
     expect(settled).toEqual({
       input: [],
       live: [{ approvalId: ID, shownTool: 'the call', answer: { approved: true } }],
@@ -53,7 +50,7 @@ describe('Responses approval items', () => {
   it('answers an older response as it was decided, unless a later output carried its result', () => {
     const later = { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] };
     const approved = { type: 'mcp_approval_response', approval_request_id: ID, approve: true };
-    expect(settleApprovalItems([user, ...work, request, approved, later, user])).toEqual({
+    expect(settleApprovals([user, ...work, request, approved, later, user])).toEqual({
       input: [
         user,
         ...work,
@@ -69,7 +66,7 @@ describe('Responses approval items', () => {
       live: [],
     });
     const carried = { type: 'function_call_output', call_id: 'call_del', output: 'deleted groceries' };
-    expect(settleApprovalItems([user, ...work, request, approved, carried, later])?.input).toEqual([
+    expect(settleApprovals([user, ...work, request, approved, carried, later])?.input).toEqual([
       user,
       ...work,
       carried,
@@ -79,10 +76,7 @@ describe('Responses approval items', () => {
 
   it('leaves an input without responses to this gateway alone', () => {
     expect(
-      settleApprovalItems([
-        user,
-        { type: 'mcp_approval_response', approval_request_id: 'mcpr_upstream', approve: true },
-      ]),
+      settleApprovals([user, { type: 'mcp_approval_response', approval_request_id: 'mcpr_upstream', approve: true }]),
     ).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Continuations, TAG } from '../../../lib/hand-back/continuation';
 import { tokenSecret } from '../../../lib/shared/signed-token';
-import { carryOnCalls, restoreItems } from '../../../lib/wire/responses/continuation';
+import { carryOn, restoreWork } from '../../../lib/wire/responses/continuation';
 
 const handBacks = {
   continuations: new Continuations(tokenSecret('a gateway secret that is long enough for responses'), 3600),
@@ -20,9 +20,9 @@ const own = (output: string) => [
 
 describe("a Responses hand-back carries the loop's items in the client's call_id", () => {
   it('puts the carried items back before the call in the follow-up, every call_id the model’s own again', () => {
-    const [carried] = carryOnCalls(handBacks, [location], own('groceries: milk'));
+    const [carried] = carryOn(handBacks, [location], own('groceries: milk'));
     expect(carried.id.startsWith(`call_loc${TAG}`)).toBe(true);
-    const restored = restoreItems(
+    const restored = restoreWork(
       handBacks,
       [
         user,
@@ -43,13 +43,13 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
       ignored: 0,
       loaded: ['create_pull_request'],
     });
-    expect(restoreItems(handBacks, [user], false)).toBeUndefined();
+    expect(restoreWork(handBacks, [user], false)).toBeUndefined();
   });
 
   it('elides the oldest outputs, with the exact placeholder, until the token fits its bound', () => {
     const big = randomBytes(12_000).toString('hex');
-    const [carried] = carryOnCalls(handBacks, [location], own(big));
-    const restored = restoreItems(
+    const [carried] = carryOn(handBacks, [location], own(big));
+    const restored = restoreWork(
       handBacks,
       [user, { type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }],
       false,
@@ -58,19 +58,19 @@ describe("a Responses hand-back carries the loop's items in the client's call_id
   });
 
   it('counts a token of another binding as forged and leaves chained input where it is', () => {
-    const [carried] = carryOnCalls(handBacks, [location], own('groceries: milk'));
+    const [carried] = carryOn(handBacks, [location], own('groceries: milk'));
     const input = [{ type: 'function_call', call_id: carried.id, name: 'get_location', arguments: '{}' }];
-    expect(restoreItems({ ...handBacks, binding: 'other' }, input, false)).toEqual({
+    expect(restoreWork({ ...handBacks, binding: 'other' }, input, false)).toEqual({
       input: [{ ...input[0], call_id: 'call_loc' }],
       succeeded: [],
       forged: 1,
       ignored: 0,
       loaded: [],
     });
-    expect(restoreItems(handBacks, input, true)?.input).toEqual([{ ...input[0], call_id: 'call_loc' }]);
+    expect(restoreWork(handBacks, input, true)?.input).toEqual([{ ...input[0], call_id: 'call_loc' }]);
   });
 
   it('hands back the calls as they are when there is nothing to carry', () => {
-    expect(carryOnCalls(handBacks, [location], [])).toEqual([location]);
+    expect(carryOn(handBacks, [location], [])).toEqual([location]);
   });
 });

@@ -1,5 +1,5 @@
 import { ResponsesConversation } from '../../../lib/wire/responses/conversation';
-import type { ResponseItem } from '../../../lib/wire/responses/items';
+import type { ResponseItem } from '../../../lib/wire/responses/types';
 import type { TurnResult, WireCall } from '../../../lib/loop/wire';
 import type { ChatTool } from '../../../lib/types';
 import { chatTool, loopSetup } from '../../helpers/loop-setup';

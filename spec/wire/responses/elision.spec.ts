@@ -3,7 +3,7 @@ import { startResponsesServer, type ResponsesServer } from '../../../fixtures/re
 import { ContextBudget } from '../../../lib/wire/kit/context-budget';
 import { TurnBody } from '../../../lib/loop/turn-body';
 import { localTrellis } from '../../../lib/trellis/local';
-import { responsesElision } from '../../../lib/wire/responses/elision';
+import { elision } from '../../../lib/wire/responses/elision';
 import { buildGateway } from '../../helpers/gateway';
 import { memoryLogger } from '../../helpers/memory-logger';
 import { listen, type Listening } from '../../helpers/listen';
@@ -66,14 +66,10 @@ describe('maxContextBytes on the Responses wire', () => {
       { type: 'function_call_output', call_id: 'call_2', output: 'z'.repeat(3000) },
     ];
     const counted = stats();
-    const budget = new ContextBudget(
-      new TurnBody({ model: 'agent' }, 'input'),
-      responsesElision,
-      2048,
-      client.length,
-      counted,
-      { logger, loopId: 'loop-1' },
-    );
+    const budget = new ContextBudget(new TurnBody({ model: 'agent' }, 'input'), elision, 2048, client.length, counted, {
+      logger,
+      loopId: 'loop-1',
+    });
     const items = [...client, ...own];
     const sent = JSON.parse(budget.request(items).json) as { input: Item[] };
 

@@ -1,5 +1,5 @@
 import type { Answer } from '../../../lib/loop/reply';
-import { ResponsesJsonReply, ResponsesStreamReply } from '../../../lib/wire/responses/reply';
+import { JsonReply, StreamReply } from '../../../lib/wire/responses/reply';
 import { servedReply } from '../../helpers/served-reply';
 
 const identity = {
@@ -21,7 +21,7 @@ const events = (text: string) =>
 describe('the Responses answer to the client', () => {
   it('a stream: false client gets one Response with the loop headers at the end', async () => {
     const res = await servedReply(
-      (r) => new ResponsesJsonReply(r, identity, false, ignore),
+      (r) => new JsonReply(r, identity, false, ignore),
       (reply) => reply.send({ stop: 'final', text: 'Done.' }, stats),
     );
     expect(JSON.parse(res.body as string)).toEqual({
@@ -49,7 +49,7 @@ describe('the Responses answer to the client', () => {
   it('a streaming client gets ONE lifecycle: created, the text as it arrives, one message, completed; sequence numbers running on', async () => {
     const answer: Answer = { stop: 'final', text: 'Hello' };
     const res = await servedReply(
-      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, ignore),
+      (r) => new StreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, ignore),
       (reply) => {
         expect(reply.committed).toBe(false);
         void reply.text('Hel');
@@ -114,7 +114,7 @@ describe('the Responses answer to the client', () => {
     const answered: string[] = [];
     const res = await servedReply(
       (r) =>
-        new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) => {
+        new StreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, (id) => {
           answered.push(id);
           return undefined;
         }),
@@ -144,7 +144,7 @@ describe('the Responses answer to the client', () => {
 
   it('a stream that opened ends well-formed, with the text so far, when the loop broke off', async () => {
     const res = await servedReply(
-      (r) => new ResponsesStreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, ignore),
+      (r) => new StreamReply(r, identity, { keepAliveSec: 15, signal: new AbortController().signal }, ignore),
       (reply) => {
         void reply.text('Partial');
         reply.dispose();

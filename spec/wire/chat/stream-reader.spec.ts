@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import { HeldBytes } from '../../../lib/shared/held-bytes';
-import { streamedCompletion } from '../../../lib/wire/chat/streamed-completion';
+import { streamedReply } from '../../../lib/wire/chat/stream-reader';
 
 const frame = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;
 const delta = (d: Record<string, unknown>, finish: string | null = null) =>
   frame({ id: 'x', created: 1, model: 'm', choices: [{ index: 0, delta: d, finish_reason: finish }] });
 
-describe('streamedCompletion', () => {
+describe('streamedReply', () => {
   it('puts text and interleaved tool-call deltas back together by index, with usage and finish reason', async () => {
     const texts: string[] = [];
     const stream = Readable.from([
@@ -21,7 +21,7 @@ describe('streamedCompletion', () => {
       frame({ id: 'x', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
       'data: [DONE]\n\n',
     ]);
-    const completion = await streamedCompletion(stream, (text) => void texts.push(text));
+    const completion = await streamedReply(stream, (text) => void texts.push(text));
     expect(texts).toEqual(['Let me ', 'look.']);
     expect(completion).toEqual({
       id: 'x',
@@ -58,20 +58,20 @@ describe('streamedCompletion', () => {
       'the model stream sent an error: {"code":42}',
     ],
   ])('fails on %s', async (_name, parts, message) => {
-    await expect(streamedCompletion(Readable.from(parts), () => undefined)).rejects.toThrow(message);
+    await expect(streamedReply(Readable.from(parts), () => undefined)).rejects.toThrow(message);
   });
 
   it('fails with the reason of a stream that breaks off', async () => {
     const stream = new Readable({ read() {} });
     stream.push(delta({ content: 'hi' }));
     setImmediate(() => stream.destroy(new Error('socket hang up')));
-    await expect(streamedCompletion(stream, () => undefined)).rejects.toThrow('socket hang up');
+    await expect(streamedReply(stream, () => undefined)).rejects.toThrow('socket hang up');
   });
 });
 
-describe('streamedCompletion: the model message whole', () => {
+describe('streamedReply: the model message whole', () => {
   const done = 'data: [DONE]\n\n';
-  const read = (parts: string[]) => streamedCompletion(Readable.from(parts), () => undefined);
+  const read = (parts: string[]) => streamedReply(Readable.from(parts), () => undefined);
 
   it('accumulates the fields it does not know by the delta convention: strings joined, objects merged, lists by their index', async () => {
     const completion = await read([
@@ -238,11 +238,11 @@ describe('streamedCompletion: the model message whole', () => {
       'data: [DONE]\n\n',
     ];
     expect(parts('').join('').length).toBeGreaterThan(200 * 1000);
-    const whole = await streamedCompletion(Readable.from(parts('')), () => undefined, new HeldBytes(32 * 1000));
+    const whole = await streamedReply(Readable.from(parts('')), () => undefined, new HeldBytes(32 * 1000));
     expect(whole.choices[0].message.content).toBe(piece.repeat(1000));
-    await expect(
-      streamedCompletion(Readable.from(parts('!')), () => undefined, new HeldBytes(32 * 1000)),
-    ).rejects.toThrow('longer than maxReplyBytes = 32000');
+    await expect(streamedReply(Readable.from(parts('!')), () => undefined, new HeldBytes(32 * 1000))).rejects.toThrow(
+      'longer than maxReplyBytes = 32000',
+    );
   });
 
   it('counts the calls and other fields the message keeps, not the names repeated on every delta', async () => {
@@ -261,9 +261,9 @@ describe('streamedCompletion: the model message whole', () => {
         'data: [DONE]\n\n',
       ]);
     // 100 of reasoning, 108 of arguments; the index, id, type and name not, however often they come
-    const read = await streamedCompletion(stream(), () => undefined, new HeldBytes(208));
+    const read = await streamedReply(stream(), () => undefined, new HeldBytes(208));
     expect(read.choices[0].message.tool_calls?.[0].function.arguments).toBe(`{"a":"${'x'.repeat(100)}"}`);
-    await expect(streamedCompletion(stream(), () => undefined, new HeldBytes(207))).rejects.toThrow(
+    await expect(streamedReply(stream(), () => undefined, new HeldBytes(207))).rejects.toThrow(
       'longer than maxReplyBytes = 207',
     );
   });

@@ -1,4 +1,4 @@
-import { callsOf, CLIENT_ACTION_NAMES, keptOutput, messageText, outputText } from '../../../lib/wire/responses/items';
+import { callsOf, CLIENT_ACTION_NAMES, keptOutput, messageText, outputText } from '../../../lib/wire/responses/types';
 
 const output = [
   { type: 'reasoning', id: 'rs_1', summary: [] },

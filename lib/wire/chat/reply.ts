@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { finalCompletion, type AnswerIdentity } from './answer';
+import { finalAnswer, type AnswerIdentity } from './answer';
 import { JsonAnswerReply } from '../kit/json-reply';
 import type { Answer } from '../../loop/reply';
 
@@ -14,6 +14,6 @@ export class JsonReply extends JsonAnswerReply {
   }
 
   protected answerOf(answer: Answer): unknown {
-    return finalCompletion(answer, this.identity);
+    return finalAnswer(answer, this.identity);
   }
 }

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { StreamReply } from '../../../lib/wire/chat/stream-reply';
+import { StreamReply } from '../../../lib/wire/chat/stream-writer';
 
 const DELTA = 'x'.repeat(64 * 1024);
 

@@ -156,7 +156,7 @@ class StreamedReply {
  * Reads a `stream: true` chat completion as it arrives, handing each text delta to `onText`, the message it assembles
  * within `held`; a broken stream throws.
  */
-export async function streamedCompletion(
+export async function streamedReply(
   stream: AsyncIterable<Buffer | string>,
   onText: TextSink,
   held = new HeldBytes(),

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { JsonReply } from '../../../lib/wire/chat/json-reply';
+import { JsonReply } from '../../../lib/wire/chat/reply';
 
 describe('JsonReply: a stream: false client gets one chat completion when the loop ends', () => {
   it('sends nothing before the end, then the completion with the loop headers', async () => {
