@@ -51,10 +51,78 @@ const TERMINATE_TIMEOUT_MS = 1000;
 const STREAM_DROPPED = /SSE stream|reconnection attempts/;
 
 /**
+ * A client of the negotiated era that answers a 2025 server's requests during a call: its roots are answered, a
+ * question goes to the person (`elicit`) while the call waits.
+ */
+function sdkClient(onToolsChanged: () => void, roots: readonly Root[], elicit: McpConnectionOptions['elicit']): Client {
+  const client = new (mcpClient().Client)(CLIENT_INFO, {
+    versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
+    listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
+    // a tool's questions go to the person through the loop, across requests: never answered inside the call
+    capabilities: { ...INPUT_CAPABILITIES, ...tasksCapabilities },
+    inputRequired: { autoFulfill: false },
+  });
+  client.setRequestHandler('roots/list', () => ({ roots: roots.map((root) => ({ ...root })) }));
+  client.setRequestHandler('elicitation/create', async (request) => {
+    if (!elicit) throw new Error(ELICITATION_2025);
+    return (await elicit(client, request.params as Record<string, unknown>)) as never;
+  });
+  return client;
+}
+
+interface WatchOptions {
+  trellis: string;
+  target: string;
+  logger: Logger;
+  isClosed(): boolean;
+  discard(client: Client, sessionLost: boolean): Promise<boolean>;
+}
+
+/**
+ * Logs a client's transport errors. A dropped response stream leaves calls in flight waiting forever (the SDK does
+ * not fail them), so the server is asked whether the session is still alive; if not, discarding the client fails
+ * them with "connection lost".
+ */
+function droppedStreamWatch({ trellis, target, logger, isClosed, discard }: WatchOptions): (client: Client) => void {
+  const probing = new WeakSet<Client>();
+  function probe(client: Client): void {
+    if (isClosed() || probing.has(client)) return;
+    probing.add(client);
+    client.ping({ timeout: PROBE_TIMEOUT_MS }).then(
+      () => probing.delete(client),
+      function sessionGone(error: unknown) {
+        if (isClosed()) return;
+        logger.warn('trellis connection lost', { trellis, reason: trellisError(error, target).message });
+        void discard(client, isSessionLost(error));
+      },
+    );
+  }
+  return function watchStream(client) {
+    client.onerror = (error) => {
+      if (isClosed()) return;
+      logger.debug('trellis transport error', { trellis, reason: error.message });
+      if (STREAM_DROPPED.test(error.message)) probe(client);
+    };
+  };
+}
+
+/** Ends a Streamable HTTP session at the server (within a bound), then closes the client. */
+async function endSession(connected: Client): Promise<void> {
+  if (connected.transport instanceof mcpClient().StreamableHTTPClientTransport) {
+    await settledWithin(connected.transport.terminateSession(), TERMINATE_TIMEOUT_MS);
+  }
+  await connected.close();
+}
+
+function sessionIdOf(client: Client | undefined): string | undefined {
+  const transport = client?.transport;
+  return transport instanceof mcpClient().StreamableHTTPClientTransport ? transport.sessionId : undefined;
+}
+
+/**
  * One MCP client session at a time, opened lazily and replaced when it is lost. The client negotiates the
  * protocol era: 2026-07-28 with a server that answers `server/discover`, the 2025 `initialize` handshake otherwise.
  */
-// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
 export function mcpConnection({
   address,
   target,
@@ -66,10 +134,10 @@ export function mcpConnection({
 }: McpConnectionOptions): McpConnection {
   let current: Attempt | undefined;
   let closed = false;
-  const probing = new WeakSet<Client>();
   const dropped = new WeakSet<Client>();
   const lost = new WeakSet<Client>();
   const streams = reconnections();
+  const watchStream = droppedStreamWatch({ trellis, target, logger, isClosed: () => closed, discard });
 
   function forget(client: Client): void {
     if (current?.client === client) current = undefined;
@@ -84,43 +152,10 @@ export function mcpConnection({
     return true;
   }
 
-  /**
-   * A dropped response stream leaves calls in flight waiting forever (the SDK does not fail them), so ask the
-   * server whether the session is still alive; if not, closing the client fails them with "connection lost".
-   */
-  function probe(client: Client): void {
-    if (closed || probing.has(client)) return;
-    probing.add(client);
-    client.ping({ timeout: PROBE_TIMEOUT_MS }).then(
-      () => probing.delete(client),
-      function sessionGone(error: unknown) {
-        if (closed) return;
-        logger.warn('trellis connection lost', { trellis, reason: trellisError(error, target).message });
-        void discard(client, isSessionLost(error));
-      },
-    );
-  }
-
   async function connect(): Promise<Client> {
-    const client = new (mcpClient().Client)(CLIENT_INFO, {
-      versionNegotiation: { mode: 'auto', probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
-      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } },
-      // a tool's questions go to the person through the loop, across requests: never answered inside the call
-      capabilities: { ...INPUT_CAPABILITIES, ...tasksCapabilities },
-      inputRequired: { autoFulfill: false },
-    });
-    // a 2025 server asks during the call: its roots are answered, a question goes to the person while the call waits
-    client.setRequestHandler('roots/list', () => ({ roots: roots.map((root) => ({ ...root })) }));
-    client.setRequestHandler('elicitation/create', async (request) => {
-      if (!elicit) throw new Error(ELICITATION_2025);
-      return (await elicit(client, request.params as Record<string, unknown>)) as never;
-    });
+    const client = sdkClient(onToolsChanged, roots, elicit);
     client.onclose = () => forget(client);
-    client.onerror = (error) => {
-      if (closed) return;
-      logger.debug('trellis transport error', { trellis, reason: error.message });
-      if (STREAM_DROPPED.test(error.message)) probe(client);
-    };
+    watchStream(client);
     await client.connect(transportFor(address, trellis, logger, streams.schedule));
     acceptTasks(client.transport!);
     logger.debug('trellis connected', { trellis, protocolVersion: client.getNegotiatedProtocolVersion() });
@@ -146,17 +181,9 @@ export function mcpConnection({
     const closing = current;
     current = undefined;
     const connected = await closing?.connecting.catch(() => undefined);
-    if (!connected) return;
-    if (connected.transport instanceof mcpClient().StreamableHTTPClientTransport) {
-      await settledWithin(connected.transport.terminateSession(), TERMINATE_TIMEOUT_MS);
-    }
-    await connected.close();
+    if (connected) await endSession(connected);
   }
 
-  function sessionId(): string | undefined {
-    const transport = current?.client?.transport;
-    return transport instanceof mcpClient().StreamableHTTPClientTransport ? transport.sessionId : undefined;
-  }
-
+  const sessionId = () => sessionIdOf(current?.client);
   return { client, discard, lostSession: (client) => lost.has(client), sessionId, close };
 }

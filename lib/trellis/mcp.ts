@@ -1,13 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
 import { validator } from '../options/declaration';
 import { redactedArgs } from '../shared/redact';
 import { defaultLogger } from '../shared/logger';
-import type { CallToolOptions, CallToolResult, McpServerAddress, Tool, Trellis } from '../types';
+import type { CallToolOptions, CallToolResult, Logger, McpServerAddress, Tool, Trellis } from '../types';
 import { abortable } from '../shared/signals';
 import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
 import { isSessionLost, trellisError } from './mcp-errors';
-import { connectionPool } from './mcp-pool';
+import { connectionPool, type ConnectionPool } from './mcp-pool';
 import { paramHeaderDefinitions } from './mcp-param-headers';
 import {
   mcpTrellisOptions,
@@ -16,13 +17,13 @@ import {
   type ValidMcpTrellisOptions,
 } from './mcp-options';
 import { toolDefinitions } from './tool-definitions';
-import { taskFollower, type TaskFollower } from './tasks';
+import { taskFollower, type TaskFollower } from './task-follower';
 import { callWithInput, ELICITATION_2025, type Root } from './mcp-input';
 import { askedDuringCall, type AskedDuringCall } from './mcp-asked-during-call';
 import { AgentLoopError } from '../errors';
 import { needsUser } from './oauth/consent';
 import type { SignIns } from './oauth/sign-ins';
-import { userTrellises } from './oauth/user-trellis';
+import { userTrellises, type UserTrellisOptions } from './oauth/user-trellis';
 
 export type { McpTrellisOptions } from './mcp-options';
 
@@ -117,9 +118,8 @@ export function mcpTrellis(options: McpTrellisOptions): Trellis {
   return openMcpTrellis(validOptions(options));
 }
 
-/** `mcpTrellis` of options already validated (agentLoop's `trellis`); `signIns`: agentLoop's OAuth, for `oauth`. */
-// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
-export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIns): Trellis {
+/** `oauth` gives each user their own token: no forwarded header of the client's, and agentLoop's callback. */
+function refuseOAuthMisuse(options: ValidMcpTrellisOptions, signIns: SignIns | undefined): void {
   const oauth = 'url' in options ? options.oauth : undefined;
   if (oauth && 'url' in options && options.forwardHeaders) {
     throw new AgentLoopError(
@@ -134,30 +134,15 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.",
     );
   }
-  const target = placeOf(options);
-  const roots = options.roots ?? [];
-  const trellis = options.name ?? target;
-  const logger = options.logger ?? defaultLogger();
-  const ttlMs = options.listTtlSec * 1000;
-  const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
-  const tasks = taskFollower();
-  const headers = paramHeaderDefinitions();
-  const asked = askedDuringCall(ELICITATION_2025);
-  const listOn = (client: Client) => listAll(client, headers);
-  const callFollowing = (client: Client, name: string, args: Record<string, unknown>, callOptions: CallToolOptions) =>
-    callOn(client, name, args, callOptions, headers, roots, tasks, asked);
-  let cache: { tools: Tool[]; expiresAt: number } | undefined;
-  let listing: Promise<Tool[]> | undefined;
-  let generation = 0;
+}
 
-  function onToolsChanged(): void {
-    generation++;
-    cache = undefined;
-  }
-  const connectionTo = (address: McpServerAddress) =>
-    mcpConnection({ address, target, trellis, logger, onToolsChanged, roots, elicit: asked.elicit });
-  const shared = connectionTo(options);
-  const pool = connectionPool({
+/** The shared connection, and one of its own for each set of forwarded headers (`forwardHeaders`). */
+function forwardingPool(
+  options: ValidMcpTrellisOptions,
+  shared: McpConnection,
+  connectionTo: (address: McpServerAddress) => McpConnection,
+): ConnectionPool {
+  return connectionPool({
     forwardHeaders: ('url' in options && options.forwardHeaders ? options.forwardHeaders : []).map((name) =>
       name.toLowerCase(),
     ),
@@ -165,13 +150,22 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     open: (forwarded) =>
       connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
   });
+}
 
-  /**
-   * Runs `use` on the session. When the server no longer knows it, or it was dropped under `use` because the server
-   * lost it (the call was in flight), `use` is retried once on the next session: every call in flight then waits for
-   * the same single re-initialise. A server that went away is no lost session: its calls fail as they are.
-   */
-  async function withClient<T>(
+type WithClient = <T>(
+  use: (client: Client) => Promise<T>,
+  signal?: AbortSignal,
+  connection?: McpConnection,
+) => Promise<T>;
+
+/**
+ * Runs `use` on the session (of `shared` unless told). When the server no longer knows it, or it was dropped under
+ * `use` because the server lost it (the call was in flight), `use` is retried once on the next session: every call in
+ * flight then waits for the same single re-initialise. A server that went away is no lost session: its calls fail as
+ * they are.
+ */
+function retryingOnLostSession(shared: McpConnection, logger: Logger, trellis: string): WithClient {
+  return async function withClient<T>(
     use: (client: Client) => Promise<T>,
     signal?: AbortSignal,
     connection: McpConnection = shared,
@@ -184,48 +178,70 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
       if (await connection.discard(client, true)) logger.info('trellis session lost; re-initialising', { trellis });
       return use(await abortable(connection.client(), signal));
     }
-  }
+  };
+}
 
-  async function refresh(): Promise<Tool[]> {
-    const startedAt = generation;
-    const tools = settle(await withClient(listOn));
-    if (startedAt === generation) cache = { tools, expiresAt: Date.now() + ttlMs };
-    return tools;
-  }
-
-  async function readable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** `work`'s failures as the trellis errors that name `target`, the caller's signal bounding the wait. */
+function readableAt(target: string) {
+  return async function readable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     try {
       return await abortable(work, signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw trellisError(error, target);
     }
+  };
+}
+
+/**
+ * The server's tool list, kept `ttlMs`; concurrent listings share one `list()`, and a list that changed while it was
+ * being listed is not kept.
+ */
+function sharedToolList(ttlMs: number, list: () => Promise<Tool[]>) {
+  let cache: { tools: Tool[]; expiresAt: number } | undefined;
+  let listing: Promise<Tool[]> | undefined;
+  let generation = 0;
+
+  async function refresh(): Promise<Tool[]> {
+    const startedAt = generation;
+    const tools = await list();
+    if (startedAt === generation) cache = { tools, expiresAt: Date.now() + ttlMs };
+    return tools;
   }
 
-  const forUser =
-    oauth &&
-    'url' in options &&
-    userTrellises({
-      signIn: signIns!.add(trellis, options.url, oauth),
-      user: oauth.user,
-      pool,
-      connect: (authProvider) => connectionTo({ ...options, authProvider }),
-      withClient,
-      readable,
-      listAll: listOn,
-      callOn: callFollowing,
-      cancelOn: tasks.cancel,
-      listTtlMs: ttlMs,
-    });
+  return {
+    /** the cached tools while they are fresh */
+    fresh: (): Tool[] | undefined => (cache && Date.now() < cache.expiresAt ? cache.tools : undefined),
+    /** the listing under way, or a new one */
+    listing: (): Promise<Tool[]> => (listing ??= refresh().finally(() => (listing = undefined))),
+    changed(): void {
+      generation++;
+      cache = undefined;
+    },
+  };
+}
 
+interface SharedTrellisParts {
+  /** each signed-in user's own Trellis (`oauth`): the shared one then serves no one */
+  forUser: ((req: IncomingMessage) => Trellis | undefined) | undefined;
+  pool: ConnectionPool;
+  shared: McpConnection;
+  tasks: TaskFollower;
+  toolList: ReturnType<typeof sharedToolList>;
+  withClient: WithClient;
+  readable: ReturnType<typeof readableAt>;
+  callFollowing: UserTrellisOptions['callOn'];
+}
+
+/** The Trellis of the server's shared connection (and of those `forwardHeaders` opens). */
+function sharedTrellis(parts: SharedTrellisParts): Trellis {
+  const { forUser, pool, shared, tasks, toolList, withClient, readable, callFollowing } = parts;
   const self: Trellis = {
     ...(forUser ? { forRequest: (req) => forUser(req) ?? self } : {}),
     async listTools(signal) {
       signal?.throwIfAborted();
       if (forUser) throw needsUser('tools/list');
-      if (cache && Date.now() < cache.expiresAt) return cache.tools;
-      listing ??= refresh().finally(() => (listing = undefined));
-      return readable(listing, signal);
+      return toolList.fresh() ?? readable(toolList.listing(), signal);
     },
     async callTool(name, args, callOptions) {
       const { signal } = callOptions;
@@ -257,4 +273,54 @@ export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIn
     },
   };
   return self;
+}
+
+/** `mcpTrellis` of options already validated (agentLoop's `trellis`); `signIns`: agentLoop's OAuth, for `oauth`. */
+export function openMcpTrellis(options: ValidMcpTrellisOptions, signIns?: SignIns): Trellis {
+  refuseOAuthMisuse(options, signIns);
+  const target = placeOf(options);
+  const roots = options.roots ?? [];
+  const trellis = options.name ?? target;
+  const logger = options.logger ?? defaultLogger();
+  const ttlMs = options.listTtlSec * 1000;
+  const settle = toolDefinitions({ windowMs: ttlMs, logger, trellis });
+  const tasks = taskFollower();
+  const headers = paramHeaderDefinitions();
+  const asked = askedDuringCall(ELICITATION_2025);
+  const listOn = (client: Client) => listAll(client, headers);
+  const callFollowing = (client: Client, name: string, args: Record<string, unknown>, callOptions: CallToolOptions) =>
+    callOn(client, name, args, callOptions, headers, roots, tasks, asked);
+  const toolList = sharedToolList(ttlMs, async () => settle(await withClient(listOn)));
+  const connectionTo = (address: McpServerAddress) =>
+    mcpConnection({ address, target, trellis, logger, onToolsChanged: toolList.changed, roots, elicit: asked.elicit });
+  const shared = connectionTo(options);
+  const pool = forwardingPool(options, shared, connectionTo);
+  const withClient = retryingOnLostSession(shared, logger, trellis);
+  const readable = readableAt(target);
+  const forUser =
+    'url' in options &&
+    options.oauth &&
+    userTrellises({
+      signIn: signIns!.add(trellis, options.url, options.oauth),
+      user: options.oauth.user,
+      pool,
+      connect: (authProvider) => connectionTo({ ...options, authProvider }),
+      withClient,
+      readable,
+      listAll: listOn,
+      callOn: callFollowing,
+      cancelOn: tasks.cancel,
+      listTtlMs: ttlMs,
+    });
+
+  return sharedTrellis({
+    forUser: forUser || undefined,
+    pool,
+    shared,
+    tasks,
+    toolList,
+    withClient,
+    readable,
+    callFollowing,
+  });
 }

@@ -1,12 +1,10 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type * as Zod from 'zod';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { onAbort, settledWithin } from '../shared/signals';
-import type { CallToolOptions, CallToolResult, InputAnswers, ToolTask } from '../types';
+import type { CallToolResult, InputAnswers } from '../types';
 
 /**
  * MCP tasks (`io.modelcontextprotocol/tasks`, SEP-2663), spoken beside the SDK until it speaks them itself: this
- * module is all there is of them, so it goes when the SDK gains tasks.
+ * module and task-follower.ts are all there is of them, so they go when the SDK gains tasks.
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -15,10 +13,7 @@ export const tasksCapabilities = { extensions: { [TASKS_EXTENSION]: {} } };
 
 /** Where the seam leaves a task handle in the `_meta` of the stand-in result the SDK's codec accepts. */
 const TASK_KEY = 'express-agent-loop/task';
-const MIN_POLL_MS = 100;
-const MAX_POLL_MS = 5000;
 const CANCEL_TIMEOUT_MS = 2000;
-const SETTLE_MS = 1000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /** The shapes of SEP-2663 the loop reads; zod is loaded with the SDK, when the first task comes, not at start-up. */
@@ -42,7 +37,7 @@ function defineSchemas() {
 }
 let defined: ReturnType<typeof defineSchemas> | undefined;
 const schemas = () => (defined ??= defineSchemas());
-type TaskState = ReturnType<ReturnType<typeof defineSchemas>['task']['parse']>;
+export type TaskState = ReturnType<ReturnType<typeof defineSchemas>['task']['parse']>;
 
 /**
  * The seam below the SDK's codec, which refuses `resultType: "task"` on `tools/call` before any caller's schema runs:
@@ -60,13 +55,7 @@ export function acceptTasks(transport: Transport): void {
   };
 }
 
-/** The server's `pollIntervalMs`, bounded so that no server makes the loop poll hot or wait for minutes. */
-export function pollDelay(pollIntervalMs: number | undefined): number {
-  if (pollIntervalMs === undefined || !Number.isFinite(pollIntervalMs)) return 1000;
-  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, pollIntervalMs));
-}
-
-function taskOf(result: CallToolResult): TaskState | undefined {
+export function taskOf(result: CallToolResult): TaskState | undefined {
   const handle = (result as { _meta?: Record<string, unknown> })._meta?.[TASK_KEY];
   if (handle === undefined) return undefined;
   const parsed = schemas().task.safeParse(handle);
@@ -86,7 +75,7 @@ export function taskEndedText(task: Pick<TaskState, 'taskId' | 'status' | 'statu
 }
 
 /** The task's state now (`tasks/get`). */
-async function get(client: Client, taskId: string, signal: AbortSignal | undefined): Promise<TaskState> {
+export async function getTask(client: Client, taskId: string, signal: AbortSignal | undefined): Promise<TaskState> {
   const got = await client.request({ method: 'tasks/get', params: { taskId } }, schemas().task, {
     signal,
     timeout: REQUEST_TIMEOUT_MS,
@@ -95,104 +84,24 @@ async function get(client: Client, taskId: string, signal: AbortSignal | undefin
   return got;
 }
 
-/** Follows the tasks that tool calls answer with, and cancels those whose call ends first. */
-// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
-export function taskFollower() {
-  const cancels = new Set<Promise<unknown>>();
-
-  /**
-   * Ends the task (`tasks/cancel`); resolves once the server took it, or did not in time (a close waits for it too).
-   */
-  function cancel(client: Client, taskId: string): Promise<void> {
-    const sent: Promise<void> = client
-      .request({ method: 'tasks/cancel', params: { taskId } }, schemas().acknowledged, { timeout: CANCEL_TIMEOUT_MS })
-      .then(() => undefined)
-      .catch(() => undefined)
-      .finally(() => cancels.delete(sent));
-    cancels.add(sent);
-    return sent;
-  }
-
-  async function poll(client: Client, first: TaskState, options: CallToolOptions): Promise<CallToolResult> {
-    const { signal, onTask } = options;
-    let task = first;
-    let told: ToolTask | undefined;
-    for (;;) {
-      const seen: ToolTask = {
-        id: task.taskId,
-        status: task.status,
-        ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-      };
-      if (told?.status !== seen.status || told.statusMessage !== seen.statusMessage) onTask?.((told = seen));
-      if (task.status === 'completed') return { content: [], ...task.result } as CallToolResult;
-      const { inputRequests } = task;
-      // the person is asked as for a call's input_required; their answers come back through resume()
-      if (task.status === 'input_required' && inputRequests && Object.keys(inputRequests).length > 0)
-        return { content: [], resultType: 'input_required', inputRequests, taskId: task.taskId } as CallToolResult;
-      if (task.status !== 'working') throw new Error(taskEndedText(task));
-      await sleep(pollDelay(task.pollIntervalMs), undefined, { signal });
-      task = await get(client, first.taskId, signal);
-    }
-  }
-
-  /**
-   * Follows the task `taskId` from its state `first` until it ends or asks the person; the call ending first cancels
-   * it.
-   */
-  async function followTask(
-    client: Client,
-    taskId: string,
-    first: () => Promise<TaskState>,
-    options: CallToolOptions,
-  ): Promise<CallToolResult> {
-    // the call ending first (its timeout, the loop's budget, the client gone, shutdown) ends the task with it, at
-    // once: a close() that follows the abort must find the cancel on its way
-    const stop = onAbort(options.signal, () => void cancel(client, taskId));
-    try {
-      return await poll(client, await first(), options);
-    } finally {
-      stop();
-    }
-  }
-
-  return {
-    cancel,
-    /** `result` itself, or when it is a task handle, the task's result once it completed (polled on `client`). */
-    async follow(client: Client, result: CallToolResult, options: CallToolOptions): Promise<CallToolResult> {
-      const task = taskOf(result);
-      return task ? followTask(client, task.taskId, async () => task, options) : result;
-    },
-    /**
-     * The person's answers to a task that asked (`tasks/update`), then the task followed again; a task the server
-     * no longer has, or that refuses the answers, fails the call naming it.
-     */
-    async resume(client: Client, answers: InputAnswers & { taskId: string }, options: CallToolOptions) {
-      const { taskId, inputResponses } = answers;
-      const { signal } = options;
-      return followTask(
-        client,
-        taskId,
-        async () => {
-          try {
-            const params = { taskId, inputResponses };
-            await client.request({ method: 'tasks/update', params }, schemas().acknowledged, {
-              signal,
-              timeout: REQUEST_TIMEOUT_MS,
-            });
-            return await get(client, taskId, signal);
-          } catch (error) {
-            if (signal?.aborted) throw error;
-            throw new Error(`task ${taskId} did not take the person's answers: ${(error as Error).message}`);
-          }
-        },
-        options,
-      );
-    },
-    /** Waits (a little) for the cancels still on their way, before the connections close under them. */
-    async settled(): Promise<void> {
-      await settledWithin(Promise.all(cancels), SETTLE_MS);
-    },
-  };
+/** The person's answers to a task that asked (`tasks/update`), then its state. */
+export async function updateTask(
+  client: Client,
+  { taskId, inputResponses }: InputAnswers & { taskId: string },
+  signal: AbortSignal | undefined,
+): Promise<TaskState> {
+  const params = { taskId, inputResponses };
+  await client.request({ method: 'tasks/update', params }, schemas().acknowledged, {
+    signal,
+    timeout: REQUEST_TIMEOUT_MS,
+  });
+  return getTask(client, taskId, signal);
 }
 
-export type TaskFollower = ReturnType<typeof taskFollower>;
+/** Ends the task (`tasks/cancel`); resolves once the server took it, or did not within its time, never failing. */
+export function cancelTask(client: Client, taskId: string): Promise<void> {
+  return client
+    .request({ method: 'tasks/cancel', params: { taskId } }, schemas().acknowledged, { timeout: CANCEL_TIMEOUT_MS })
+    .then(() => undefined)
+    .catch(() => undefined);
+}

@@ -1,4 +1,4 @@
-import { toolOutcomeText } from '../../loop/tool-outcome';
+import { toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { askedCallId, asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
 import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
@@ -49,25 +49,31 @@ function holderOf(out: readonly Content[], callId: string): number {
   return latest;
 }
 
+// the model's calls carry no id on Gemini 2.5 and 3: their answers are known by the tool's name then
+const keyOf = (response: { id?: string; name?: string }) => response.id ?? `name:${response.name ?? ''}`;
+
+/** Where each call's last answer (other than an approval's) stands in `contents`, by the call's key. */
+function lastAnswers(contents: readonly Content[], approvalIds: ReadonlySet<unknown>): Map<string, number> {
+  const last = new Map<string, number>();
+  contents.forEach((content, i) =>
+    partsOf(content).forEach(({ functionResponse: response }) => {
+      if (response && !approvalIds.has(response.id)) last.set(keyOf(response), i);
+    }),
+  );
+  return last;
+}
+
 /**
  * Gemini's approval exchanges: a model content of `functionCall` parts of the approval tool, the client's
  * `functionResponse` parts answering them in the next content. The latest decide now; an older one's answer goes
  * beside the turn's other answers (Gemini wants all of a turn's responses in one content).
  */
-// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
 function geminiApprovals(contents: readonly Content[], tools: PersonTools): ApprovalHistory<Content> | undefined {
   const asked = contents.map((content) => approvalCalls(content, tools));
   if (!asked.some(Boolean)) return undefined;
   const latest = lastIn(contents, 'model');
   const approvalIds = new Set(asked.flatMap((made) => (made ?? []).map((part) => part.functionCall?.id)));
-  // the model's calls carry no id on Gemini 2.5 and 3: their answers are known by the tool's name then
-  const keyOf = (response: { id?: string; name?: string }) => response.id ?? `name:${response.name ?? ''}`;
-  const lastAnswer = new Map<string, number>();
-  contents.forEach((content, i) =>
-    partsOf(content).forEach(({ functionResponse: response }) => {
-      if (response && !approvalIds.has(response.id)) lastAnswer.set(keyOf(response), i);
-    }),
-  );
+  const lastAnswer = lastAnswers(contents, approvalIds);
   // the same ask sent again (a client that repeats the exchange): its last copy answers the call, the earlier none
   const lastAsked = new Map<unknown, number>();
   asked.forEach((made, i) => made?.forEach((part) => lastAsked.set(askedCallId(part.functionCall?.id), i)));
@@ -99,11 +105,10 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
       parts: [{ functionCall: { name: call.tool, args: call.arguments }, thoughtSignature: SKIP_SIGNATURE }],
     }),
     answerEarlier: (out, at, callId, outcome, i) => {
-      const text = toolOutcomeText(outcome);
-      const modelId = calls(out[at]).some((part) => part.functionCall.id === callId) ? { id: callId } : {};
-      const response = { ...modelId, name: 'tool' in outcome ? String(outcome.tool) : '' };
+      const response = responseTo(out[at], callId, outcome);
       // a later content carried its answer (the loop's own work of a later request), or a later copy of the ask will
       if ((lastAnswer.get(keyOf(response)) ?? -1) > i || (lastAsked.get(callId) ?? -1) > i) return;
+      const text = toolOutcomeText(outcome);
       const answer: Part = {
         functionResponse: {
           ...response,
@@ -113,6 +118,12 @@ function geminiApprovals(contents: readonly Content[], tools: PersonTools): Appr
       answerBeside(out, at, answer, parts);
     },
   };
+}
+
+/** Whom an older approval's answer names: the model's call by its id where `holder` gave it one, and the tool. */
+function responseTo(holder: Content, callId: string, outcome: ToolOutcome) {
+  const modelId = calls(holder).some((part) => part.functionCall.id === callId) ? { id: callId } : {};
+  return { ...modelId, name: 'tool' in outcome ? String(outcome.tool) : '' };
 }
 
 /**

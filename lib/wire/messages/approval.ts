@@ -1,4 +1,4 @@
-import { toolOutcomeText } from '../../loop/tool-outcome';
+import { toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
 import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
@@ -46,7 +46,6 @@ function holderOf(out: readonly MessageParam[], callId: string): number {
  * one's `tool_result` goes beside the turn's other results (Messages wants all of a turn's results in one user
  * message).
  */
-// eslint-disable-next-line max-lines-per-function -- issue 39: not split yet (see the functions branch's report)
 function messagesApprovals(
   messages: readonly MessageParam[],
   tools: PersonTools,
@@ -85,23 +84,29 @@ function messagesApprovals(
       content: [{ type: 'tool_use', id: callId, name: call.tool, input: call.arguments }],
     }),
     // the loop's text so far rode on the approval message; the model's own message gets it back
-    withText: (holder, i) => {
-      const text = blocksOf(messages[i].content).filter((block) => block.type === 'text');
-      return text.length > 0 && !blocksOf(holder.content).some((block) => block.type === 'text')
-        ? { ...holder, content: [...text, ...blocksOf(holder.content)] }
-        : undefined;
-    },
+    withText: (holder, i) => withTextOf(messages[i], holder),
     answerEarlier: (out, at, callId, outcome, i) => {
       // a later message carried its result (the loop's own work of a later request)
       if ((lastResult.get(callId) ?? -1) > i) return;
-      const content = toolOutcomeText(outcome);
-      const answer: ContentBlock =
-        outcome.kind === 'approved_earlier'
-          ? { type: 'tool_result', tool_use_id: callId, content }
-          : { type: 'tool_result', tool_use_id: callId, content, is_error: true };
-      answerBeside(out, at, answer, blocks);
+      answerBeside(out, at, earlierResult(callId, outcome), blocks);
     },
   };
+}
+
+/** The model's own message `holder` with the text the approval message carried, or undefined when it needs none. */
+function withTextOf(approval: MessageParam, holder: MessageParam): MessageParam | undefined {
+  const text = blocksOf(approval.content).filter((block) => block.type === 'text');
+  return text.length > 0 && !blocksOf(holder.content).some((block) => block.type === 'text')
+    ? { ...holder, content: [...text, ...blocksOf(holder.content)] }
+    : undefined;
+}
+
+/** What an older approval decided, as the `tool_result` of the call it was about. */
+function earlierResult(callId: string, outcome: ToolOutcome): ContentBlock {
+  const content = toolOutcomeText(outcome);
+  return outcome.kind === 'approved_earlier'
+    ? { type: 'tool_result', tool_use_id: callId, content }
+    : { type: 'tool_result', tool_use_id: callId, content, is_error: true };
 }
 
 /**
