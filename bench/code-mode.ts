@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { asChatTools, catalogOf, catalogTools } from '../fixtures/tool-catalog/catalog';
+import { asLoopTools, catalogOf, catalogTools } from '../fixtures/tool-catalog/catalog';
 import { runCodeTool } from '../lib/code-mode/declarations';
 import { runProgram, type NestedAnswer } from '../lib/code-mode/sandbox';
 import { closeIdleWorkers } from '../lib/code-mode/warm-workers';
@@ -89,7 +89,7 @@ export async function benchCodeMode(argv: string[], log: (line: string) => void)
   for (const count of [4, 8])
     log(`RSS per running program (${count} at once): ${(await rssPerProgram(count)).toFixed(1)} MiB`);
   for (const count of [catalogTools().length, 300]) {
-    const tools = asChatTools(catalogOf(count));
+    const tools = asLoopTools(catalogOf(count));
     const all = Buffer.byteLength(JSON.stringify(tools));
     const code = Buffer.byteLength(JSON.stringify([runCodeTool(tools, limits)]));
     log(`${count} tools: ${all} bytes of definitions offered whole, ${code} bytes for run_code declaring them all`);

@@ -1,13 +1,13 @@
 import os from 'node:os';
-import { asChatTools, catalogOf, catalogTools, type CatalogQuery } from '../fixtures/tool-catalog/catalog';
+import { asLoopTools, catalogOf, catalogTools, type CatalogQuery } from '../fixtures/tool-catalog/catalog';
 import heldOut from '../fixtures/tool-catalog/held-out-queries.json';
 import queries from '../fixtures/tool-catalog/queries.json';
 import { ToolIndex } from '../lib/tool-search/tool-index';
 import { toolSearchTool } from '../lib/tool-search/tool-search-tool';
-import type { ChatTool } from '../lib/types';
+import type { LoopTool } from '../lib/loop/loop-tool';
 import { percentile } from '../spec/helpers/percentile';
 
-const toolsOf = (count: number): ChatTool[] => asChatTools(catalogOf(count));
+const toolsOf = (count: number): LoopTool[] => asLoopTools(catalogOf(count));
 
 const median = (values: number[]) => percentile(values, 50);
 
@@ -60,7 +60,7 @@ async function benchToolSearch(argv: string[], log: (line: string) => void): Pro
       `| ${row.tools} | ${row.buildMs.toFixed(1)} | ${row.p50Us.toFixed(0)} | ${row.p99Us.toFixed(0)} | ${row.cpuUs.toFixed(0)} |`,
     );
   }
-  const index = ToolIndex.of(asChatTools(catalogTools()));
+  const index = ToolIndex.of(asLoopTools(catalogTools()));
   for (const [name, asked] of [
     ["the catalog's queries", queries],
     ['held-out queries', heldOut],

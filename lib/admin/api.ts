@@ -41,7 +41,7 @@ async function bindingView(binding: ActiveBinding, match: unknown) {
     match,
     // the web_search-only loop has no maxTurns of its own (null): it runs defaultMaxTurns
     ...Object.fromEntries(Object.entries(bindingSettingsOf(binding)).map(([name, value]) => [name, value ?? null])),
-    tools: tools.map(({ function: { name, description } }) => ({
+    tools: tools.map(({ name, description }) => ({
       name,
       ...(description === undefined ? {} : { description }),
     })),

@@ -1,4 +1,4 @@
-import type { ChatTool } from '../types';
+import type { LoopTool } from '../loop/loop-tool';
 import type { CodeModeConfig } from './options';
 
 /** The one tool a binding in code mode offers. */
@@ -58,8 +58,8 @@ export function firstSentence(text: string | undefined): string {
 }
 
 /** One tool as a typed async function of `tools`, its description's first sentence above it. */
-export function declaration(tool: ChatTool): string {
-  const { name, description, parameters } = tool.function;
+export function declaration(tool: LoopTool): string {
+  const { name, description, parameters } = tool;
   const properties = Object.keys(((parameters ?? {}) as Schema).properties ?? {});
   const pattern =
     properties.length > 0 && properties.every((p) => IDENTIFIER.test(p)) ? `{ ${properties.join(', ')} }` : 'args';
@@ -79,27 +79,24 @@ const UNDECLARED = {
  * `run_code`, declaring the tools its programs can call; `searched`: the binding's other tools are held back for
  * `tool_search`, whose answers declare them, so this definition never changes as they are found.
  */
-export function runCodeTool(tools: readonly ChatTool[], limits: CodeModeConfig, searched = false): ChatTool {
+export function runCodeTool(tools: readonly LoopTool[], limits: CodeModeConfig, searched = false): LoopTool {
   const undeclared = UNDECLARED[searched ? 'searched' : 'none'];
   const declared = [...tools.map(declaration), ...(searched || tools.length === 0 ? [undeclared] : [])].join('\n');
   return {
-    type: 'function',
-    function: {
-      name: RUN_CODE,
-      description:
-        `Runs a JavaScript program in a sandbox (no network, files or process) and returns { ` +
-        `"return": <its return value as JSON>, "log": [<its console.log lines>] }. The code is the body of an ` +
-        `async function: use await and return. Call the tools below as async functions; each resolves to the ` +
-        `tool's result (its structured content, else its text, parsed when it is JSON), and a call that fails ` +
-        `throws an Error whose message says why (catch it to go on). Write one program that makes all the ` +
-        `calls the task needs and returns only what you need to read. Limits: ${limits.timeoutSec} s, ` +
-        `${limits.memoryMb} MiB, ${limits.maxCalls} tool calls.\n\n${declared}`,
-      parameters: {
-        type: 'object',
-        properties: { code: { type: 'string', description: 'The body of an async JavaScript function' } },
-        required: ['code'],
-        additionalProperties: false,
-      },
+    name: RUN_CODE,
+    description:
+      `Runs a JavaScript program in a sandbox (no network, files or process) and returns { ` +
+      `"return": <its return value as JSON>, "log": [<its console.log lines>] }. The code is the body of an ` +
+      `async function: use await and return. Call the tools below as async functions; each resolves to the ` +
+      `tool's result (its structured content, else its text, parsed when it is JSON), and a call that fails ` +
+      `throws an Error whose message says why (catch it to go on). Write one program that makes all the ` +
+      `calls the task needs and returns only what you need to read. Limits: ${limits.timeoutSec} s, ` +
+      `${limits.memoryMb} MiB, ${limits.maxCalls} tool calls.\n\n${declared}`,
+    parameters: {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'The body of an async JavaScript function' } },
+      required: ['code'],
+      additionalProperties: false,
     },
   };
 }

@@ -9,8 +9,8 @@ import type { Settings } from '../options/tunables';
 import type { ChatCompletion, Logger } from '../types';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, Telemetry } from '../telemetry/loop-telemetry';
-import { frontDoorAt, type JudgeWire, type Wire, type WireRequest } from './wire';
-import { wireCallOf } from './turn-result';
+import { frontDoorAt } from './front-door';
+import type { JudgeWire, Wire, WireRequest } from './wire';
 import type { TurnReader, WireApprovals } from './wire';
 import { recordedAnswers, type ApprovalReader, type PersonDecision } from '../person/approval-decision';
 import { answerApprovals } from '../person/answers';
@@ -329,7 +329,7 @@ function loopOf(setup: Setup, binding: ActiveBinding, split: Listing, opened: Re
     telemetry: setup.telemetry,
     complete: turns.complete,
     judgeCompletion: turns.judgeCompletion,
-    askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending).map((call) => wireCallOf(call)),
+    askApproval: (pending) => approvalCalls(loop, services.approvals.tokens, pending),
     input: asker && session.inputTool ? { tool: session.inputTool, maxRounds: asker.maxRounds } : undefined,
     askInput: (pending) => (asker ? inputCalls(loop, asker.tokens, pending) : []),
   };

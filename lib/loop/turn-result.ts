@@ -1,4 +1,4 @@
-import type { ChatUsage, ToolCall } from '../types';
+import type { ChatUsage } from '../types';
 
 /** What the loop reads from a model reply, in no wire's shape. */
 
@@ -43,16 +43,3 @@ export interface TurnResult<Output = unknown> {
   /** the reply whole: a JSON answer takes its shape */
   reply: unknown;
 }
-
-/** A call in chat completions' shape (approvals seal that shape), and back. */
-export const toolCallOf = (call: WireCall): ToolCall => ({
-  id: call.id,
-  type: 'function',
-  function: { name: call.name, arguments: call.arguments as string },
-});
-export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({
-  id: call.id,
-  name: call.function?.name,
-  arguments: call.function?.arguments,
-  index,
-});

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { LoopTool } from './loop-tool';
 import type { Request, Response } from 'express';
 import type { AnswerIds } from '../hand-back/answer-ids';
 import type { ApprovalReader, PersonDecision } from '../person/approval-decision';
@@ -8,7 +9,7 @@ import type { ToolOutcome } from './tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { ClientSearch } from '../tool-search/deferred-tools';
 import type { ApiKeyHeader } from '../shared/credential';
-import type { ChatTool, Logger } from '../types';
+import type { Logger } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 
 /** Reads one turn's reply; throws an Error naming what is wrong (the turn then fails like a failed model call). */
@@ -42,7 +43,7 @@ export interface Conversation<Output = unknown> {
    * These tools join the request's tools from the next turn on, after every tool offered already, in the wire's shape
    * (a client's own tool held back as the client defined it, without `defer_loading`)
    */
-  offer(tools: readonly ChatTool[]): void;
+  offer(tools: readonly LoopTool[]): void;
 }
 
 export interface ReplyOptions {
@@ -64,8 +65,8 @@ export interface Restored extends Reopened {
 /** What a wire needs to set up one loop. */
 export interface LoopSetup {
   loopId: string;
-  /** the binding's tools, MCP's definitions as chat functions; the wire offers them in its own shape */
-  tools: ChatTool[];
+  /** the binding's tools, MCP's definitions as the loop's tools; the wire offers them in its own shape */
+  tools: LoopTool[];
   /** a token budget counts: streamed turns must report their usage */
   countsTokens: boolean;
   /** undefined: no limit; else the wire elides the loop's oldest results to keep each request within it */
@@ -109,7 +110,7 @@ export interface WireLoop<Output = unknown> {
    */
   inputTool?: string;
   /**
-   * the client's own tool search, when the loop serves it: its tools held back (as chat functions) and how it searches
+   * the client's own tool search, when the loop serves it: its tools held back (as loop tools) and how it searches
    */
   clientSearch?: ClientSearch;
 }
@@ -145,17 +146,6 @@ export interface ErrorFields {
   param?: string | null;
   code?: string | null;
 }
-
-/**
- * Where in `path` the wire's own part begins (its `route`'s match, else its `path` at the end); -1: not this wire's.
- */
-export function frontDoorAt(wire: Pick<Wire, 'path' | 'route'>, path: string): number {
-  if (wire.route) return wire.route.exec(path)?.index ?? -1;
-  return path.endsWith(wire.path) ? path.length - wire.path.length : -1;
-}
-
-/** The model most wires ask for: the body's `model`. */
-export const modelInBody = (body: WireRequest): unknown => body.model;
 
 /** A request body this wire's loop can serve. */
 export interface WireRequest {

@@ -1,7 +1,7 @@
 import type { Loop } from '../loop/context';
 import type { ToolOutcome } from '../loop/tool-outcome';
 import { resumeProgram, waitingOf, watchedToolCall, type CallMode, type ProgramResume } from '../loop/turn';
-import { wireCallOf, type WireCall } from '../loop/turn-result';
+import type { WireCall } from '../loop/turn-result';
 import { RUN_CODE } from '../code-mode/declarations';
 import { isReplayLog } from '../code-mode/replay-log';
 import type { PendingApproval } from './approval';
@@ -129,8 +129,7 @@ function decidedOutcome(loop: Loop, decision: ApprovalDecision): Promise<ToolOut
   let run: ProgramResume['answer'];
   if (decision.outcome === 'granted') {
     noteApproval(loop, decision.tool, 'granted');
-    run = (id, mode) =>
-      watchedToolCall(loop, wireCallOf({ ...approvedCall(decision), id }), 0, { ...mode, approved: true });
+    run = (id, mode) => watchedToolCall(loop, { ...approvedCall(decision), id }, 0, { ...mode, approved: true });
   } else {
     noteApproval(loop, decision.tool, decision.outcome, decision.reason);
     const refused = { kind: 'unapproved', tool: decision.tool, ...decision.refusal } as ToolOutcome;

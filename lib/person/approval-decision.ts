@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { ToolCall } from '../types';
+import type { WireCall } from '../loop/turn-result';
 import { recordedDecisions, type ApprovalLedger } from './ledger';
 import { approvedCallId, type ApprovalTokens } from './approval';
 import { APPROVAL, readRefusal, type ApprovalOutcome } from './question';
@@ -134,10 +134,6 @@ export async function recordedAnswers(
 }
 
 /** The call a granted approval runs: the model's id and tool, with the arguments the person approved. */
-export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'granted' }>): ToolCall {
-  return {
-    id: decision.callId,
-    type: 'function',
-    function: { name: decision.tool, arguments: JSON.stringify(decision.arguments) },
-  };
+export function approvedCall(decision: Extract<ApprovalDecision, { outcome: 'granted' }>): WireCall {
+  return { id: decision.callId, name: decision.tool, arguments: JSON.stringify(decision.arguments), index: 0 };
 }

@@ -5,7 +5,6 @@ import type { Loop } from '../loop/context';
 import type { Answer } from '../loop/reply';
 import type { TurnResult } from '../loop/turn-result';
 import type { WireCall } from '../loop/wire';
-import type { ToolCall } from '../types';
 import type { ApprovalTokens, PendingApproval } from './approval';
 import type { InputTokens, PendingInput } from './input';
 import { noteApproval, noteInput } from './note';
@@ -15,16 +14,14 @@ import { APPROVAL, INPUT } from './question';
  * Each call waiting for approval as a call to the client's approval tool, with what the person decides on
  * (`{ tool, arguments, reason }`) and, in its id, the call sealed: the client's answer to it decides the call.
  */
-export function approvalCalls(loop: Loop, tokens: ApprovalTokens, pending: PendingApproval[]): ToolCall[] {
+export function approvalCalls(loop: Loop, tokens: ApprovalTokens, pending: PendingApproval[]): WireCall[] {
   return pending.map((waiting) => {
     noteApproval(loop, waiting.tool, 'asked', maskedArguments(waiting.reason, waiting.arguments));
     return {
       id: tokens.idFor(loop.req, loop.binding.name, waiting),
-      type: 'function',
-      function: {
-        name: loop.approvalTool as string,
-        arguments: JSON.stringify({ tool: waiting.tool, arguments: waiting.arguments, reason: waiting.reason }),
-      },
+      name: loop.approvalTool as string,
+      arguments: JSON.stringify({ tool: waiting.tool, arguments: waiting.arguments, reason: waiting.reason }),
+      index: 0,
     };
   });
 }

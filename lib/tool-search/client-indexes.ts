@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatTool } from '../types';
+import type { LoopTool } from '../loop/loop-tool';
 import { ToolIndex } from './tool-index';
 
 /** Listings kept at most. */
@@ -11,7 +11,7 @@ export const MAX_CLIENT_INDEXES = 32;
 export const MAX_CLIENT_INDEX_CHARS = 4 * 1024 * 1024;
 
 interface Kept {
-  held: readonly ChatTool[];
+  held: readonly LoopTool[];
   index: ToolIndex;
 }
 
@@ -30,7 +30,7 @@ export class ClientIndexes {
   ) {}
 
   /** the index over the binding's tools held back and the client's */
-  over(held: readonly ChatTool[], client: readonly ChatTool[]): ToolIndex {
+  over(held: readonly LoopTool[], client: readonly LoopTool[]): ToolIndex {
     if (client.length === 0) return ToolIndex.of(held);
     const key = createHash('sha256').update(JSON.stringify(client)).digest('base64');
     const kept = this.kept.get(key);

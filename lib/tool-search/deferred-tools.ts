@@ -1,5 +1,5 @@
 import type { ToolOutcome } from '../loop/tool-outcome';
-import type { ChatTool } from '../types';
+import type { LoopTool } from '../loop/loop-tool';
 import { MAX_RESULTS, type ToolSearchConfig } from './options';
 import { BadPattern, regexSearch } from './regex-search';
 import { ClientIndexes } from './client-indexes';
@@ -10,19 +10,19 @@ import { toolSearchTool, TOOL_SEARCH, type SearchKind } from './tool-search-tool
  * A client's own tool search, taken out of its request: the upstream sees neither the search tool nor `defer_loading`.
  */
 export interface ClientSearch {
-  held: ChatTool[];
+  held: LoopTool[];
   kind: SearchKind;
 }
 
 /** Where the tools found are offered: the loop's conversation, which offers them in its wire's shape. */
 export interface OfferedTo {
-  offer(tools: readonly ChatTool[]): void;
+  offer(tools: readonly LoopTool[]): void;
 }
 
 /** What a loop's tool search starts from. */
 export interface SearchSetup {
   /** the binding's tools held back */
-  held: readonly ChatTool[];
+  held: readonly LoopTool[];
   /** the client's own tool search, when the loop serves it */
   client?: ClientSearch;
   config: ToolSearchConfig | false;
@@ -34,21 +34,21 @@ export interface SearchSetup {
    * code mode: a tool as an async function of `tools`. The binding's tools found are then declared in the search's
    * answer, for programs to call, and never offered: the tool list stays what turn 1 sent
    */
-  declare?: (tool: ChatTool) => string;
+  declare?: (tool: LoopTool) => string;
 }
 
 /** A binding's listing split: the tools turn 1 offers, and those held back for `tool_search` to find. */
 export interface Split {
-  offered: readonly ChatTool[];
-  held: readonly ChatTool[];
+  offered: readonly LoopTool[];
+  held: readonly LoopTool[];
 }
 
-const splits = new WeakMap<readonly ChatTool[], WeakMap<ToolSearchConfig, Split>>();
+const splits = new WeakMap<readonly LoopTool[], WeakMap<ToolSearchConfig, Split>>();
 
 /**
  * Past `above` tools, only `keep` is offered and the rest held back; once per listing (the catalog keeps its array).
  */
-export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfig | false): Split {
+export function splitListing(tools: readonly LoopTool[], config: ToolSearchConfig | false): Split {
   if (!config || tools.length <= config.above) return { offered: tools, held: [] };
   let byConfig = splits.get(tools);
   if (!byConfig) splits.set(tools, (byConfig = new WeakMap()));
@@ -58,8 +58,8 @@ export function splitListing(tools: readonly ChatTool[], config: ToolSearchConfi
     byConfig.set(
       config,
       (split = {
-        offered: tools.filter((tool) => keep.has(tool.function.name)),
-        held: tools.filter((tool) => !keep.has(tool.function.name)),
+        offered: tools.filter((tool) => keep.has(tool.name)),
+        held: tools.filter((tool) => !keep.has(tool.name)),
       }),
     );
   }
@@ -74,23 +74,23 @@ const clientIndexes = new ClientIndexes();
  * loaded, offered from the next turn on (after the tools offered already) to the loop's end and across a hand-back.
  */
 export class DeferredTools {
-  readonly tool: ChatTool;
-  private readonly byName: Map<string, ChatTool>;
+  readonly tool: LoopTool;
+  private readonly byName: Map<string, LoopTool>;
   private readonly fromClient: Set<string>;
   private readonly loaded = new Set<string>();
-  private fresh: ChatTool[] = [];
+  private fresh: LoopTool[] = [];
 
   constructor(
-    private readonly held: readonly ChatTool[],
-    private readonly client: readonly ChatTool[],
+    private readonly held: readonly LoopTool[],
+    private readonly client: readonly LoopTool[],
     private readonly kind: SearchKind,
     private readonly maxResults: number,
     private readonly loadedNames: string[],
-    private readonly declare?: (tool: ChatTool) => string,
+    private readonly declare?: (tool: LoopTool) => string,
   ) {
     this.tool = toolSearchTool(kind, maxResults, declare ? 'declarations' : 'list');
-    this.byName = new Map([...held, ...client].map((tool) => [tool.function.name, tool]));
-    this.fromClient = new Set(client.map((tool) => tool.function.name));
+    this.byName = new Map([...held, ...client].map((tool) => [tool.name, tool]));
+    this.fromClient = new Set(client.map((tool) => tool.name));
   }
 
   /**
@@ -121,12 +121,12 @@ export class DeferredTools {
    * The tools loaded since the last offer join the conversation (after `first`); the client's are handed back when
    * called.
    */
-  offerFound(conversation: OfferedTo, clientTools: Set<string>, first: ChatTool[] = []): void {
+  offerFound(conversation: OfferedTo, clientTools: Set<string>, first: LoopTool[] = []): void {
     // in code mode, programs call the binding's tools found: only the client's own are offered
-    const found = this.declare ? this.fresh.filter((tool) => this.fromClient.has(tool.function.name)) : this.fresh;
+    const found = this.declare ? this.fresh.filter((tool) => this.fromClient.has(tool.name)) : this.fresh;
     this.fresh = [];
     if (first.length + found.length === 0) return;
-    for (const tool of found) if (this.fromClient.has(tool.function.name)) clientTools.add(tool.function.name);
+    for (const tool of found) if (this.fromClient.has(tool.name)) clientTools.add(tool.name);
     conversation.offer([...first, ...found]);
   }
 
@@ -165,7 +165,7 @@ export class DeferredTools {
   }
 
   /** The tools found as code mode reads them: the binding's declared, the client's (called directly) listed. */
-  private declared(found: FoundTool[], declare: (tool: ChatTool) => string): string {
+  private declared(found: FoundTool[], declare: (tool: LoopTool) => string): string {
     if (found.length === 0) return 'No tool found: try other words.';
     return found
       .map(({ name, description }) =>

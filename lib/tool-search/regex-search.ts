@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import type { ChatTool } from '../types';
+import type { LoopTool } from '../loop/loop-tool';
 import { EventLoopSlices } from './event-loop-slices';
 import { repetitionOf } from './repetition';
 import { foundTool, searchedText, type FoundTool } from './tool-index';
@@ -86,12 +86,12 @@ class Matcher {
  * then the rest in listing order. Bounded (see the constants above): a pattern that costs too much is refused with a
  * BadPattern, and a long search gives the event loop back between matches.
  */
-export async function regexSearch(tools: readonly ChatTool[], pattern: string, max: number): Promise<FoundTool[]> {
+export async function regexSearch(tools: readonly LoopTool[], pattern: string, max: number): Promise<FoundTool[]> {
   const matcher = new Matcher(compiled(pattern), tools.length);
-  const found: ChatTool[] = [];
+  const found: LoopTool[] = [];
   for (const tool of tools) {
     if (found.length >= max) break;
-    if (await matcher.finds(tool.function.name)) found.push(tool);
+    if (await matcher.finds(tool.name)) found.push(tool);
   }
   const named = new Set(found);
   for (const tool of tools) {

@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import type { ChatTool } from '../types';
+import type { LoopTool } from '../loop/loop-tool';
 import { EventLoopSlices } from './event-loop-slices';
 import { queryWords } from './query-words';
 import { toolWords } from './tool-words';
@@ -38,13 +38,13 @@ const shortened = (text: string) =>
   text.length <= MAX_FOUND_DESCRIPTION ? text : `${text.slice(0, MAX_FOUND_DESCRIPTION - 1)}…`;
 
 /** A tool as a search answers it: its name, and its description cut to MAX_FOUND_DESCRIPTION. */
-export const foundTool = ({ function: fn }: ChatTool): FoundTool => ({
+export const foundTool = (fn: LoopTool): FoundTool => ({
   name: fn.name,
   description: shortened(fn.description ?? ''),
 });
 
 /** What a search reads of a tool besides its name: its description, its parameters' names and descriptions. */
-export const searchedText = ({ function: fn }: ChatTool): string =>
+export const searchedText = (fn: LoopTool): string =>
   [fn.description ?? '', ...parameterText(fn.parameters)].join('\n');
 
 interface Entry {
@@ -59,7 +59,7 @@ interface Entry {
 const firstSentence = (text: string): string => text.split(/(?<=[.!?])\s|\n/, 1)[0];
 const cut = (text: string): string => (text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text);
 
-function entryOf({ function: fn }: ChatTool, id: number): Entry {
+function entryOf(fn: LoopTool, id: number): Entry {
   const description = cut(fn.description ?? '');
   return {
     id,
@@ -77,20 +77,20 @@ function entryOf({ function: fn }: ChatTool, id: number): Entry {
  * until Trellis lists anew). It is built a slice at a time, the event loop free between them; a search waits for it.
  */
 export class ToolIndex {
-  private static readonly built = new WeakMap<readonly ChatTool[], ToolIndex>();
+  private static readonly built = new WeakMap<readonly LoopTool[], ToolIndex>();
   private readonly search_: MiniSearch<Entry>;
   private readonly found: FoundTool[];
   private readonly filled: Promise<void>;
   /** the characters indexed: what the index weighs, 10 to 20 bytes of heap each */
   readonly chars: number;
 
-  static of(tools: readonly ChatTool[]): ToolIndex {
+  static of(tools: readonly LoopTool[]): ToolIndex {
     let index = ToolIndex.built.get(tools);
     if (!index) ToolIndex.built.set(tools, (index = new ToolIndex(tools)));
     return index;
   }
 
-  private constructor(readonly tools: readonly ChatTool[]) {
+  private constructor(readonly tools: readonly LoopTool[]) {
     this.search_ = new MiniSearch<Entry>({
       fields: ['name', 'summary', 'description', 'parameters'],
       tokenize: (text) => toolWords(text),

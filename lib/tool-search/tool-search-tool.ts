@@ -1,4 +1,4 @@
-import type { ChatTool } from '../types';
+import type { LoopTool } from '../loop/loop-tool';
 
 /** The function tool the loop offers in place of the tools it holds back, and answers itself. */
 export const TOOL_SEARCH = 'tool_search';
@@ -24,21 +24,18 @@ const RETURNS = {
 };
 
 /**
- * `tool_search` as a chat function; each wire offers it in its own tool shape. One definition per kind, result
+ * `tool_search` as the loop offers it; each wire offers it in its own tool shape. One definition per kind, result
  * count and answer, the same object every turn: the request's tool list stays byte for byte what it was.
  */
-export function toolSearchTool(kind: SearchKind, maxResults: number, answer: keyof typeof RETURNS = 'list'): ChatTool {
+export function toolSearchTool(kind: SearchKind, maxResults: number, answer: keyof typeof RETURNS = 'list'): LoopTool {
   return {
-    type: 'function',
-    function: {
-      name: TOOL_SEARCH,
-      description: `Finds tools that are available but not loaded yet. ${RETURNS[answer](maxResults)}`,
-      parameters: {
-        type: 'object',
-        properties: { query: { type: 'string', description: QUERY[kind] } },
-        required: ['query'],
-        additionalProperties: false,
-      },
+    name: TOOL_SEARCH,
+    description: `Finds tools that are available but not loaded yet. ${RETURNS[answer](maxResults)}`,
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string', description: QUERY[kind] } },
+      required: ['query'],
+      additionalProperties: false,
     },
   };
 }

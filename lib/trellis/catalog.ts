@@ -1,16 +1,17 @@
 import { FROM_TRELLIS, Hierarchy } from './hierarchy';
+import type { LoopTool } from '../loop/loop-tool';
 import { redacted } from '../shared/redact';
 import type { ToolOutcome } from '../loop/tool-outcome';
-import type { ChatTool, EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
+import type { EffectiveAnnotations, Logger, Tool, Trellis } from '../types';
 import { effectiveAnnotations } from './annotations';
 
 const OPEN_SCHEMA = { type: 'object', additionalProperties: true };
 
 export type HierarchySource = Hierarchy | typeof FROM_TRELLIS;
 
-/** MCP's definition as an OpenAI function, its schema whole (`$schema` too: the wires that refuse it drop it). */
-function chatTool({ name, description, inputSchema: parameters }: Tool): ChatTool {
-  return { type: 'function', function: { name, ...(description === undefined ? {} : { description }), parameters } };
+/** MCP's definition as the loop offers it, its schema whole (`$schema` too: the wires that refuse it drop it). */
+function loopTool({ name, description, inputSchema: parameters }: Tool): LoopTool {
+  return { name, ...(description === undefined ? {} : { description }), parameters };
 }
 
 /**
@@ -25,7 +26,7 @@ export class ToolCatalog {
   private hints = new Map<string, EffectiveAnnotations>();
   /** why the last listing failed; cleared by the next one that works */
   private failure?: string;
-  private offered: { hierarchy: Hierarchy; tools: ChatTool[] };
+  private offered: { hierarchy: Hierarchy; tools: LoopTool[] };
   private warned = '[]';
   private readonly users = new WeakMap<Trellis, ToolCatalog>();
 
@@ -38,7 +39,7 @@ export class ToolCatalog {
     const hierarchy = source === FROM_TRELLIS ? new Hierarchy([]) : source;
     this.offered = {
       hierarchy,
-      tools: hierarchy.tools.map((name) => ({ type: 'function', function: { name, parameters: OPEN_SCHEMA } })),
+      tools: hierarchy.tools.map((name) => ({ name, parameters: OPEN_SCHEMA })),
     };
   }
 
@@ -61,7 +62,7 @@ export class ToolCatalog {
     return this.hints.get(tool) ?? effectiveAnnotations();
   }
 
-  async tools(signal?: AbortSignal): Promise<ChatTool[]> {
+  async tools(signal?: AbortSignal): Promise<LoopTool[]> {
     try {
       const listed = await this.trellis.listTools(signal);
       if (listed !== this.listed) this.rebuild(listed);
@@ -109,7 +110,7 @@ export class ToolCatalog {
     this.warnOfMissing(full, hierarchy, byName);
     this.listed = listed;
     this.hints = new Map(listed.map((tool) => [tool.name, effectiveAnnotations(tool.annotations)]));
-    this.offered = { hierarchy, tools: hierarchy.tools.map((name) => chatTool(byName.get(name)!)) };
+    this.offered = { hierarchy, tools: hierarchy.tools.map((name) => loopTool(byName.get(name)!)) };
   }
 
   private warnOfMissing(full: Hierarchy, kept: Hierarchy, listed: Map<string, Tool>): void {

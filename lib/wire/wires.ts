@@ -3,7 +3,8 @@ import { chatReader } from './chat/reader';
 import { geminiWire } from './gemini/gemini';
 import { messagesWire } from './messages/messages';
 import { responsesWire } from './responses/responses';
-import { frontDoorAt, type ErrorFields, type JudgeWire, type Wire } from '../loop/wire';
+import { frontDoorAt } from '../loop/front-door';
+import type { ErrorFields, JudgeWire, Wire } from '../loop/wire';
 import { openAiApi } from './kit/openai-api';
 
 /** Every front door the loop serves, by the end of its path: a wire is its folder and its line here. */

@@ -1,5 +1,5 @@
 import { declaration, firstSentence, runCodeTool, typeOf } from '../../lib/code-mode/declarations';
-import type { ChatTool } from '../../lib/types';
+import type { LoopTool } from '../../lib/loop/loop-tool';
 
 describe('the declarations run_code gives the model', () => {
   it.each([
@@ -45,8 +45,9 @@ describe('the declarations run_code gives the model', () => {
 
   it('declares a tool as a typed async function of tools, destructuring its arguments where their names allow', () => {
     const tool = (name: string, parameters?: Record<string, unknown>, description?: string) => ({
-      type: 'function' as const,
-      function: { name, ...(description ? { description } : {}), ...(parameters ? { parameters } : {}) },
+      name,
+      ...(description ? { description } : {}),
+      ...(parameters ? { parameters } : {}),
     });
     const id = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
     expect(declaration(tool('notes_read', id, 'Read one note by id. More.'))).toBe(
@@ -60,29 +61,29 @@ describe('the declarations run_code gives the model', () => {
 
   it('offers run_code with { code: string }, its limits and every tool declared', () => {
     const limits = { timeoutSec: 10, memoryMb: 64, maxCalls: 50 };
-    const tool = runCodeTool([{ type: 'function', function: { name: 'clock_now', description: 'The time.' } }], limits);
-    expect(tool.function.name).toBe('run_code');
-    expect(tool.function.parameters).toEqual({
+    const tool = runCodeTool([{ name: 'clock_now', description: 'The time.' }], limits);
+    expect(tool.name).toBe('run_code');
+    expect(tool.parameters).toEqual({
       type: 'object',
       properties: { code: { type: 'string', description: 'The body of an async JavaScript function' } },
       required: ['code'],
       additionalProperties: false,
     });
-    expect(tool.function.description).toContain('Limits: 10 s, 64 MiB, 50 tool calls.');
-    expect(tool.function.description).toMatch(
+    expect(tool.description).toContain('Limits: 10 s, 64 MiB, 50 tool calls.');
+    expect(tool.description).toMatch(
       /\n\n\/\*\* The time\. \*\/\ntools\.clock_now\(args: Record<string, unknown>\): Promise<unknown>;$/,
     );
-    expect(runCodeTool([], limits).function.description).toMatch(/\(this binding offers no tools\)$/);
+    expect(runCodeTool([], limits).description).toMatch(/\(this binding offers no tools\)$/);
   });
 
   it('with tool search, declares only the tools kept from turn 1 and sends the model to tool_search for the others', () => {
     const limits = { timeoutSec: 10, memoryMb: 64, maxCalls: 50 };
     const find =
       'Find the tools with tool_search: its answer declares the tools found, which your programs can call from then on.';
-    const described = (tools: ChatTool[]) => runCodeTool(tools, limits, true).function.description ?? '';
+    const described = (tools: LoopTool[]) => runCodeTool(tools, limits, true).description ?? '';
     expect(described([]).endsWith(`tool calls.\n\n${find}`)).toBe(true);
     expect(
-      described([{ type: 'function', function: { name: 'repo_open' } }]).endsWith(
+      described([{ name: 'repo_open' }]).endsWith(
         `tool calls.\n\ntools.repo_open(args: Record<string, unknown>): Promise<unknown>;\n${find}`,
       ),
     ).toBe(true);

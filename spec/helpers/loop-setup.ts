@@ -2,12 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import { AnswerIds } from '../../lib/hand-back/answer-ids';
 import { Continuations } from '../../lib/hand-back/continuation';
 import { tokenSecret } from '../../lib/shared/signed-token';
-import type { ChatTool } from '../../lib/types';
+import type { LoopTool } from '../../lib/loop/loop-tool';
 import type { LoopSetup } from '../../lib/loop/wire';
 import { memoryLogger } from './memory-logger';
 
 /** What a wire gets to open one loop, for specs that open a wire directly: the binding's `tools`, no limits. */
-export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {}): LoopSetup {
+export function loopSetup(tools: LoopTool[], overrides: Partial<LoopSetup> = {}): LoopSetup {
   return {
     loopId: 'loop1',
     tools,
@@ -28,7 +28,4 @@ export function loopSetup(tools: ChatTool[], overrides: Partial<LoopSetup> = {})
   };
 }
 
-export const chatTool = (name: string): ChatTool => ({
-  type: 'function',
-  function: { name, parameters: { type: 'object' } },
-});
+export const loopTool = (name: string): LoopTool => ({ name, parameters: { type: 'object' } });

@@ -44,8 +44,9 @@ describe('decideApproval: only what the token holds runs, once', () => {
     });
     expect(approvedCall(granted as Extract<typeof granted, { outcome: 'granted' }>)).toEqual({
       id: 'call_del',
-      type: 'function',
-      function: { name: 'notes_delete', arguments: '{"id":"groceries"}' },
+      name: 'notes_delete',
+      arguments: '{"id":"groceries"}',
+      index: 0,
     });
     expect(await recordedDecisions(r.ledger, [granted])).toEqual([granted]);
     const again = decideApproval(r, req, 'notes', id, 'notes_delete', { approved: true });

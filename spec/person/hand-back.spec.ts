@@ -25,13 +25,9 @@ describe('approvalCalls: each call waiting for a person as a call to the clientâ
     ];
     const calls = approvalCalls(loop, tokens, pending);
 
-    expect(calls.map((call) => [call.type, call.function.name, JSON.parse(call.function.arguments)])).toEqual([
-      [
-        'function',
-        'approve_tool_call',
-        { tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes groceries' },
-      ],
-      ['function', 'approve_tool_call', { tool: 'notes_move', arguments: { to: 'bin' }, reason: 'it moves' }],
+    expect(calls.map((call) => [call.name, JSON.parse(call.arguments as string)])).toEqual([
+      ['approve_tool_call', { tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes groceries' }],
+      ['approve_tool_call', { tool: 'notes_move', arguments: { to: 'bin' }, reason: 'it moves' }],
     ]);
     expect(calls.map((call) => tokens.read(req, 'notes', call.id))).toEqual([
       expect.objectContaining({ opened: pending[0] }),

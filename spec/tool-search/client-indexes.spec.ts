@@ -1,11 +1,8 @@
 import { ClientIndexes, MAX_CLIENT_INDEX_CHARS, MAX_CLIENT_INDEXES } from '../../lib/tool-search/client-indexes';
 import { ToolIndex } from '../../lib/tool-search/tool-index';
-import type { ChatTool } from '../../lib/types';
+import type { LoopTool } from '../../lib/loop/loop-tool';
 
-const tool = (name: string, description = ''): ChatTool => ({
-  type: 'function',
-  function: { name, description, parameters: { type: 'object' } },
-});
+const tool = (name: string, description = ''): LoopTool => ({ name, description, parameters: { type: 'object' } });
 const held = [tool('repo_open', 'Open a repository')];
 /** a client's listing of one tool, weighing name + description characters */
 const listing = (name: string, description = 'x'.repeat(90)) => [tool(name, description)];

@@ -2,12 +2,9 @@ import { DeferredTools, splitListing } from '../../lib/tool-search/deferred-tool
 import { toolSearchOf } from '../../lib/tool-search/options';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 import type { Conversation } from '../../lib/loop/wire';
-import type { ChatTool } from '../../lib/types';
+import type { LoopTool } from '../../lib/loop/loop-tool';
 
-const tool = (name: string, description: string): ChatTool => ({
-  type: 'function',
-  function: { name, description, parameters: { type: 'object' } },
-});
+const tool = (name: string, description: string): LoopTool => ({ name, description, parameters: { type: 'object' } });
 const listing = [
   tool('repo_open', 'Open a repository'),
   tool('create_pull_request', 'Create a new pull request'),
@@ -22,12 +19,8 @@ const on = toolSearchOf({ above: 2, keep: ['repo_open'] }, undefined) as Exclude
 describe('splitListing', () => {
   it('offers only keep past `above` tools, and holds the rest back', () => {
     const split = splitListing(listing, on);
-    expect(split.offered.map((t) => t.function.name)).toEqual(['repo_open']);
-    expect(split.held.map((t) => t.function.name)).toEqual([
-      'create_pull_request',
-      'merge_pull_request',
-      'slack_post_message',
-    ]);
+    expect(split.offered.map((t) => t.name)).toEqual(['repo_open']);
+    expect(split.held.map((t) => t.name)).toEqual(['create_pull_request', 'merge_pull_request', 'slack_post_message']);
   });
 
   it('splits a listing once', () => {
@@ -47,7 +40,7 @@ describe('DeferredTools', () => {
     const names: string[] = [];
     deferred.offerFound(
       {
-        offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
+        offer: (tools: readonly LoopTool[]) => names.push(...tools.map((t) => t.name)),
       } as unknown as Conversation,
       clientTools,
     );
@@ -86,7 +79,7 @@ describe('DeferredTools', () => {
   it('opens only when it holds tools back, offering tool_search and what a continuation loaded, which it carries on', async () => {
     const names: string[] = [];
     const conversation = {
-      offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
+      offer: (tools: readonly LoopTool[]) => names.push(...tools.map((t) => t.name)),
     } as unknown as Conversation;
     expect(
       DeferredTools.open({ held: [], config: on, earlier: [], loaded: [] }, conversation, new Set()),
@@ -106,7 +99,7 @@ describe('DeferredTools', () => {
     expect(names).toEqual(['tool_search', 'get_weather', 'slack_post_message']);
     await deferred!.search({ query: '^merge' });
     expect(loaded).toEqual(['get_weather', 'slack_post_message', 'merge_pull_request']);
-    expect(deferred?.tool.function.parameters).toMatchObject({
+    expect(deferred?.tool.parameters).toMatchObject({
       properties: { query: { description: expect.stringContaining('RE2') } },
     });
   });
@@ -138,10 +131,10 @@ describe('DeferredTools', () => {
   });
 
   it("in code mode, declares the binding's tools found in its answer and offers only the client's", async () => {
-    const declare = (t: ChatTool) => `tools.${t.function.name}(args): Promise<unknown>;`;
+    const declare = (t: LoopTool) => `tools.${t.name}(args): Promise<unknown>;`;
     const client = [tool('merge_queue', 'Merge queue of your own')];
     const deferred = new DeferredTools(held, client, 'regex', 5, [], declare);
-    expect(deferred.tool.function.description).toContain('each declared as an async function of `tools`');
+    expect(deferred.tool.description).toContain('each declared as an async function of `tools`');
     expect(toolOutcomeText(await deferred.search({ query: '^merge' }))).toBe(
       'tools.merge_pull_request(args): Promise<unknown>;\n// merge_queue: Merge queue of your own (a tool of your own: call it directly, not from run_code)',
     );
@@ -155,7 +148,7 @@ describe('DeferredTools', () => {
   it('in code mode, loads what a continuation loaded without offering it', () => {
     const names: string[] = [];
     const conversation = {
-      offer: (tools: readonly ChatTool[]) => names.push(...tools.map((t) => t.function.name)),
+      offer: (tools: readonly LoopTool[]) => names.push(...tools.map((t) => t.name)),
     } as unknown as Conversation;
     const setup = { held, config: on, earlier: ['slack_post_message'], loaded: [], declare: () => '' };
     const deferred = DeferredTools.open(setup, conversation, new Set());
@@ -164,6 +157,6 @@ describe('DeferredTools', () => {
   });
 
   it('says the tool_search definition in the kind and count it searches with', () => {
-    expect(new DeferredTools(held, [], 'regex', 3, []).tool.function.description).toContain('up to 3 tools');
+    expect(new DeferredTools(held, [], 'regex', 3, []).tool.description).toContain('up to 3 tools');
   });
 });

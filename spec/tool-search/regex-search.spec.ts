@@ -8,11 +8,12 @@ import {
   MAX_SEARCHED_CHARS,
   regexSearch,
 } from '../../lib/tool-search/regex-search';
-import type { ChatTool } from '../../lib/types';
+import type { LoopTool } from '../../lib/loop/loop-tool';
 
-const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): ChatTool => ({
-  type: 'function',
-  function: { name, description, parameters },
+const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): LoopTool => ({
+  name,
+  description,
+  parameters,
 });
 
 const tools = [

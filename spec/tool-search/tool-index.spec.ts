@@ -1,13 +1,14 @@
-import { asChatTools, catalogTools, QUERIED_SERVERS, type CatalogQuery } from '../../fixtures/tool-catalog/catalog';
+import { asLoopTools, catalogTools, QUERIED_SERVERS, type CatalogQuery } from '../../fixtures/tool-catalog/catalog';
 import heldOut from '../../fixtures/tool-catalog/held-out-queries.json';
 import queries from '../../fixtures/tool-catalog/queries.json';
 import { MAX_FOUND_DESCRIPTION, MAX_INDEXED_CHARS, ToolIndex } from '../../lib/tool-search/tool-index';
 import { SLICE_MS } from '../../lib/tool-search/event-loop-slices';
-import type { ChatTool } from '../../lib/types';
+import type { LoopTool } from '../../lib/loop/loop-tool';
 
-const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): ChatTool => ({
-  type: 'function',
-  function: { name, description, parameters },
+const tool = (name: string, description: string, parameters: Record<string, unknown> = {}): LoopTool => ({
+  name,
+  description,
+  parameters,
 });
 
 describe('ToolIndex', () => {
@@ -119,7 +120,7 @@ describe('ToolIndex', () => {
   });
 
   it('finds the tool users ask for in the top 5 at least 9 times in 10, over the real MCP servers the queries ask about', async () => {
-    const catalog = asChatTools(catalogTools(QUERIED_SERVERS));
+    const catalog = asLoopTools(catalogTools(QUERIED_SERVERS));
     const index = ToolIndex.of(catalog);
     const answers = new Map<string, string[]>();
     for (const { query } of [...queries, ...heldOut] as CatalogQuery[])
@@ -145,7 +146,7 @@ describe('ToolIndex', () => {
       `tool search recall@5 over ${catalog.length} tools: ${all.rate.toFixed(3)} in all; the catalog's queries ${written.text}; held-out queries ${kept.text}\n`,
     );
     expect(catalog.length).toBeGreaterThanOrEqual(200);
-    expect(new Set(catalog.map((t) => t.function.name)).size).toBe(catalog.length);
+    expect(new Set(catalog.map((t) => t.name)).size).toBe(catalog.length);
     expect(queries.length + heldOut.length).toBeGreaterThanOrEqual(50);
     expect(all.rate).toBeGreaterThanOrEqual(0.9);
   });

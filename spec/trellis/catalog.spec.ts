@@ -13,7 +13,7 @@ const tool = (name: string, parent?: string): Tool => ({
   ...(parent ? { _meta: { parent } } : {}),
 });
 const notes = new Hierarchy([{ tool: 'notes_open', children: ['notes_read'] }, 'clock_now', 'notes_search']);
-const offeredNames = async (catalog: ToolCatalog) => (await catalog.tools()).map((offered) => offered.function.name);
+const offeredNames = async (catalog: ToolCatalog) => (await catalog.tools()).map((offered) => offered.name);
 const LEFT_OUT = 'agent-loop hierarchy names tools Trellis does not list; they are left out';
 
 /** A Trellis whose listing the test sets: a list of tools, or an error to throw. */
@@ -71,10 +71,7 @@ describe('ToolCatalog', () => {
     const trellis = scriptedTrellis([tool('notes_read'), tool('clock_now')]);
     const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
     expect(await catalog.tools()).toEqual([
-      {
-        type: 'function',
-        function: { name: 'clock_now', description: 'clock_now tool', parameters: { type: 'object' } },
-      },
+      { name: 'clock_now', description: 'clock_now tool', parameters: { type: 'object' } },
     ]);
     expect(catalog.hierarchy.tools).toEqual(['clock_now']);
     trellis.listing = [tool('notes_read'), tool('clock_now')];
@@ -95,8 +92,8 @@ describe('ToolCatalog', () => {
     const catalog = new ToolCatalog(trellis, notes, 'notes', logger);
     expect(await catalog.tools()).toEqual(
       ['notes_open', 'notes_read', 'clock_now', 'notes_search'].map((name) => ({
-        type: 'function',
-        function: { name, parameters: { type: 'object', additionalProperties: true } },
+        name,
+        parameters: { type: 'object', additionalProperties: true },
       })),
     );
     expect(lines).toEqual([
@@ -111,7 +108,7 @@ describe('ToolCatalog', () => {
     const listed = await catalog.tools();
     trellis.listing = new Error('down again');
     expect(await catalog.tools()).toBe(listed);
-    expect(listed[0].function.description).toBe('notes_open tool');
+    expect(listed[0].description).toBe('notes_open tool');
     expect(lines[1]).toEqual({
       level: 'warn',
       message: 'agent-loop trellis listing failed; offering the last known tools',

@@ -1,7 +1,7 @@
 import { textWithNote, type Answer } from '../../loop/reply';
 import type { ChatCompletion, ChatMessage } from '../../types';
 import { chatUsage } from '../../loop/turn-result';
-import { toolCallOf } from '../../loop/turn-result';
+import { toolCallOf } from './model-reply';
 
 /** The id, created and model of the client's answer when no model reply lends its own. */
 export interface AnswerIdentity {

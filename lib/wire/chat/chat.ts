@@ -10,7 +10,7 @@ import { restoreWork } from './continuation';
 import { ChatConversation, historyOf } from './conversation';
 import { chatReader } from './reader';
 import { JsonReply } from './reply';
-import { clientFunctions, isChatRequest, turnFields, type ChatRequest } from './request';
+import { chatFunction, clientFunctions, isChatRequest, turnFields, type ChatRequest } from './request';
 import { StreamReply } from './stream-writer';
 
 /** OpenAI chat completions (`.../chat/completions`), the seed's wire. */
@@ -23,7 +23,7 @@ export const chatWire: Wire<ChatMessage, 'chat'> = {
   succeededIn: (items) => succeededIn(historyOf(items as ChatMessage[])),
   open(request, setup): WireLoop<ChatMessage> {
     const body = request as ChatRequest;
-    const offered = new Set(setup.tools.map((tool) => tool.function.name));
+    const offered = new Set(setup.tools.map((tool) => tool.name));
     const declared = clientFunctions(body.tools);
     const asks = new Set([setup.approvalTool, setup.inputTool]);
     const theirs = declared.filter((tool) => !offered.has(tool.function.name) && !asks.has(tool.function.name));
@@ -31,7 +31,7 @@ export const chatWire: Wire<ChatMessage, 'chat'> = {
     return {
       conversation: new ChatConversation(
         body.messages,
-        turnFields(body, [...setup.tools, ...theirs], setup.countsTokens),
+        turnFields(body, [...setup.tools.map(chatFunction), ...theirs], setup.countsTokens),
         setup,
       ),
       reader: chatReader,

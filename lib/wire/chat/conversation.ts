@@ -3,7 +3,9 @@ import { budgeted, type TurnSource } from '../kit/context-budget';
 import { callsIn } from './model-reply';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
-import type { ChatMessage, ChatTool } from '../../types';
+import type { ChatMessage } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
+import { chatFunction } from './request';
 import { carryOn } from './continuation';
 import { elision } from './elision';
 import { TakenIds } from '../../loop/call-id';
@@ -65,8 +67,8 @@ export class ChatConversation implements Conversation<ChatMessage> {
     return this.source.request(this.items);
   }
 
-  offer(tools: readonly ChatTool[]): void {
-    this.body.appendTo('tools', tools);
+  offer(tools: readonly LoopTool[]): void {
+    this.body.appendTo('tools', tools.map(chatFunction));
   }
 
   handBack(_turn: TurnResult<ChatMessage>, calls: WireCall[]): WireCall[] {

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../types';
 import { isObject, type Fields } from '../../shared/deltas';
+import type { WireCall } from '../../loop/turn-result';
 
 /** The tool calls a message of the conversation carries: a client's history may hold anything there. */
 export function callsIn(message: ChatMessage): ToolCall[] {
@@ -7,6 +8,19 @@ export function callsIn(message: ChatMessage): ToolCall[] {
     ? (message.tool_calls as unknown[]).filter(isObject).map((call) => call as unknown as ToolCall)
     : [];
 }
+
+/** A call in chat completions' shape, and back. */
+export const toolCallOf = (call: WireCall): ToolCall => ({
+  id: call.id,
+  type: 'function',
+  function: { name: call.name, arguments: call.arguments as string },
+});
+export const wireCallOf = (call: ToolCall, index = 0): WireCall => ({
+  id: call.id,
+  name: call.function?.name,
+  arguments: call.function?.arguments,
+  index,
+});
 
 const isTextPart = (part: unknown): part is { text: string } =>
   isObject(part) && (part.type === undefined || part.type === 'text') && typeof part.text === 'string';

@@ -5,7 +5,7 @@ import { streamedTurn } from '../../loop/turn-stream';
 import { streamedReply } from './stream-reader';
 import type { ChatCompletion, ChatMessage } from '../../types';
 import type { TurnReader, TurnResult } from '../../loop/wire';
-import { wireCallOf } from '../../loop/turn-result';
+import { wireCallOf } from './model-reply';
 
 /** A well-formed chat completion as the loop reads a turn: its message whole, its calls by their place in it. */
 export function chatTurn(completion: ChatCompletion): TurnResult<ChatMessage> {

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';
 
 export interface ChatRequest extends WireRequest {
@@ -17,6 +18,9 @@ export function isChatRequest(body: unknown): body is ChatRequest {
     messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string')
   );
 }
+
+/** A tool the loop offers as a chat function (its name, description and parameters are the function's). */
+export const chatFunction = (tool: LoopTool): ChatTool => ({ type: 'function', function: tool });
 
 export function clientFunctions(tools: unknown): ChatTool[] {
   if (!Array.isArray(tools)) return [];

@@ -10,7 +10,7 @@ import { isCall, type Content, type Part } from './types';
 import type { Conversation, LoopHandBacks, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
 import { carryOn } from './continuation';
 import { approvalCall } from './answer';
-import type { ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 
 /** A functionResponse's text: the loop's `output` or `error`, else the response as JSON. */
 function responseText(response: unknown): string {
@@ -140,7 +140,7 @@ export class GeminiConversation implements Conversation<Content> {
     return { ...this.source.request(this.items), stream: this.streams };
   }
 
-  offer(tools: readonly ChatTool[]): void {
+  offer(tools: readonly LoopTool[]): void {
     this.body.appendTo('tools', [{ functionDeclarations: tools.map(geminiFunction) }]);
   }
 

@@ -112,7 +112,7 @@ export const geminiWire: Wire<Content, 'gemini'> = {
     const model = modelInPath(path) ?? '';
     const streams = isStreamPath(path);
     const own = setup.tools.length > 0 ? [{ functionDeclarations: setup.tools.map(geminiFunction) }] : [];
-    const offered = new Set(setup.tools.map((tool) => tool.function.name));
+    const offered = new Set(setup.tools.map((tool) => tool.name));
     const declared = clientToolsOf(body.tools);
     const asking = [setup.approvalTool, ...(setup.inputTool ? [setup.inputTool] : [])];
     const theirs = withoutFunctions(declared, (name) => offered.has(name) || asking.includes(name));

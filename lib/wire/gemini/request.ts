@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { isObject } from '../../shared/deltas';
-import type { ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';
 import type { Content } from './types';
 
@@ -52,12 +52,12 @@ export function isGeminiRequest(body: unknown): body is GeminiRequest {
 }
 
 /**
- * The binding's tools (MCP's definitions as chat functions) as Gemini takes them: the JSON Schema in
+ * The binding's tools (MCP's definitions) as Gemini takes them: the JSON Schema in
  * `parametersJsonSchema` (MCP's schemas are JSON Schema; the OpenAPI subset of `parameters` would lose what it
  * cannot say, `$ref`, `oneOf`, `additionalProperties`, ...), without the dialect tag `$schema`, which Gemini's
  * function declarations do not list among the keywords they take (docs/mcp.md).
  */
-export const geminiFunction = ({ function: { name, description, parameters } }: ChatTool): FunctionDeclaration => {
+export const geminiFunction = ({ name, description, parameters }: LoopTool): FunctionDeclaration => {
   const { $schema: _dialect, ...schema } = parameters ?? { type: 'object' };
   return { name, ...(description === undefined ? {} : { description }), parametersJsonSchema: schema };
 };

@@ -1,4 +1,5 @@
-import { modelInBody, type Wire } from '../../loop/wire';
+import type { Wire } from '../../loop/wire';
+import { modelInBody } from './model-in-body';
 import { apiErrorBody, openAiError } from '../../shared/openai-error';
 
 /** What OpenAI's two wires (chat completions and Responses) share: the API's headers, its key and its errors. */

@@ -8,7 +8,7 @@ import { elision } from './elision';
 import { blocksOf, messagesTool, type MessageParam } from './request';
 import { isToolUse, type AnthropicMessage, type ContentBlock } from './types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
-import type { ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 
 /** A result's text, with the images the tool returned (`passImages`) as image blocks: a tool_result takes both. */
 function resultContent(outcome: ToolOutcome): string | ContentBlock[] {
@@ -61,7 +61,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
      * the client's tools that ask the person (approval, input): a hand-back of calls to them alone is the loop's own
      */
     private readonly approvalTool?: string | readonly string[],
-    private readonly shape: (tool: ChatTool) => unknown = messagesTool,
+    private readonly shape: (tool: LoopTool) => unknown = messagesTool,
   ) {
     this.items = [...client];
     this.body = new TurnBody(fields);
@@ -108,7 +108,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
     return this.source.request(this.items);
   }
 
-  offer(tools: readonly ChatTool[]): void {
+  offer(tools: readonly LoopTool[]): void {
     this.body.appendTo('tools', tools.map(this.shape));
   }
 

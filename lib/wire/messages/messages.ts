@@ -8,7 +8,7 @@ import { MessagesConversation, historyOf } from './conversation';
 import { JsonReply, StreamReply, type Shown } from './reply';
 import {
   clientTools,
-  customAsChat,
+  customAsTool,
   isMessagesRequest,
   messagesTool,
   searchKindOf,
@@ -16,10 +16,11 @@ import {
   type MessagesRequest,
 } from './request';
 import { clientToolSearch } from '../../tool-search/client-search';
-import type { ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 import type { AnthropicMessage } from './types';
 import { messagesReader } from './reader';
-import { modelInBody, type LoopSetup, type ReplyOptions, type Wire, type WireLoop } from '../../loop/wire';
+import type { LoopSetup, ReplyOptions, Wire, WireLoop } from '../../loop/wire';
+import { modelInBody } from '../kit/model-in-body';
 
 /** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -50,12 +51,12 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
     const own = setup.tools.map(messagesTool);
     const offered = new Set(own.map((tool) => tool.name));
     const declared = clientTools(body.tools);
-    const search = setup.servesClientSearch ? clientToolSearch(declared, searchKindOf, customAsChat) : undefined;
+    const search = setup.servesClientSearch ? clientToolSearch(declared, searchKindOf, customAsTool) : undefined;
     const asking = [setup.approvalTool, ...(setup.inputTool ? [setup.inputTool] : [])];
     const theirs = (search?.passed ?? declared).filter(
       (tool) => !offered.has(tool.name) && !asking.includes(tool.name),
     );
-    const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? messagesTool(tool);
+    const shape = (tool: LoopTool) => search?.held.get(tool.name)?.loaded ?? messagesTool(tool);
     const shown: Shown = { blocks: [] };
     let stream: StreamReply | undefined;
     const reader = messagesReader(shown, (event) => stream?.writer.forward(event));
@@ -74,7 +75,7 @@ export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
       approvalTool: declared.some((tool) => tool.name === setup.approvalTool) ? setup.approvalTool : undefined,
       inputTool: declared.some((tool) => tool.name === setup.inputTool) ? setup.inputTool : undefined,
       ...(search
-        ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
+        ? { clientSearch: { held: [...search.held.values()].map((held) => held.tool), kind: search.kind } }
         : {}),
       reply(res: Response, options: ReplyOptions) {
         if (body.stream !== true) return new JsonReply(res, identity, shown, options.judged);

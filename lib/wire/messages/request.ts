@@ -1,6 +1,6 @@
 import { isObject } from '../../shared/deltas';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
-import type { ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';
 import type { ContentBlock } from './types';
 
@@ -34,8 +34,8 @@ export function isMessagesRequest(body: unknown): body is MessagesRequest {
   );
 }
 
-/** The binding's tools (MCP's definitions as chat functions) as the Messages API takes them. */
-export const messagesTool = ({ function: { name, description, parameters } }: ChatTool): MessagesTool => ({
+/** The binding's tools (MCP's definitions) as the Messages API takes them. */
+export const messagesTool = ({ name, description, parameters }: LoopTool): MessagesTool => ({
   name,
   ...(description === undefined ? {} : { description }),
   input_schema: parameters ?? { type: 'object' },
@@ -62,20 +62,17 @@ export function searchKindOf(tool: MessagesTool): SearchKind | undefined {
 }
 
 /** A custom tool held back (`defer_loading`) as the search reads it; an Anthropic-defined tool is none. */
-export const customAsChat = ({
+export const customAsTool = ({
   type,
   name,
   description,
   input_schema: parameters,
-}: MessagesTool): ChatTool | undefined =>
+}: MessagesTool): LoopTool | undefined =>
   type === undefined || type === 'custom'
     ? {
-        type: 'function',
-        function: {
-          name,
-          ...(typeof description === 'string' ? { description } : {}),
-          parameters: parameters ?? { type: 'object' },
-        },
+        name,
+        ...(typeof description === 'string' ? { description } : {}),
+        parameters: parameters ?? { type: 'object' },
       }
     : undefined;
 

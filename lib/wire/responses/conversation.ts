@@ -6,7 +6,7 @@ import { carryOn } from './continuation';
 import { elision } from './elision';
 import { callsOf, keptOutput, type ResponseItem } from './types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
-import type { ChatTool } from '../../types';
+import type { LoopTool } from '../../loop/loop-tool';
 
 /** How a turn tells the upstream what came before: the whole input, or the upstream's stored state plus what is new. */
 export type Chaining = 'whole' | 'previous_response_id' | 'conversation';
@@ -57,7 +57,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     private fields: Record<string, unknown>,
     private readonly chaining: Chaining,
     private readonly setup: LoopSetup,
-    private readonly shape: (tool: ChatTool) => unknown,
+    private readonly shape: (tool: LoopTool) => unknown,
   ) {
     this.items = [...history];
     if (chaining === 'whole') {
@@ -109,7 +109,7 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
     return { json: JSON.stringify(fields), stream: this.fields.stream === true };
   }
 
-  offer(tools: readonly ChatTool[]): void {
+  offer(tools: readonly LoopTool[]): void {
     const shaped = tools.map(this.shape);
     const more = (fields: Record<string, unknown>) => ({
       ...fields,

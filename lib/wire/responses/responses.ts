@@ -1,3 +1,4 @@
+import type { LoopTool } from '../../loop/loop-tool';
 import type { Response } from 'express';
 import type { AnswerIds } from '../../hand-back/answer-ids';
 import { decideReply } from '../kit/approval-settle';
@@ -5,7 +6,6 @@ import { succeededIn, type HistoryEntry } from '../../trellis/hierarchy';
 import type { Reply } from '../../loop/reply';
 import { clientToolSearch } from '../../tool-search/client-search';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
-import type { ChatTool } from '../../types';
 import { ResponsesConversation, type Chaining } from './conversation';
 import { settleApprovals } from './approval';
 import { restoreWork } from './continuation';
@@ -55,7 +55,7 @@ function chainedOnUpstream(body: ResponsesRequest, answerIds: AnswerIds): Respon
  * MCP's definition as a Responses function tool. Not `strict`: Responses' default, strict, refuses any schema that
  * does not list every property as required and close `additionalProperties`, which most tools' schemas do not.
  */
-const responsesTool = ({ function: fn }: ChatTool) => ({
+const responsesTool = (fn: LoopTool) => ({
   type: 'function',
   name: fn.name,
   ...(fn.description === undefined ? {} : { description: fn.description }),
@@ -68,15 +68,12 @@ const searchKindOf = (tool: Record<string, unknown>): SearchKind | undefined =>
   tool.type === 'tool_search' ? 'bm25' : undefined;
 
 /** A function tool held back (`defer_loading`) as the search reads it; any other kind of tool is none. */
-const functionAsChat = ({ type, name, description, parameters }: Record<string, unknown>): ChatTool | undefined =>
+const functionAsTool = ({ type, name, description, parameters }: Record<string, unknown>): LoopTool | undefined =>
   type === 'function' && typeof name === 'string'
     ? {
-        type: 'function',
-        function: {
-          name,
-          ...(typeof description === 'string' ? { description } : {}),
-          parameters: isObject(parameters) ? parameters : { type: 'object' },
-        },
+        name,
+        ...(typeof description === 'string' ? { description } : {}),
+        parameters: isObject(parameters) ? parameters : { type: 'object' },
       }
     : undefined;
 
@@ -153,13 +150,13 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
     const own = setup.tools.map(responsesTool);
     const search =
       setup.servesClientSearch && Array.isArray(body.tools)
-        ? clientToolSearch(body.tools.filter(isObject), searchKindOf, functionAsChat)
+        ? clientToolSearch(body.tools.filter(isObject), searchKindOf, functionAsTool)
         : undefined;
     const theirs = clientTools(
       search?.passed ?? body.tools,
       new Set([...own.map((tool) => tool.name), setup.approvalTool, ...(setup.inputTool ? [setup.inputTool] : [])]),
     );
-    const shape = (tool: ChatTool) => search?.held.get(tool.function.name)?.loaded ?? responsesTool(tool);
+    const shape = (tool: LoopTool) => search?.held.get(tool.name)?.loaded ?? responsesTool(tool);
     const tools = [...own, ...theirs.passed];
     const chaining = chainingOf(body);
     const history = inputItems(body.input);
@@ -190,7 +187,7 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
       approvalTool: setup.approvalTool,
       ...(declaresTool(body.tools, setup.inputTool) ? { inputTool: setup.inputTool } : {}),
       ...(search
-        ? { clientSearch: { held: [...search.held.values()].map((tool) => tool.chat), kind: search.kind } }
+        ? { clientSearch: { held: [...search.held.values()].map((held) => held.tool), kind: search.kind } }
         : {}),
       reply(res: Response, options: ReplyOptions): Reply {
         return body.stream === true

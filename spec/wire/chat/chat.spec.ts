@@ -1,8 +1,8 @@
 import { chatWire } from '../../../lib/wire/chat/chat';
-import { chatTool, loopSetup } from '../../helpers/loop-setup';
+import { loopTool, loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', content: 'hi' };
-const sent = (body: Record<string, unknown>, setup = loopSetup([chatTool('repo_read')])) =>
+const sent = (body: Record<string, unknown>, setup = loopSetup([loopTool('repo_read')])) =>
   JSON.parse(chatWire.open(body, setup).conversation.request().json);
 
 describe('the chat completions wire', () => {
@@ -12,17 +12,17 @@ describe('the chat completions wire', () => {
     const dupe = { type: 'function', function: { name: 'repo_read', description: 'the client’s copy' } };
     const opened = chatWire.open(
       { model: 'agent', messages: [user], tools: [theirs, approve, dupe] },
-      loopSetup([chatTool('repo_read')]),
+      loopSetup([loopTool('repo_read')]),
     );
     expect(JSON.parse(opened.conversation.request().json)).toEqual({
       model: 'agent',
       messages: [user],
-      tools: [chatTool('repo_read'), theirs],
+      tools: [{ type: 'function', function: { name: 'repo_read', parameters: { type: 'object' } } }, theirs],
       stream: false,
     });
     expect([...opened.clientTools]).toEqual(['get_location']);
     expect(opened.approvalTool).toBe('approve_tool_call');
-    expect(chatWire.open({ messages: [user] }, loopSetup([chatTool('x')])).approvalTool).toBeUndefined();
+    expect(chatWire.open({ messages: [user] }, loopSetup([loopTool('x')])).approvalTool).toBeUndefined();
     expect(sent({ messages: [user] }, loopSetup([]))).toEqual({ messages: [user], stream: false });
   });
 });

@@ -1,11 +1,11 @@
 import { chatWire } from '../../../lib/wire/chat/chat';
-import { chatTool, loopSetup } from '../../helpers/loop-setup';
+import { loopTool, loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', content: 'hi' };
 
 describe('the chat completions conversation', () => {
   it("carries the model's message on with only the calls that run, then one tool message per call and the images in a user message", () => {
-    const { conversation } = chatWire.open({ messages: [user] }, loopSetup([chatTool('shot')]));
+    const { conversation } = chatWire.open({ messages: [user] }, loopSetup([loopTool('shot')]));
     const output = {
       role: 'assistant',
       content: null,

@@ -1,4 +1,4 @@
-import { callsIn, contentText, wellFormedReply } from '../../../lib/wire/chat/model-reply';
+import { callsIn, contentText, toolCallOf, wellFormedReply, wireCallOf } from '../../../lib/wire/chat/model-reply';
 
 const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({
   id: 'x',
@@ -103,5 +103,19 @@ describe('wellFormedReply: the model reply the loop relies on', () => {
     expect(callsIn({ role: 'assistant', tool_calls: { id: 'a' } as never })).toEqual([]);
     expect(callsIn({ role: 'assistant', tool_calls: [null, 'x', call] as never })).toEqual([call]);
     expect(callsIn({ role: 'user' })).toEqual([]);
+  });
+});
+
+describe('a call in chat completions’ shape, and back', () => {
+  it('turns a wire call into a chat tool call and back, with its place among the calls', () => {
+    const call = { id: 'call_1', name: 'repo_read', arguments: '{"path":"a"}', index: 2 };
+    const chat = toolCallOf(call);
+    expect(chat).toEqual({
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'repo_read', arguments: '{"path":"a"}' },
+    });
+    expect(wireCallOf(chat, 2)).toEqual(call);
+    expect(wireCallOf(chat)).toEqual({ ...call, index: 0 });
   });
 });

@@ -1,8 +1,8 @@
 import { chatWire } from '../../../lib/wire/chat/chat';
-import { chatTool, loopSetup } from '../../helpers/loop-setup';
+import { loopTool, loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', content: 'hi' };
-const sent = (body: Record<string, unknown>, setup = loopSetup([chatTool('repo_read')])) =>
+const sent = (body: Record<string, unknown>, setup = loopSetup([loopTool('repo_read')])) =>
   JSON.parse(chatWire.open(body, setup).conversation.request().json);
 
 describe("the chat completions wire's request", () => {

@@ -9,7 +9,7 @@ import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { elision } from '../../../lib/wire/gemini/elision';
 import { geminiWire } from '../../../lib/wire/gemini/gemini';
-import { chatTool, loopSetup } from '../../helpers/loop-setup';
+import { loopTool, loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', parts: [{ text: 'hi' }] };
 const reqOf = (url: string, query: Record<string, string> = {}) =>
@@ -51,7 +51,7 @@ describe('the Gemini wire', () => {
         generationConfig: { thinkingConfig: { includeThoughts: true } },
         tools: [theirs, search, { functionDeclarations: [{ name: 'approve_tool_call' }] }],
       },
-      loopSetup([chatTool('repo_read')]),
+      loopSetup([loopTool('repo_read')]),
       reqOf('/v1beta/models/g:streamGenerateContent', { alt: 'sse' }),
     );
     const request = opened.conversation.request();
@@ -73,7 +73,7 @@ describe('the Gemini wire', () => {
 
   it('offers the tools a search found as one more functionDeclarations tool', () => {
     const { conversation } = geminiWire.open({ contents: [user] }, loopSetup([]), reqOf(JSON_PATH));
-    conversation.offer([chatTool('found')]);
+    conversation.offer([loopTool('found')]);
     expect(JSON.parse(conversation.request().json).tools).toEqual([
       { functionDeclarations: [{ name: 'found', parametersJsonSchema: { type: 'object' } }] },
     ]);
@@ -224,7 +224,7 @@ describe('the Gemini wire, on any body it accepts', () => {
       fc.property(body, fc.boolean(), (drawn, streamed) => {
         if (!geminiWire.accepts(drawn)) return;
         const path = streamed ? '/v1beta/models/g:streamGenerateContent' : JSON_PATH;
-        const setup = loopSetup([chatTool('repo_read')]);
+        const setup = loopSetup([loopTool('repo_read')]);
         const opened = geminiWire.open(drawn, setup, reqOf(path, { alt: 'sse' }));
         expect(opened.conversation.request().stream).toBe(streamed);
         geminiWire.succeededIn(opened.conversation.history);

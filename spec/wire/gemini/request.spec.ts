@@ -40,12 +40,12 @@ describe('a Gemini request', () => {
       $defs: { id: { type: 'string' } },
     };
     const { $schema: _dialect, ...rest } = parameters;
-    expect(geminiFunction({ type: 'function', function: { name: 'read', description: 'Read', parameters } })).toEqual({
+    expect(geminiFunction({ name: 'read', description: 'Read', parameters })).toEqual({
       name: 'read',
       description: 'Read',
       parametersJsonSchema: rest,
     });
-    expect(geminiFunction({ type: 'function', function: { name: 'clock' } })).toEqual({
+    expect(geminiFunction({ name: 'clock' })).toEqual({
       name: 'clock',
       parametersJsonSchema: { type: 'object' },
     });

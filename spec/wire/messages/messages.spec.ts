@@ -1,6 +1,6 @@
 import { messagesWire } from '../../../lib/wire/messages/messages';
 import { wireFor } from '../../../lib/wire/wires';
-import { chatTool, loopSetup } from '../../helpers/loop-setup';
+import { loopTool, loopSetup } from '../../helpers/loop-setup';
 
 const user = { role: 'user', content: 'hi' };
 
@@ -26,7 +26,7 @@ describe('the Anthropic Messages wire', () => {
         messages: [user],
         tools: [theirs, server, { name: 'approve_tool_call' }],
       },
-      loopSetup([chatTool('repo_read')]),
+      loopSetup([loopTool('repo_read')]),
     );
     expect(JSON.parse(opened.conversation.request().json)).toEqual({
       model: 'claude',

@@ -24,10 +24,12 @@ describe('the Messages request the loop reads', () => {
 
   it('offers the binding’s tools in the Messages shape, $schema kept, an open schema where MCP gave none', () => {
     const parameters = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {} };
-    expect(
-      messagesTool({ type: 'function', function: { name: 'repo_read', description: 'Read', parameters } }),
-    ).toEqual({ name: 'repo_read', description: 'Read', input_schema: parameters });
-    expect(messagesTool({ type: 'function', function: { name: 'clock' } })).toEqual({
+    expect(messagesTool({ name: 'repo_read', description: 'Read', parameters })).toEqual({
+      name: 'repo_read',
+      description: 'Read',
+      input_schema: parameters,
+    });
+    expect(messagesTool({ name: 'clock' })).toEqual({
       name: 'clock',
       input_schema: { type: 'object' },
     });

@@ -1,8 +1,8 @@
 import { ResponsesConversation } from '../../../lib/wire/responses/conversation';
 import type { ResponseItem } from '../../../lib/wire/responses/types';
 import type { TurnResult, WireCall } from '../../../lib/loop/wire';
-import type { ChatTool } from '../../../lib/types';
-import { chatTool, loopSetup } from '../../helpers/loop-setup';
+import type { LoopTool } from '../../../lib/loop/loop-tool';
+import { loopTool, loopSetup } from '../../helpers/loop-setup';
 
 const question = { type: 'message', role: 'user', content: 'read a and b' };
 const reasoning = { type: 'reasoning', id: 'rs_1', summary: [] };
@@ -21,7 +21,7 @@ const turn = (output: ResponseItem[]): TurnResult<ResponseItem[]> => ({
   reply: {},
 });
 const body = (conversation: ResponsesConversation) => JSON.parse(conversation.request().json);
-const responsesShape = (tool: ChatTool) => ({ type: 'function', name: tool.function.name });
+const responsesShape = (tool: LoopTool) => ({ type: 'function', name: tool.name });
 
 describe("the loop's Responses conversation", () => {
   it('carries the whole input on every turn: the output whole (reasoning too), only the calls that run, their answers with images', () => {
@@ -29,7 +29,7 @@ describe("the loop's Responses conversation", () => {
       [question],
       { model: 'm', input: [question] },
       'whole',
-      loopSetup([chatTool('repo_read')]),
+      loopSetup([loopTool('repo_read')]),
       responsesShape,
     );
     expect(body(conversation)).toEqual({ model: 'm', input: [question] });
@@ -60,7 +60,7 @@ describe("the loop's Responses conversation", () => {
       [question],
       { model: 'm', input: [question], previous_response_id: 'resp_0' },
       'previous_response_id',
-      loopSetup([chatTool('repo_read')]),
+      loopSetup([loopTool('repo_read')]),
       responsesShape,
     );
     expect(body(conversation)).toEqual({ model: 'm', input: [question], previous_response_id: 'resp_0' });
