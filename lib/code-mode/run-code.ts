@@ -7,6 +7,7 @@ import type { CodeModeConfig } from './options';
 import { RUN_CODE } from './declarations';
 import { runProgram, type NestedAnswer, type ProgramEnd, type ProgramProblem } from './sandbox';
 import { MAX_REPLAY_BYTES, ProgramRecord, type ReplayLog } from './replay-log';
+import { linkedController } from '../shared/signals';
 
 /** A tool's text as the program reads it: parsed when it is JSON, else the text itself. */
 function parsedText(text: string): unknown {
@@ -82,9 +83,7 @@ function handBackOf(record: ProgramRecord, n: number, outcome: ToolOutcome): Too
  * `nested`; one that waits for the person stops the program once the calls in flight settled, and hands it back.
  */
 function programCalls(loop: Loop, call: WireCall, record: ProgramRecord, nested: Nested, resume?: Resume) {
-  const stopper = new AbortController();
-  const onAbort = () => stopper.abort();
-  loop.signal.addEventListener('abort', onAbort, { once: true });
+  const { controller: stopper, unlink } = linkedController(loop.signal);
   let inFlight = 0;
   const state: { stopping: boolean; handedBack?: ToolOutcome; diverged?: string; signIn?: string } = {
     stopping: false,
@@ -139,8 +138,7 @@ function programCalls(loop: Loop, call: WireCall, record: ProgramRecord, nested:
     if (state.stopping && inFlight === 0) stopper.abort();
     return answer;
   }
-  const done = () => loop.signal.removeEventListener('abort', onAbort);
-  return { callTool, signal: stopper.signal, state, done };
+  return { callTool, signal: stopper.signal, state, done: unlink };
 }
 
 /**
