@@ -7,6 +7,7 @@ import { hasSharedSecret, tokenSecret } from './shared/signed-token';
 import { LiveJudge } from './judge/live-judge';
 import { createJudgeRunner } from './judge/runner';
 import { defaultLogger } from './shared/logger';
+import { setStop } from './shared/stop';
 import type { Store } from './store/store';
 import type { ActiveBinding } from './loop/context';
 import { refuseClusterWithoutSecret } from './self-call/cluster';
@@ -340,7 +341,7 @@ function passOn(
   message: string,
   more?: Record<string, unknown>,
 ): void {
-  res.setHeader('x-agent-loop-stop', stop);
+  setStop(res, stop);
   const meta = { binding: binding.name, wire: wire.name };
   telemetry?.metrics?.loopNotStarted(meta, stop);
   logger.warn(message, more ? { ...meta, ...more } : meta);

@@ -1,21 +1,11 @@
-/**
- * `authorization`: the user must first consent at an MCP server's authorization server (the answer holds the link);
- * `input`: a tool asked the person something (the answer holds calls to the client's input tool)
- */
-export type StopReason =
-  | 'final'
-  | 'max_turns'
-  | 'deadline'
-  | 'upstream_error'
-  | 'tokens'
-  | 'key-budget'
-  | 'shutdown'
-  | 'authorization'
-  | 'input';
+import type { StopReason } from '../shared/stop';
+
+/** The stops a budget (or a failed turn) makes: the answer ends with a note saying which. */
+export type BudgetStop = Exclude<StopReason, 'final' | 'authorization' | 'input'>;
 
 /** The short note appended to the last answer when the loop stops before a final one. */
 export function budgetNote(
-  stop: Exclude<StopReason, 'final' | 'authorization' | 'input'>,
+  stop: BudgetStop,
   detail: {
     maxTurns: number;
     totalBudgetSec: number;

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
-import type { StopReason } from './budget-note';
+import { setStop, type StopReason } from '../shared/stop';
 import type { ToolTask } from '../types';
 
 /** What one loop counted: its turns, tool calls, and the calls refused or results elided on the way. */
@@ -113,7 +113,7 @@ export function addUsage(total: TokenUsage | undefined, usage: TokenUsage | unde
 export function setLoopHeaders(res: Response, stop: StopReason, stats: LoopStats, judged: boolean): void {
   res.setHeader('x-agent-loop-turns', String(stats.turns));
   res.setHeader('x-agent-loop-tool-calls', String(stats.toolCalls));
-  res.setHeader('x-agent-loop-stop', stop);
+  setStop(res, stop);
   res.setHeader('x-agent-loop-repeated', String(stats.repeated));
   res.setHeader('x-agent-loop-elided', String(stats.elided));
   if (judged) res.setHeader('x-agent-loop-blocked', String(stats.blocked));

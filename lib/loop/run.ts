@@ -1,6 +1,7 @@
 import { redacted } from '../shared/redact';
 import type { TokenUsage, TurnResult } from './wire';
-import { budgetNote, type StopReason } from './budget-note';
+import { budgetNote, type BudgetStop } from './budget-note';
+import type { StopReason } from '../shared/stop';
 import type { Loop } from './context';
 import { addUsage, AnswerText, type Answer } from './reply';
 import { consentHeaders } from '../person/sign-in';
@@ -24,8 +25,6 @@ export async function runLoop(loop: Loop): Promise<LoopResult> {
     await loop.keyBudget?.flush();
   }
 }
-
-type BudgetStop = Exclude<StopReason, 'final' | 'authorization' | 'input'>;
 
 /** The note of an answer a budget (or a failed turn) stopped: which one, and how far the loop got. */
 function budgetNoteOf(loop: Loop, stop: BudgetStop, usage: TokenUsage | undefined, reason?: string): string {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { maskedArguments } from '../judge/masked-arguments';
-import type { StopReason } from '../loop/budget-note';
+import type { StopReason } from '../shared/stop';
 import type { Loop } from '../loop/context';
 import type { Answer } from '../loop/reply';
 import type { TurnResult } from '../loop/turn-result';

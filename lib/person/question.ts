@@ -1,4 +1,5 @@
 import type { TokenKind } from '../shared/signed-token';
+import type { StopReason } from '../shared/stop';
 
 /**
  * A question to the person: the loop stops, hands the person something through the client, and resumes when the
@@ -18,7 +19,7 @@ export interface QuestionKind {
   /** its name in the log (`agent-loop <name> <step>`), the metrics and the span */
   name: 'approval' | 'input' | 'sign-in';
   /** the stop of the loop's answer that asks it (`x-agent-loop-stop`) */
-  stop: 'final' | 'input' | 'authorization';
+  stop: StopReason;
 }
 
 /** A kind whose question travels sealed in the id of the call that asks it (`<call id><tag><token>`). */

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { ConsentRequired, consentNote } from '../trellis/oauth/consent';
 import type { ActiveBinding } from '../loop/context';
+import { setStop } from '../shared/stop';
 import { SIGN_IN } from './question';
 
 export type SignedIn = { binding: ActiveBinding } | { consent: ConsentRequired };
@@ -24,7 +25,7 @@ export async function signedIn(binding: ActiveBinding, req: Request, signal: Abo
 /** The headers of an answer that asks for consent; a stream already open carries the link in its text alone. */
 export function consentHeaders(res: Response, consent: ConsentRequired): string {
   if (!res.headersSent) {
-    res.setHeader('x-agent-loop-stop', SIGN_IN.stop);
+    setStop(res, SIGN_IN.stop);
     res.setHeader('x-agent-loop-authorize', consent.url);
   }
   return consentNote(consent);

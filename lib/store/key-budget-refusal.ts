@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { setStop } from '../shared/stop';
 import type { KeyBudget, KeyBudgetOption, KeySpend } from './key-budget';
 
 /**
@@ -21,7 +22,7 @@ export async function refusedForKeyBudget(
   if (!spend || spend.spent < budget.tokens) return spend;
   const retryAfter = Math.max(1, Math.ceil((spend.resetsAt - Date.now()) / 1000));
   res.setHeader('retry-after', String(retryAfter));
-  res.setHeader('x-agent-loop-stop', 'key-budget');
+  setStop(res, 'key-budget');
   res
     .status(429)
     .json(

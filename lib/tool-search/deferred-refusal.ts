@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { setStop } from '../shared/stop';
 import { deferredToolsRefusal } from './deferred-limits';
 import type { ToolSearchConfig } from './options';
 
@@ -14,7 +15,7 @@ export function refusedForDeferredTools(
 ): boolean {
   const refusal = deferredToolsRefusal(body.tools, toolSearch);
   if (refusal === undefined) return false;
-  res.setHeader('x-agent-loop-stop', 'deferred-tools');
+  setStop(res, 'deferred-tools');
   res.status(400).json(wire.error(400, refusal, { param: 'tools', code: 'too_many_deferred_tools' }));
   return true;
 }
