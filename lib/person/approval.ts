@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequireApproval } from '../types';
-import { MAX_REPLAY_BYTES, type ReplayLog } from '../code-mode/replay-log';
+import type { ReplayLog } from '../code-mode/replay-log';
 import { APPROVAL } from './question';
 import { callIdBefore, SealedIds, type ReadSealed } from './sealed-id';
 
@@ -37,8 +37,7 @@ export const approvedCallId = (id: unknown): string | undefined => callIdBefore(
 /** Approval tokens, sealed for the client that asked (its identity) and expiring after `ttlSec`. */
 export class ApprovalTokens extends SealedIds<SealedApproval> {
   constructor(key: Buffer, ttlSec: number) {
-    // what one approval seals: the arguments, and for a nested call of code mode's its program's log
-    super(key, ttlSec, APPROVAL.tag, APPROVAL.token, 2 * (APPROVAL.maxBytes + MAX_REPLAY_BYTES));
+    super(key, ttlSec, APPROVAL);
   }
 
   /** The id of the approval call for `pending`: the model's call id, then the sealed call. */

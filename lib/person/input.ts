@@ -4,7 +4,7 @@ import type { ToolOutcome } from '../loop/tool-outcome';
 import type { Unanswered } from './input-refusal';
 import { INPUT, type AskedInput, type Question } from './question';
 import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
-import { MAX_REPLAY_BYTES, type ReplayLog } from '../code-mode/replay-log';
+import type { ReplayLog } from '../code-mode/replay-log';
 
 export type { AskedInput, PendingInput, Question } from './question';
 
@@ -112,7 +112,7 @@ export const inputCallId = (id: unknown): string | undefined => callIdBefore(INP
 /** Question tokens, sealed for the client that asked (its credential) and expiring after `input.ttlSec`. */
 export class InputTokens extends SealedIds<SealedInput> {
   constructor(key: Buffer, ttlSec: number) {
-    super(key, ttlSec, INPUT.tag, INPUT.token, 2 * (INPUT.maxBytes + MAX_REPLAY_BYTES));
+    super(key, ttlSec, INPUT);
   }
 
   idFor(req: IncomingMessage, binding: string, sealed: SealedInput): string {

@@ -1,5 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { MAX_REPLAY_BYTES } from '../../lib/code-mode/replay-log';
+import type { SealedKind } from '../../lib/person/question';
 import { callIdBefore, SealedIds } from '../../lib/person/sealed-id';
+
+/** a kind of question of the spec's own: one record says its tag, its tokens and how much it seals */
+const NOTE = {
+  name: 'input',
+  stop: 'input',
+  tag: '.xx1.',
+  token: 'input',
+  maxBytes: 1024,
+  notAsked: 'not a note this gateway asked for',
+} as const satisfies SealedKind;
 
 class Ids extends SealedIds<{ callId: string; tool: string; note: string }> {
   idFor(req: IncomingMessage, binding: string, sealed: { callId: string; tool: string; note: string }) {
@@ -11,7 +24,7 @@ describe('SealedIds: a question to the person as the id of the call that asks it
   const key = Buffer.alloc(32, 7);
   const req = { headers: { authorization: 'Bearer a' } } as IncomingMessage;
   const other = { headers: { authorization: 'Bearer b' } } as IncomingMessage;
-  const ids = new Ids(key, 60, '.xx1.', 'input', 4096);
+  const ids = new Ids(key, 60, NOTE);
 
   it('names the model’s call id before its tag, and only for an id that has one', () => {
     expect(callIdBefore('.xx1.', 'call_1.xx1.abc')).toBe('call_1');
@@ -29,7 +42,15 @@ describe('SealedIds: a question to the person as the id of the call that asks it
     expect(ids.read(req, 'shop', id)).toEqual({ failed: 'invalid' });
     expect(ids.read(req, 'pay', id.replace('call_1', 'call_2'))).toEqual({ failed: 'invalid' });
     expect(ids.read(req, 'pay', 'call_1')).toEqual({ failed: 'invalid' });
-    expect(ids.read(req, 'pay', `call_1.xx1.${'a'.repeat(5000)}`)).toEqual({ failed: 'invalid' });
+    const tooLong = 'a'.repeat(2 * (NOTE.maxBytes + MAX_REPLAY_BYTES) + 1);
+    expect(ids.read(req, 'pay', `call_1.xx1.${tooLong}`)).toEqual({ failed: 'invalid' });
+  });
+
+  it('reads no token longer than its kind seals, a nested call’s program log included', () => {
+    const note = randomBytes(2 * (NOTE.maxBytes + MAX_REPLAY_BYTES)).toString('base64');
+    const id = ids.idFor(req, 'pay', { callId: 'call_1', tool: 'pay', note });
+    expect(id.length - 'call_1.xx1.'.length).toBeGreaterThan(2 * (NOTE.maxBytes + MAX_REPLAY_BYTES));
+    expect(ids.read(req, 'pay', id)).toEqual({ failed: 'invalid' });
   });
 
   it('expires after its ttlSec', () => {
