@@ -1,6 +1,5 @@
-import { unansweredText, type Unanswered, type Unapproved } from '../person/input-refusal';
-import type { AskedInput } from '../person/question';
-import type { ReplayLog } from '../person/question';
+import { refusalText, type Unanswered, type Unapproved } from '../person/refusal';
+import { APPROVAL, INPUT, type AskedInput, type ReplayLog } from '../person/question';
 
 /**
  * Why a call cannot run as the model asked: a tool outside the tree, arguments that are no JSON object, a tool held
@@ -13,8 +12,6 @@ export type Invalid =
   | { why: 'arguments_not_object'; got: unknown }
   | { why: 'not_loaded' }
   | { why: 'bad_query'; problem: string };
-
-export type { Unapproved };
 
 /** An image a tool returned, as the next turn shows it. */
 export interface ToolImage {
@@ -92,29 +89,6 @@ function invalidText(tool: string, invalid: Invalid): string {
   }
 }
 
-function unapprovedText(tool: string, unapproved: Unapproved): string {
-  switch (unapproved.why) {
-    case 'cannot_ask':
-      return toolErrorText(`'${tool}' needs approval, which this client cannot give`);
-    case 'arguments_too_long':
-      return toolErrorText(
-        `'${tool}' needs approval, but its arguments are too long to show a person (over ${unapproved.maxBytes} bytes)`,
-      );
-    case 'denied':
-      return toolErrorText(`'${tool}' was not approved: ${unapproved.reason}`);
-    case 'expired':
-      return toolErrorText(
-        `the approval of '${tool}' came after it expired (approvals last ${unapproved.ttlSec}s); the call did not run: call it again to ask anew`,
-      );
-    case 'already_answered':
-      return toolErrorText(`the approval of '${tool}' was already answered; the call does not run again`);
-    case 'unrecorded':
-      return toolErrorText(`the approval of '${tool}' could not be recorded; ask again`);
-    case 'not_asked':
-      return toolErrorText(`the approval of '${tool}' is not one this gateway asked for; the call did not run`);
-  }
-}
-
 /** What the model reads as the call's result (`pending`: nothing yet, the client is asked first). */
 export function toolOutcomeText(outcome: ToolOutcome): string {
   switch (outcome.kind) {
@@ -138,10 +112,10 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
     case 'pending':
     case 'asks':
       return '';
-    case 'unanswered':
-      return toolErrorText(unansweredText(outcome.tool, outcome));
     case 'unapproved':
-      return unapprovedText(outcome.tool, outcome);
+      return toolErrorText(refusalText(APPROVAL, outcome.tool, outcome));
+    case 'unanswered':
+      return toolErrorText(refusalText(INPUT, outcome.tool, outcome));
     case 'not_run':
       return toolErrorText(
         `'${outcome.tool}' was not run: the turn asked for more tool calls than the loop runs in one turn`,

@@ -10,7 +10,7 @@ import { cancelDeclinedTask } from './declined-task';
 import type { PendingInput } from './input';
 import { inputAnswerOf, misfit } from './input-answer';
 import type { InputDecision } from './input-decision';
-import type { Unanswered } from './input-refusal';
+import type { Unanswered } from './refusal';
 import { noteApproval, noteInput } from './note';
 
 /*

@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv';
 import type { Question } from './input';
 import type { ToolOutcome } from '../loop/tool-outcome';
-import type { Unanswered } from './input-refusal';
+import type { Unanswered } from './refusal';
 
 /** A person's answer, as MCP's elicitation result has it. */
 export type InputAnswer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' };

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Unapproved } from '../loop/tool-outcome';
+import type { Unapproved } from './refusal';
 import type { ApprovalLedger } from './ledger';
 import { inputCallId, type InputTokens, type SealedInput } from './input';
 import { INPUT, readRefusal } from './question';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { InputRequired } from '../types';
 import type { ToolOutcome } from '../loop/tool-outcome';
-import type { Unanswered } from './input-refusal';
+import type { Unanswered } from './refusal';
 import { INPUT, type AskedInput, type Question } from './question';
 import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
 import type { ReplayLog } from '../code-mode/replay-log';

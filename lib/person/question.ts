@@ -10,10 +10,11 @@ import type { StopReason } from '../shared/stop';
  *   tool again (input.ts, input-answer.ts, input-decision.ts, answers.ts);
  * - the OAuth sign-in asks with a link in the answer's text and headers; signing in is the answer, the next request
  *   finds the user's connection (sign-in.ts).
- * What they share is written once: the stop the answer carries, the sealed id a question travels in (sealed-id.ts),
- * the refusals of an id that does not open (`readRefusal`), the ledger that takes each answer once across the fleet
- * (ledger.ts), the calls that hand questions to the person (hand-back.ts) and every step's log line and metric
- * (note.ts).
+ * What they share is written once: the stop the answer carries (lib/shared/stop.ts), the sealed id a question
+ * travels in (sealed-id.ts, from the kind's record), the refusals of an id that does not open (`readRefusal`) and
+ * the texts the model reads for every refusal, in the kind's words (refusal.ts), the ledger that takes each answer
+ * once across the fleet (ledger.ts), the calls that hand questions to the person (hand-back.ts) and every step's log
+ * line and metric (note.ts). A new kind's part of these is its record here.
  */
 export interface QuestionKind {
   /** its name in the log (`agent-loop <name> <step>`), the metrics and the span */
@@ -33,6 +34,21 @@ export interface SealedKind extends QuestionKind {
   maxBytes: number;
   /** the reason logged for an id that does not open */
   notAsked: string;
+  /** its words in the refusals every sealed kind reads alike (refusal.ts) */
+  words: RefusalWords;
+}
+
+/** A sealed kind's words in the sentences of its refusals, each shown in the sentence it completes. */
+export interface RefusalWords {
+  /** `'<tool>' needs <needs>, which this client cannot give` */
+  needs: string;
+  /** `the <question> of '<tool>' was already answered`, `… is not one this gateway <asked>`, `<question>s last 600s` */
+  question: string;
+  asked: string;
+  /** `<answer> '<tool>' could not be recorded`, `<answer> '<tool>' came after <expired> (…); <afterExpiry>` */
+  answer: string;
+  expired: string;
+  afterExpiry: string;
 }
 
 export const APPROVAL = {
@@ -42,6 +58,14 @@ export const APPROVAL = {
   token: 'approval',
   maxBytes: 8 * 1024,
   notAsked: 'not an approval this gateway asked for',
+  words: {
+    needs: 'approval',
+    question: 'approval',
+    asked: 'asked for',
+    answer: 'the approval of',
+    expired: 'it expired',
+    afterExpiry: 'the call did not run: call it again to ask anew',
+  },
 } as const satisfies SealedKind;
 
 export const INPUT = {
@@ -51,6 +75,14 @@ export const INPUT = {
   token: 'input',
   maxBytes: 12 * 1024,
   notAsked: 'not a question this gateway asked',
+  words: {
+    needs: 'input from the user',
+    question: 'question',
+    asked: 'asked',
+    answer: 'the answer to',
+    expired: 'its question expired',
+    afterExpiry: 'call it again to ask anew',
+  },
 } as const satisfies SealedKind;
 
 export const SIGN_IN = { name: 'sign-in', stop: 'authorization' } as const satisfies QuestionKind;

@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { MAX_REPLAY_BYTES } from '../../lib/code-mode/replay-log';
-import type { SealedKind } from '../../lib/person/question';
+import { INPUT, type SealedKind } from '../../lib/person/question';
 import { callIdBefore, SealedIds } from '../../lib/person/sealed-id';
 
 /** a kind of question of the spec's own: one record says its tag, its tokens and how much it seals */
-const NOTE = {
-  name: 'input',
-  stop: 'input',
-  tag: '.xx1.',
-  token: 'input',
-  maxBytes: 1024,
-  notAsked: 'not a note this gateway asked for',
-} as const satisfies SealedKind;
+const NOTE = { ...INPUT, tag: '.xx1.', maxBytes: 1024 } satisfies SealedKind;
 
 class Ids extends SealedIds<{ callId: string; tool: string; note: string }> {
   idFor(req: IncomingMessage, binding: string, sealed: { callId: string; tool: string; note: string }) {

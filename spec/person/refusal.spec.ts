@@ -1,6 +1,7 @@
-import { unansweredText, type Unanswered } from '../../lib/person/input-refusal';
+import { APPROVAL, INPUT } from '../../lib/person/question';
+import { refusalText, type Unanswered, type Unapproved } from '../../lib/person/refusal';
 
-describe('unansweredText: what the model reads when a tool’s question went unanswered', () => {
+describe('refusalText: what the model reads when a tool’s question went unanswered', () => {
   it.each<[Unanswered, string]>([
     [{ why: 'cannot_ask' }, "'pay' needs input from the user, which this client cannot give"],
     [{ why: 'declined' }, "'pay' needed input from the user, who declined"],
@@ -35,6 +36,26 @@ describe('unansweredText: what the model reads when a tool’s question went una
     [{ why: 'unrecorded' }, "the answer to 'pay' could not be recorded; ask again"],
     [{ why: 'not_asked' }, "the question of 'pay' is not one this gateway asked; the call did not run"],
   ])('%j', (unanswered, text) => {
-    expect(unansweredText('pay', unanswered)).toBe(text);
+    expect(refusalText(INPUT, 'pay', unanswered)).toBe(text);
+  });
+});
+
+describe('refusalText: what the model reads when a call’s approval decided nothing', () => {
+  it.each<[Unapproved, string]>([
+    [{ why: 'cannot_ask' }, "'rm' needs approval, which this client cannot give"],
+    [
+      { why: 'arguments_too_long', maxBytes: 8192 },
+      "'rm' needs approval, but its arguments are too long to show a person (over 8192 bytes)",
+    ],
+    [{ why: 'denied', reason: 'no answer came' }, "'rm' was not approved: no answer came"],
+    [
+      { why: 'expired', ttlSec: 600 },
+      "the approval of 'rm' came after it expired (approvals last 600s); the call did not run: call it again to ask anew",
+    ],
+    [{ why: 'already_answered' }, "the approval of 'rm' was already answered; the call does not run again"],
+    [{ why: 'unrecorded' }, "the approval of 'rm' could not be recorded; ask again"],
+    [{ why: 'not_asked' }, "the approval of 'rm' is not one this gateway asked for; the call did not run"],
+  ])('%j', (unapproved, text) => {
+    expect(refusalText(APPROVAL, 'rm', unapproved)).toBe(text);
   });
 });
