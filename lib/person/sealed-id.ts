@@ -47,7 +47,8 @@ export class SealedIds<T extends SealedCall> {
 
   protected sealedId(req: IncomingMessage, binding: string, sealed: T): string {
     const expiresAt = Date.now() + this.ttlSec * 1000;
-    return `${sealed.callId}${this.kind.tag}${seal(this.key, this.purpose(req, binding, sealed.callId), sealed, expiresAt)}`;
+    const token = seal(this.key, this.purpose(req, binding, sealed.callId), sealed, expiresAt);
+    return `${sealed.callId}${this.kind.tag}${token}`;
   }
 
   read(req: IncomingMessage, binding: string, id: string): ReadSealed<T> {
