@@ -4,7 +4,8 @@ import type { ActiveBinding } from '../loop/context';
 import { refusedForKeyBudget } from '../store/key-budget-refusal';
 import { refusedForDeferredTools } from '../tool-search/deferred-refusal';
 import { isAmbiguousPath } from '../self-call/routed-path';
-import { startLoop, type EarlierWork } from '../loop/start';
+import { startLoop } from '../loop/start';
+import type { EarlierWork } from '../loop/setup';
 import { restoreEarlierWork } from '../hand-back/restored-work';
 import { refusedRequest } from '../loop/refused-request';
 import type { Logger } from '../types';
@@ -132,4 +133,3 @@ async function loopOrPass(parts: Parts, asked: Asked, body: WireRequest, earlier
   const result = await startLoop(parts.services, req, res, wire, body, binding, earlier, spend);
   if (result.kind === 'fallthrough') asked.next();
 }
-

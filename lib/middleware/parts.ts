@@ -20,7 +20,7 @@ import { AnswerIds } from '../hand-back/answer-ids';
 import { Continuations } from '../hand-back/continuation';
 import { InFlightLoops } from '../loop/in-flight';
 import { SelfCaller } from '../loop/self-caller';
-import type { LoopServices } from '../loop/start';
+import type { LoopServices } from '../loop/setup';
 import type { LoopRecorder } from '../telemetry/loop-records';
 import { Telemetry } from '../telemetry/loop-telemetry';
 import type { Config } from '../options/agent-loop';
