@@ -1,22 +1,13 @@
 import request from 'supertest';
-import { localTrellis } from '../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { buildGateway } from './helpers/gateway';
+import { bindings, body, clockScript, trellis } from './helpers/clock-app';
 import { memoryLogger } from './helpers/memory-logger';
-
-const trellis = localTrellis([{ name: 'clock_now', handler: () => '2026-11-30T08:00:00Z' }]);
-const bindings = [{ name: 'clock', match: { model: 'agent' }, hierarchy: 'clock_now' }];
-const body = {
-  model: 'agent',
-  messages: [{ role: 'user', content: 'what time is it?' }],
-  temperature: 0.2,
-  user: 'u-1',
-};
 
 describe('agentLoop as middleware', () => {
   let model: ModelServer;
   beforeEach(async () => {
-    model = await startModelServer([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is 08:00 UTC.' }]);
+    model = await startModelServer(clockScript);
   });
   afterEach(() => model.close());
 
