@@ -112,6 +112,7 @@ const startGemini = () =>
 
 answerAsks({
   latency: (ms) => void (latencyMs = Number(ms)),
+  cpu: () => process.cpuUsage(),
   take: () => {
     const taken = Object.fromEntries(loops);
     loops.clear();

@@ -8,7 +8,10 @@ import { TURNS } from './script';
 import { median, round } from './stats';
 import { WireClient, type WireName } from './wire-client';
 
-/** One gateway process driven on one wire: `agent-loop` on each of the four, the peers on chat completions. */
+/**
+ * One gateway process driven on one wire: `agent-loop` on each of the four, the peers on chat completions, the
+ * self-call floor on Gemini's too.
+ */
 interface WireTarget {
   label: string;
   system: string;
@@ -21,6 +24,8 @@ const TARGETS: WireTarget[] = [
   { label: 'agent-loop Messages', system: 'agent-loop-wires', wire: 'messages' },
   { label: 'agent-loop Gemini', system: 'agent-loop-wires', wire: 'gemini' },
   { label: 'self-call-floor', system: 'self-call-floor', wire: 'chat' },
+  // the same floor on Gemini's scripted upstream, whose own work a turn is not chat's (issue 39)
+  { label: 'self-call-floor Gemini', system: 'self-call-floor', wire: 'gemini' },
   { label: 'ai-sdk', system: 'ai-sdk', wire: 'chat' },
   { label: 'openai-agents', system: 'openai-agents', wire: 'chat' },
 ];
@@ -160,15 +165,16 @@ function tables(targets: Running[]): string[] {
   const ours = targets.filter((t) => t.system === 'agent-loop-wires');
   const chat = ours.find((t) => t.wire === 'chat');
   const keys: (keyof RunFigures)[] = ['jsonCpuUs', 'jsonWaitUs', 'streamCpuUs', 'ttfbMs', 'loopsPerSec', 'loadCpuUs'];
+  const row = (wire: Running, other: Running) =>
+    `| ${wire.label} / ${other.label} | ${keys.map((key) => `${n(ratio(wire, other, key), 2)}x`).join(' | ')} |`;
   for (const wire of ours) {
-    for (const peer of targets.filter((t) => PEERS.includes(t.system)))
-      lines.push(
-        `| ${wire.label} / ${peer.label} | ${keys.map((key) => `${n(ratio(wire, peer, key), 2)}x`).join(' | ')} |`,
-      );
-    if (chat && wire !== chat)
-      lines.push(
-        `| ${wire.label} / agent-loop chat | ${keys.map((key) => `${n(ratio(wire, chat, key), 2)}x`).join(' | ')} |`,
-      );
+    for (const peer of targets.filter((t) => PEERS.includes(t.system) && t.wire === 'chat'))
+      lines.push(row(wire, peer));
+    const ownFloor = targets.find(
+      (t) => t.system === 'self-call-floor' && t.wire === wire.wire && wire.wire !== 'chat',
+    );
+    if (ownFloor) lines.push(row(wire, ownFloor));
+    if (chat && wire !== chat) lines.push(row(wire, chat));
   }
   return lines;
 }
