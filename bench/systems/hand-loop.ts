@@ -1,13 +1,13 @@
 import express from 'express';
 import { request } from 'undici';
 import { serve, upstreamOrigin } from '../lib/gateway';
+import type { GeminiReply, GeminiTransport } from '../lib/gemini-handloop';
+import { geminiHandLoopHandler } from '../lib/gemini-handloop';
 import type { ChatReply, Transport } from '../lib/handloop';
 import { handLoopHandler } from '../lib/handloop';
 
-/** The physical floor of a loop: undici straight to the upstream, tools in-process. */
-const url = `${upstreamOrigin()}/v1/chat/completions`;
-
-async function post(body: object) {
+/** The physical floor of a loop: undici straight to the upstream (chat's, or Gemini's), tools in-process. */
+async function post(url: string, body: object) {
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -20,11 +20,18 @@ async function post(body: object) {
   return res.body;
 }
 
+const chatUrl = `${upstreamOrigin()}/v1/chat/completions`;
 const transport: Transport = {
-  complete: async (body) => (await (await post(body)).json()) as ChatReply,
-  stream: post,
+  complete: async (body) => (await (await post(chatUrl, body)).json()) as ChatReply,
+  stream: (body) => post(chatUrl, body),
+};
+const gemini: GeminiTransport = {
+  complete: async (path, body) =>
+    (await (await post(`${process.env.BENCH_UPSTREAM_GEMINI}${path}`, body)).json()) as GeminiReply,
+  stream: (path, body) => post(`${process.env.BENCH_UPSTREAM_GEMINI}${path}`, body),
 };
 
 const app = express();
 app.post('/v1/chat/completions', express.json({ limit: '1mb' }), handLoopHandler(transport));
+app.post(/^\/v1beta\/models\//, express.json({ limit: '1mb' }), geminiHandLoopHandler(gemini));
 serve(app);
