@@ -11,8 +11,10 @@ import { WireClient, type WireName } from './lib/wire-client';
  * [--stream]`: the systems' gateways side by side, sequential loops in small batches taken in turn (A, B, A, B, ...),
  * so that the shared machine's load swings hit every system alike; prints the median CPU per turn, wait per turn (p50 loop time / 4 less the latency) and, streamed, TTFB of each system's
  * batches, and its ratio to the first system's (the median over the rounds of the two batches' ratio).
- * `@responses` or `@messages` drives that system on that wire (`agent-loop-wires`), `--stream` streams every loop;
- * either takes the wire's own client. `AB_RAW=<file>` writes every batch's CPU per turn there, by system, as JSON.
+ * `@responses`, `@messages` or `@gemini` drives that system on that wire (`agent-loop-wires`; `self-call-floor` and
+ * `hand-loop` on `@messages` and `@gemini`, against the same scripted upstream), `--stream` streams every loop;
+ * either takes the wire's own client. Beside each system's CPU, the scripted upstream's CPU per turn over the same
+ * batches: a wire whose upstream works more waits more, whatever the gateway does. `AB_RAW=<file>` writes every batch's CPU per turn there, by system, as JSON.
  */
 async function ab(argv: string[]): Promise<void> {
   const option = (flag: string, fallback: number) =>

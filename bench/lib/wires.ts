@@ -10,7 +10,7 @@ import { WireClient, type WireName } from './wire-client';
 
 /**
  * One gateway process driven on one wire: `agent-loop` on each of the four, the peers on chat completions, the
- * self-call floor on Gemini's too.
+ * self-call floor on Messages and Gemini too.
  */
 interface WireTarget {
   label: string;
@@ -24,7 +24,8 @@ const TARGETS: WireTarget[] = [
   { label: 'agent-loop Messages', system: 'agent-loop-wires', wire: 'messages' },
   { label: 'agent-loop Gemini', system: 'agent-loop-wires', wire: 'gemini' },
   { label: 'self-call-floor', system: 'self-call-floor', wire: 'chat' },
-  // the same floor on Gemini's scripted upstream, whose own work a turn is not chat's (issue 39)
+  // the same floor on Messages' and Gemini's scripted upstreams, whose own work a turn is not chat's (issue 39)
+  { label: 'self-call-floor Messages', system: 'self-call-floor', wire: 'messages' },
   { label: 'self-call-floor Gemini', system: 'self-call-floor', wire: 'gemini' },
   { label: 'ai-sdk', system: 'ai-sdk', wire: 'chat' },
   { label: 'openai-agents', system: 'openai-agents', wire: 'chat' },

@@ -5,12 +5,14 @@ import type { GeminiReply, GeminiTransport } from '../lib/gemini-handloop';
 import { geminiHandLoopHandler } from '../lib/gemini-handloop';
 import type { ChatReply, Transport } from '../lib/handloop';
 import { handLoopHandler } from '../lib/handloop';
+import type { MessagesReply, MessagesTransport } from '../lib/messages-handloop';
+import { anthropicHeaders, messagesHandLoopHandler } from '../lib/messages-handloop';
 
-/** The physical floor of a loop: undici straight to the upstream (chat's, or Gemini's), tools in-process. */
-async function post(url: string, body: object) {
+/** The physical floor of a loop: undici straight to the upstream (each wire's own), tools in-process. */
+async function post(url: string, body: object, headers: Record<string, string> = {}) {
   const res = await request(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   if (res.statusCode !== 200) {
@@ -30,8 +32,14 @@ const gemini: GeminiTransport = {
     (await (await post(`${process.env.BENCH_UPSTREAM_GEMINI}${path}`, body)).json()) as GeminiReply,
   stream: (path, body) => post(`${process.env.BENCH_UPSTREAM_GEMINI}${path}`, body),
 };
+const messagesUrl = `${process.env.BENCH_UPSTREAM_MESSAGES}/v1/messages`;
+const messages: MessagesTransport = {
+  complete: async (body, req) => (await (await post(messagesUrl, body, anthropicHeaders(req))).json()) as MessagesReply,
+  stream: (body, req) => post(messagesUrl, body, anthropicHeaders(req)),
+};
 
 const app = express();
 app.post('/v1/chat/completions', express.json({ limit: '1mb' }), handLoopHandler(transport));
+app.post('/v1/messages', express.json({ limit: '1mb' }), messagesHandLoopHandler(messages));
 app.post(/^\/v1beta\/models\//, express.json({ limit: '1mb' }), geminiHandLoopHandler(gemini));
 serve(app);
