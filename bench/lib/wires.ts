@@ -181,14 +181,16 @@ function tables(targets: Running[]): string[] {
 }
 
 /**
- * `npm run bench -- --wires [--runs N] [--rounds N] [--batch N] [--load-ms N] [--ours-only]`: `agent-loop` on each
- * wire (chat completions, OpenAI Responses, Anthropic Messages: a gateway process per wire against the scripted
- * upstream's three servers) beside the peers on chat completions (`self-call-floor`, `ai-sdk`, `openai-agents`),
+ * `npm run bench -- --wires [--runs N] [--rounds N] [--batch N] [--load-ms N] [--ours-only | --only
+ * <system>@<wire>,...]`: `agent-loop` on each wire (chat completions, OpenAI Responses, Anthropic Messages, Gemini: a
+ * gateway process per wire against the scripted upstream's four servers) beside the peers on chat completions
+ * (`self-call-floor`, `ai-sdk`, `openai-agents`) and the self-call floor on Messages' and Gemini's own upstreams,
  * 0 ms upstream. Each run takes, per target in turn, a batch of sequential JSON loops and one of streamed loops
  * (so that the shared machine's load swings hit every target alike), then 64 concurrent clients per target. Every
  * loop is verified (4 upstream requests, the echoes seen, the final text). Prints, per target, the median over the
- * runs of: CPU per turn (JSON, streamed), the wait per turn (a JSON loop's p50 time / 4), TTFB of the final answer, loops/s and CPU per turn at 64 clients; and the
- * ratios of `agent-loop`'s to each peer's and to its own chat's, each the median of the runs' ratios.
+ * runs of: CPU per turn (JSON, streamed), the wait per turn (a JSON loop's p50 time / 4), TTFB of the final answer,
+ * loops/s and CPU per turn at 64 clients; and the ratios of `agent-loop`'s to each peer's, to the floor on its own
+ * wire and to its own chat's, each the median of the runs' ratios.
  */
 export async function benchWires(argv: string[], log: (line: string) => void): Promise<void> {
   const [runs, rounds, size, loadMs] = [
@@ -197,7 +199,10 @@ export async function benchWires(argv: string[], log: (line: string) => void): P
     option(argv, '--batch', 30),
     option(argv, '--load-ms', 3_000),
   ];
-  const chosen = argv.includes('--ours-only') ? TARGETS.filter((t) => t.system === 'agent-loop-wires') : TARGETS;
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : undefined;
+  const chosen = argv.includes('--ours-only')
+    ? TARGETS.filter((t) => t.system === 'agent-loop-wires')
+    : TARGETS.filter((t) => !only || only.includes(`${t.system}@${t.wire}`));
   const load = [os.loadavg()[0]];
   const started = Date.now();
   const upstream = new BenchChild(path.join(__dirname, '..', 'upstream.ts'));
