@@ -14,7 +14,8 @@ import { WireClient, type WireName } from './lib/wire-client';
  * `@responses`, `@messages` or `@gemini` drives that system on that wire (`agent-loop-wires`; `self-call-floor` and
  * `hand-loop` on `@messages` and `@gemini`, against the same scripted upstream), `--stream` streams every loop;
  * either takes the wire's own client. Beside each system's CPU, the scripted upstream's CPU per turn over the same
- * batches: a wire whose upstream works more waits more, whatever the gateway does. `AB_RAW=<file>` writes every batch's CPU per turn there, by system, as JSON.
+ * batches: a wire whose upstream works more waits more, whatever the gateway does. `AB_RAW=<file>` writes every
+ * batch's CPU per turn (the gateway's and the upstream's), wait and TTFB there, by system, as JSON.
  */
 async function ab(argv: string[]): Promise<void> {
   const option = (flag: string, fallback: number) =>
