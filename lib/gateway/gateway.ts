@@ -6,7 +6,7 @@ import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
 import Joi from 'joi';
 import { ADMIN_HINT, adminConfigSchema, adminKeyOf, type GatewayAdminConfig } from '../admin/gateway-admin';
 import { clientKeysOf, MIN_CLIENT_KEY_CHARS, requireClientKey } from './client-keys';
-import { INFERENCE_ROUTES, ROUTE, routeGuard } from './routes';
+import { INFERENCE_ROUTES, isRoute, routeGuard } from './routes';
 import { healthRoutes, UpstreamHealth } from './health';
 import { skipWhenInternal } from '../self-call/marker';
 import { IDLE_SOCKET_MS } from '../self-call/pooled-connection';
@@ -48,7 +48,7 @@ const upstreamOptions = {
   /** what is forwarded under `/v1`, as `METHOD path` (default `INFERENCE_ROUTES`) */
   routes: option<string[]>({
     schema: Joi.array().items(
-      Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid'))),
+      Joi.string().custom((value, helpers) => (isRoute(value) ? value : helpers.error('any.invalid'))),
     ),
     hint: `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`,
   }),

@@ -99,7 +99,7 @@ async function deliver(
 
 /** The judge's calls go to its wire's path beside the client's. */
 function judgeUrlOf(url: string, wire: Wire, judgeWire: JudgeWire): string {
-  if (wire.path === judgeWire.path) return url;
+  if (wire.routes.some((route) => route.source === judgeWire.path)) return url;
   const parsed = new URL(url);
   const at = frontDoorAt(wire, parsed.pathname);
   parsed.pathname = parsed.pathname.slice(0, at < 0 ? parsed.pathname.length : at) + judgeWire.path;
