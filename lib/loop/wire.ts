@@ -173,7 +173,10 @@ export interface Wire<Output = unknown, Name extends string = string> {
   modelOf(body: WireRequest, req: Request): unknown;
   /** headers this wire's upstream needs, forwarded from the client's request onto every turn */
   readonly upstreamHeaders: readonly string[];
-  /** how this wire's clients and its upstream send an API key */
+  /**
+   * how this wire's clients and its upstream send an API key: its header is the one this wire declares for its clients'
+   * keys, which the client's identity reads (`API_KEY_HEADERS` lists every wire's, a spec holds them equal)
+   */
   readonly apiKey: ApiKeyOf;
   /** the body of a 429 (a spent `keyBudget`) in this wire's error shape */
   rateLimited(message: string): unknown;
