@@ -5,7 +5,8 @@ import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse 
 import type { Request } from 'express';
 import { INTERNAL_HEADER, signMarker } from '../self-call/marker';
 import { type Agents, selfCallAdapter } from '../self-call/axios-adapter';
-import { frontDoorOf, InProcessAgents } from '../self-call/in-process';
+import { frontDoorOf } from '../self-call/front-door';
+import { InProcessAgents } from '../self-call/in-process';
 import {
   dropIdleConnections,
   IDLE_SOCKET_MS,

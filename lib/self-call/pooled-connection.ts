@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
-import type { FrontDoor } from './in-process';
+import type { FrontDoor } from './front-door';
 
 /**
  * How long a self-call's pooled connection (and the ready gateway's to its upstream) may stay idle: below the 5 s of

@@ -22,7 +22,9 @@ const COMMAND_TIMEOUT_MS = 2000;
 const DELETE_IF_VALUE =
   "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 const INCREMENT =
-  "local sum = redis.call('incrby', KEYS[1], ARGV[1]) if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) == -1 then redis.call('pexpire', KEYS[1], ARGV[2]) end return sum";
+  "local sum = redis.call('incrby', KEYS[1], ARGV[1]) " +
+  "if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) == -1 then redis.call('pexpire', KEYS[1], ARGV[2]) end " +
+  'return sum';
 
 const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
 

@@ -1,5 +1,6 @@
 import type { SdkHttpError } from '@modelcontextprotocol/client';
 import { redacted } from '../shared/redact';
+import { abortable } from '../shared/signals';
 import { mcpClient } from './mcp-sdk';
 import { ConsentRequired } from './oauth/consent';
 
@@ -73,4 +74,16 @@ function withRootCause(error: unknown): string {
   return typeof rootMessage === 'string' && rootMessage && !text.includes(rootMessage)
     ? `${text} (${rootMessage})`
     : text;
+}
+
+/** `work`'s failures as the trellis errors that name `target`, the caller's signal bounding the wait. */
+export function readableAt(target: string) {
+  return async function readable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await abortable(work, signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw trellisError(error, target);
+    }
+  };
 }

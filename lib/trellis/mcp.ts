@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
 import { validator } from '../options/declaration';
 import { defaultLogger } from '../shared/logger';
-import type { CallToolOptions, Logger, McpServerAddress, Trellis } from '../types';
-import { abortable } from '../shared/signals';
+import type { CallToolOptions, McpServerAddress, Trellis } from '../types';
 import type { McpConnection } from './mcp-connection';
 import { mcpConnection } from './mcp-connection';
-import { isSessionLost, trellisError } from './mcp-errors';
+import { readableAt } from './mcp-errors';
+import { retryingOnLostSession, type WithClient } from './mcp-session-lost';
 import { connectionPool, type ConnectionPool } from './mcp-pool';
 import { paramHeaderDefinitions } from './mcp-param-headers';
 import { callOn, listAll, placeOf, withForwarded } from './mcp-calls';
@@ -48,7 +48,8 @@ function refuseOAuthMisuse(options: ValidMcpTrellisOptions, signIns: SignIns | u
   if (oauth && !signIns) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP',
-      "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.",
+      "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop " +
+        'instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.',
     );
   }
 }
@@ -67,47 +68,6 @@ function forwardingPool(
     open: (forwarded) =>
       connectionTo({ ...options, headers: withForwarded('url' in options ? options.headers : undefined, forwarded) }),
   });
-}
-
-type WithClient = <T>(
-  use: (client: Client) => Promise<T>,
-  signal?: AbortSignal,
-  connection?: McpConnection,
-) => Promise<T>;
-
-/**
- * Runs `use` on the session (of `shared` unless told). When the server no longer knows it, or it was dropped under
- * `use` because the server lost it (the call was in flight), `use` is retried once on the next session: every call in
- * flight then waits for the same single re-initialise. A server that went away is no lost session: its calls fail as
- * they are.
- */
-function retryingOnLostSession(shared: McpConnection, logger: Logger, trellis: string): WithClient {
-  return async function withClient<T>(
-    use: (client: Client) => Promise<T>,
-    signal?: AbortSignal,
-    connection: McpConnection = shared,
-  ): Promise<T> {
-    const client = await abortable(connection.client(), signal);
-    try {
-      return await use(client);
-    } catch (error) {
-      if (signal?.aborted || !(isSessionLost(error) || connection.lostSession(client))) throw error;
-      if (await connection.discard(client, true)) logger.info('trellis session lost; re-initialising', { trellis });
-      return use(await abortable(connection.client(), signal));
-    }
-  };
-}
-
-/** `work`'s failures as the trellis errors that name `target`, the caller's signal bounding the wait. */
-function readableAt(target: string) {
-  return async function readable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    try {
-      return await abortable(work, signal);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw trellisError(error, target);
-    }
-  };
 }
 
 interface SharedTrellisParts {

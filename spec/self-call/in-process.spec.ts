@@ -1,21 +1,15 @@
-import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import http2 from 'node:http2';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { abortAtFirstPart } from '../helpers/streams';
-import axios from 'axios';
-import type { Request } from 'express';
 import request from 'supertest';
 import { isInternalRequest } from '../../lib';
-import { selfCallAdapter } from '../../lib/self-call/axios-adapter';
-import { frontDoorOf, InProcessAgents } from '../../lib/self-call/in-process';
+import { InProcessAgents } from '../../lib/self-call/in-process';
 import { localTrellis } from '../../lib/trellis/local';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server';
 import { buildGateway, expressVersions } from '../helpers/gateway';
+import { inProcessDoors } from '../helpers/in-process-door';
 import { until } from '../helpers/store-contract';
 
 const tls = (name: string) => readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'tls', name));
@@ -166,119 +160,8 @@ describe.each(expressVersions)('the in-process self-call under %s', (_name, expr
     await gateway.close();
   });
 });
-
 describe('the in-process transport', () => {
-  const agents = new InProcessAgents();
-  const client = axios.create({
-    adapter: selfCallAdapter({ http: new http.Agent(), https: new https.Agent() }),
-    validateStatus: null,
-    transformRequest: [],
-    transformResponse: [],
-  });
-  afterAll(() => agents.destroy());
-
-  /** A server whose first request (from a real socket) is the front door the in-process calls go to. */
-  async function frontDoor(listener: http.RequestListener) {
-    let front: ReturnType<typeof frontDoorOf>;
-    const server = http.createServer((req, res) => {
-      if (req.url === '/find') {
-        front = frontDoorOf(req as Request);
-        return res.end();
-      }
-      listener(req, res);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/find`, { agent: false }, resolve));
-    const agent = agents.agentFor(front!);
-    return {
-      url: `http://127.0.0.1:${port}/v1/chat/completions`,
-      agent,
-      server,
-      front: front!,
-      close: () => new Promise((resolve) => server.close(resolve)),
-    };
-  }
-
-  it('streams a reply part by part, a character split across parts included', async () => {
-    const reply = Buffer.from('data: Grüße\n\n');
-    let rest!: () => void;
-    const door = await frontDoor((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(reply.subarray(0, 9)); // cuts "ü" in two
-      rest = () => res.end(reply.subarray(9));
-    });
-    const response = await client.post<Readable>(door.url, '{}', { httpAgent: door.agent, responseType: 'stream' });
-    const parts: Buffer[] = [];
-    // the rest is written only once the first part was read: two parts on a loaded machine too
-    for await (const part of response.data) if (parts.push(part as Buffer) === 1) rest();
-    await door.close();
-    expect(parts.length).toBeGreaterThan(1);
-    expect(Buffer.concat(parts).toString('utf8')).toBe('data: Grüße\n\n');
-  });
-
-  it("hands a lone call's reply over before the event loop's check phase, and waits for it while other calls are in flight", async () => {
-    const order: string[] = [];
-    let held: http.ServerResponse | undefined;
-    const door = await frontDoor((req, res) => {
-      if (req.url?.endsWith('?hold')) return void (held = res);
-      setImmediate(() => order.push('check phase'));
-      res.end('ok');
-    });
-    const call = (query = '') =>
-      new Promise<void>((resolve, reject) => {
-        const sent = http.request(`${door.url}${query}`, { agent: door.agent, method: 'POST' }, (res) => {
-          order.push('reply');
-          res.resume().once('end', resolve);
-        });
-        sent.once('error', reject).end();
-      });
-    await call();
-    await until(() => order.length === 2);
-    expect(order.splice(0)).toEqual(['reply', 'check phase']);
-    const holding = call('?hold');
-    await until(() => held !== undefined);
-    await call();
-    await until(() => order.length === 2);
-    expect(order.splice(0)).toEqual(['check phase', 'reply']);
-    held?.end();
-    await holding;
-    await door.close();
-  });
-
-  it('carries a body larger than a reader takes at once, both ways', async () => {
-    const large = 'x'.repeat(3 * 1024 * 1024);
-    const door = await frontDoor((req, res) => {
-      let length = 0;
-      req.on('data', (part: Buffer) => (length += part.length));
-      req.on('end', () => res.end(`${length}:${large}`));
-    });
-    const response = await client.post<string>(door.url, large, { httpAgent: door.agent });
-    await door.close();
-    expect(response.data).toBe(`${large.length}:${large}`);
-  });
-
-  it('aborts mid-stream: the reading stops, the server sees its request close, the signal keeps no listener', async () => {
-    let serverSawClose!: () => void;
-    const closed = new Promise<void>((resolve) => (serverSawClose = resolve));
-    const door = await frontDoor((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('data: one\n\n'); // and never ends
-      req.once('close', serverSawClose);
-    });
-    const controller = new AbortController();
-    const response = await client.post<Readable>(door.url, '{}', {
-      httpAgent: door.agent,
-      responseType: 'stream',
-      signal: controller.signal,
-    });
-    const { parts, error } = await abortAtFirstPart(response.data, controller);
-    expect(error?.message).toBe('aborted');
-    await closed;
-    await door.close();
-    expect(parts).toEqual(['data: one\n\n']);
-    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-  });
+  const { client, frontDoor } = inProcessDoors();
 
   it('keeps its connection alive between calls and closes it, and its server listener, on destroy()', async () => {
     const sockets: net.Socket[] = [];
@@ -314,28 +197,5 @@ describe('the in-process transport', () => {
     expect(socket.destroyed).toBe(true);
     expect(own.agentFor(door.front)).not.toBe(agent);
     own.destroy();
-  });
-
-  it('finds no front door, so the socket transport serves, where the socket has no HTTP server that answers requests', () => {
-    const bare = http.createServer();
-    const found = (socket: unknown) => frontDoorOf({ socket } as Request);
-    expect(found({})).toBeUndefined();
-    expect(found({ server: new net.Server() })).toBeUndefined();
-    expect(found({ server: bare })).toBeUndefined();
-    const h2 = http2.createSecureServer({ allowHTTP1: true }, () => undefined);
-    expect(found({ server: h2, encrypted: true })).toBeUndefined();
-    bare.on('request', () => undefined);
-    expect(found({ server: bare, localAddress: '::ffff:127.0.0.1', localPort: 3000 })).toEqual({
-      server: bare,
-      localAddress: '::ffff:127.0.0.1',
-      localPort: 3000,
-      encrypted: false,
-      remoteAddress: '::ffff:127.0.0.1',
-      remoteFamily: 'IPv6',
-    });
-    expect(found({ server: bare, localAddress: '::1', localPort: 3000 })).toMatchObject({
-      remoteAddress: '::1',
-      remoteFamily: 'IPv6',
-    });
   });
 });

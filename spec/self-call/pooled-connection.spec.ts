@@ -6,7 +6,7 @@ import {
   IdleBounds,
   lostOnPooledConnection,
 } from '../../lib/self-call/pooled-connection';
-import type { FrontDoor } from '../../lib/self-call/in-process';
+import type { FrontDoor } from '../../lib/self-call/front-door';
 
 /** One request; resolves once its connection went back to the pool. */
 function get(agent: http.Agent, port: number): Promise<void> {

@@ -7,7 +7,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { onLoopback, type OnLoopback } from '../../lib/testing/loopback';
-import { isSessionLost, trellisError } from '../../lib/trellis/mcp-errors';
+import { isSessionLost, readableAt, trellisError } from '../../lib/trellis/mcp-errors';
 
 const TARGET = 'http://tools.internal/mcp';
 
@@ -105,5 +105,24 @@ describe('trellisError', () => {
     expect(trellisError('stdio server crashed', TARGET).message).toBe(
       `Trellis at ${TARGET} failed: stdio server crashed`,
     );
+  });
+});
+
+describe('readableAt', () => {
+  const readable = readableAt(TARGET);
+
+  it('passes a result through, and a failure on as the trellis error naming the server, the original its cause', async () => {
+    await expect(readable(Promise.resolve('listed'), undefined)).resolves.toBe('listed');
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const failed = await readable(Promise.reject(refused), new AbortController().signal).catch((error: Error) => error);
+    expect(failed).toEqual(new Error(`Trellis unreachable at ${TARGET} (ECONNREFUSED)`));
+    expect((failed as Error).cause).toBe(refused);
+  });
+
+  it("stops waiting when the caller's signal aborts, with the signal's own reason", async () => {
+    const controller = new AbortController();
+    const waiting = readable(new Promise(() => undefined), controller.signal);
+    controller.abort(new Error('the loop ended'));
+    await expect(waiting).rejects.toThrow('the loop ended');
   });
 });

@@ -223,32 +223,6 @@ describe('mcpTrellis', () => {
       });
     });
 
-    it('re-initialises a lost session once, transparently', async () => {
-      const fixture = await server();
-      const resilient = trellis({ url: fixture.url });
-      await resilient.callTool('clock_now', {}, { signal: open() });
-      await fixture.restart();
-      await expect(resilient.callTool('notes_open', {}, { signal: open() })).resolves.toEqual({
-        content: [{ type: 'text', text: 'note ids: welcome, groceries, standup' }],
-      });
-      expect(fixture.methods.filter((method) => method === 'initialize')).toHaveLength(2);
-      expect(lines).toContainEqual(
-        expect.objectContaining({ level: 'info', message: 'trellis session lost; re-initialising' }),
-      );
-    });
-
-    it('gives up with a readable reason when the session cannot be re-initialised', async () => {
-      const fixture = await server();
-      const stranded = trellis({ url: fixture.url });
-      await stranded.listTools();
-      fixture.failWith(404);
-      await expect(stranded.callTool('clock_now', {}, { signal: open() })).rejects.toThrow(
-        `Trellis at ${fixture.url} answered HTTP 404 (failing on purpose)`,
-      );
-      // two connects, each a `server/discover` probe and an `initialize`: the second one fails, and no third follows
-      expect(fixture.headers.filter((headers) => headers['mcp-session-id'] === undefined).length).toBe(4);
-    });
-
     it('refuses a url that is not a URL', () => {
       expect(() => mcpTrellis({ url: 'localhost:4000' })).toThrow(
         expect.objectContaining({ code: 'ERR_AGENT_LOOP_INVALID_OPTION' }),

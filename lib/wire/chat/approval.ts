@@ -1,13 +1,8 @@
 import type { ChatMessage, ToolCall } from '../../types';
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import {
-  asksPerson,
-  CallHolders,
-  answeredCall,
-  shownIn,
-  type ApprovalHistory,
-  type PersonTools,
-} from '../kit/approval-settle';
+import { asksPerson, answeredCall, shownIn, type PersonTools } from '../kit/approval-exchange';
+import type { ApprovalHistory } from '../kit/approval-settle';
+import { CallHolders } from '../kit/call-holders';
 import { settledIn } from '../kit/history';
 import { allAsking, lastIn } from '../kit/approval-parts';
 import { callsIn } from './model-reply';

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import type { Reopened } from '../../hand-back/continuation';
 import type { ApprovalReader, PersonDecision } from '../../person/approval-decision';
-import { personTools, settleAndDecide, type ApprovalHistory, type PersonTools } from './approval-settle';
+import { personTools, type PersonTools } from './approval-exchange';
+import { settleAndDecide, type ApprovalHistory } from './approval-settle';
 import type { HandBacks, Wire, WireRequest } from '../../loop/wire';
 
 /** A follow-up's history with the loop's earlier work put back, in the field it came in. */

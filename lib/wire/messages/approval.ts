@@ -1,5 +1,6 @@
 import { toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
-import { asksPerson, answeredCall, type ApprovalHistory, type PersonTools } from '../kit/approval-settle';
+import { asksPerson, answeredCall, type PersonTools } from '../kit/approval-exchange';
+import type { ApprovalHistory } from '../kit/approval-settle';
 import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
 import { isObject } from '../../shared/deltas';

@@ -1,7 +1,9 @@
 import { toolOutcomeText } from '../../loop/tool-outcome';
 import { parsedOrUndefined } from '../../loop/turn-stream';
 import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../person/approval-decision';
-import { CallHolders, settleExchanges, shownCall, shownIn, type ApprovalHistory } from '../kit/approval-settle';
+import { shownCall, shownIn } from '../kit/approval-exchange';
+import { settleExchanges, type ApprovalHistory } from '../kit/approval-settle';
+import { CallHolders } from '../kit/call-holders';
 import { approvedCallId } from '../../person/approval';
 import { inputCallId } from '../../person/input';
 import type { WireCall } from '../../loop/wire';

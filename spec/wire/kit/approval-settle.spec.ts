@@ -1,16 +1,9 @@
 import type { Request } from 'express';
 import { ApprovalLedger } from '../../../lib/person/ledger';
 import type { ApprovalDecision, ApprovalReply } from '../../../lib/person/approval-decision';
-import {
-  CallHolders,
-  settleAndDecide,
-  settleExchanges,
-  shownCall,
-  shownIn,
-  type ApprovalHistory,
-  type Exchange,
-} from '../../../lib/wire/kit/approval-settle';
-import { parsedOrUndefined as parsedJson } from '../../../lib/loop/turn-stream';
+import type { Exchange } from '../../../lib/wire/kit/approval-exchange';
+import { settleAndDecide, settleExchanges, type ApprovalHistory } from '../../../lib/wire/kit/approval-settle';
+import { CallHolders } from '../../../lib/wire/kit/call-holders';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { toolOutcomeText } from '../../../lib/loop/tool-outcome';
@@ -156,30 +149,5 @@ describe('settleAndDecide: the live approvals decided by their tokens', () => {
 
   it('is undefined without approval exchanges', () => {
     expect(settleAndDecide(reader, req, 'notes', undefined)).toBeUndefined();
-  });
-});
-
-describe('CallHolders and the shown call', () => {
-  it('finds the latest holder of a call until an answer follows it, reading each item once', () => {
-    const calls = jest.fn(callIds);
-    const holders = new CallHolders<Item>(calls, answered);
-    const out: Item[] = [{ call: 'a' }, { call: 'b' }];
-    expect(holders.holderOf(out, 'a')).toBe(0);
-    out.push({ answer: 'a', text: 'done' }, { call: 'b' });
-    expect(holders.holderOf(out, 'a')).toBe(-1);
-    expect(holders.holderOf(out, 'b')).toBe(3);
-    expect(holders.holderOf(out, 'c')).toBe(-1);
-    expect(calls).toHaveBeenCalledTimes(out.length);
-  });
-
-  it('reads the `{ tool, arguments }` an approval showed from its JSON, anything else as nothing shown', () => {
-    expect(shownIn('{"tool":"notes_delete","arguments":{"id":"g"}}')).toEqual({
-      tool: 'notes_delete',
-      arguments: { id: 'g' },
-    });
-    expect(shownIn('[1]')).toEqual({});
-    expect(shownIn('not json')).toEqual({});
-    expect(parsedJson(undefined)).toBeUndefined();
-    expect(shownCall({ tool: 7, arguments: null })).toEqual({ tool: 'the call', arguments: {} });
   });
 });
