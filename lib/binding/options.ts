@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { Request } from 'express';
 import { FROM_TRELLIS, Hierarchy, NODE_KEYS, unknownNodeKey } from '../trellis/hierarchy';
-import { distance } from '../options/option-error';
+import { distance } from '../options/closest-name';
 import { defaulted, option, required, schemaOf, tunable, wholeNumber, type OptionsIn } from '../options/declaration';
 import { toolSearchOption, type ToolSearchOptions } from '../tool-search/options';
 import { codeModeOption } from '../code-mode/options';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseConfig } from './config-file';
-import { gatewayOptions, validateGatewayConfig } from './gateway';
+import { gatewayOptions, validateGatewayConfig } from './options';
 import { defaultLogger } from '../shared/logger';
 import type { AgentLoopMiddleware } from '../middleware';
 import { optionsSchema, validate, type ValidOptions } from '../options/agent-loop';

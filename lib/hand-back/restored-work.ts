@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ActiveBinding } from '../loop/context';
-import { NOTHING_EARLIER, type EarlierWork } from '../loop/start';
+import { NOTHING_EARLIER } from '../loop/start';
+import type { EarlierWork } from '../loop/setup';
 import type { FollowUp, Wire, WireRequest } from '../loop/wire';
 import type { Logger } from '../types';
 

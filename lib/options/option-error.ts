@@ -1,137 +1,11 @@
 import type Joi from 'joi';
 import { AgentLoopError } from '../errors';
-import { NOT_SHOWN, redacted, redactedArgs } from '../shared/redact';
-
-export function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(
-        row[j] + 1,
-        row[j - 1] + 1,
-        diagonal + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
-      );
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
-
-/** A name's words, lower-cased: `maxTurnsPerLoop` is max, turns, per, loop; `listTTLSec` is list, ttl, sec. */
-const wordsOf = (name: string): string[] =>
-  name
-    .split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word.toLowerCase());
-
-/** The same word, or the same with one letter off (`turn`, `turns`); a short word only as itself. */
-const sameWord = (a: string, b: string): boolean =>
-  a === b || (Math.min(a.length, b.length) >= 4 && distance(a, b) <= 1);
-
-/**
- * The most words two names share in order with none swapped for another (between two shared words, or before the
- * first or after the last, leftover words on one side only: one name adds or leaves out words, it does not replace).
- */
-function sharedInOrder(a: string[], b: string[]): number {
-  const best = (i: number, j: number, gapA: boolean, gapB: boolean): number => {
-    if (gapA && gapB) return -Infinity;
-    if (i === a.length && j === b.length) return 0;
-    const matched = i < a.length && j < b.length && sameWord(a[i], b[j]) ? 1 + best(i + 1, j + 1, false, false) : -1;
-    const skipA = i < a.length ? best(i + 1, j, true, gapB) : -Infinity;
-    const skipB = j < b.length ? best(i, j + 1, gapA, true) : -Infinity;
-    return Math.max(matched, skipA, skipB);
-  };
-  return best(0, 0, false, false);
-}
-
-/**
- * A known name that keeps the key's meaning: two words at least shared in order, none swapped; the one sharing most,
- * then with fewest words left over. `maxTurnsPerLoop` is a binding's `maxTurns` (agentLoop's `defaultMaxTurns`), not
- * `maxTokensPerLoop`, which is closer letter by letter but counts another thing.
- */
-function sharingWords(key: string, known: string[]): string | undefined {
-  const words = wordsOf(key);
-  return known
-    .map((name) => {
-      const theirs = wordsOf(name);
-      const shared = sharedInOrder(words, theirs);
-      return { name, shared, left: words.length + theirs.length - 2 * shared };
-    })
-    .filter(({ shared }) => shared >= 2)
-    .sort((x, y) => y.shared - x.shared || x.left - y.left)[0]?.name;
-}
-
-function closest(key: string, known: string[]): string | undefined {
-  const containing = known.find((name) => name.toLowerCase().includes(key.toLowerCase()));
-  if (containing) return containing;
-  const sharing = sharingWords(key, known);
-  if (sharing) return sharing;
-  const best = known.map((name) => ({ name, d: distance(key, name) })).sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined;
-}
-
-interface Described {
-  keys?: Record<string, Described>;
-  items?: Described[];
-  matches?: { schema?: Described }[];
-}
-
-/** A union's alternatives, each of them; any other schema, itself. */
-function alternativesOf(node: Described): Described[] {
-  return node.matches ? node.matches.flatMap((match) => (match.schema ? alternativesOf(match.schema) : [])) : [node];
-}
-
-/** The keys an object at `path` may have, in any alternative of the unions on the way. */
-function knownKeys(described: Described, path: (string | number)[]): string[] {
-  let nodes = [described];
-  for (const part of path) {
-    nodes = nodes
-      .flatMap(alternativesOf)
-      .flatMap(
-        (node) => (typeof part === 'number' ? node.items?.slice(0, 1) : node.keys?.[part] && [node.keys[part]]) ?? [],
-      );
-  }
-  return [...new Set(nodes.flatMap(alternativesOf).flatMap((node) => Object.keys(node.keys ?? {})))];
-}
-
-/** joi's complaints, those of every alternative of a union that matched none included. */
-function flattened(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem[] {
-  const inner = detail.type.startsWith('alternatives.')
-    ? (detail.context?.details as Joi.ValidationErrorItem[] | undefined)
-    : undefined;
-  return inner ? inner.flatMap(flattened) : [detail];
-}
+import { closest } from './closest-name';
+import { deepestOf, flattened, knownKeys, pathOfValue, type Described } from './joi-complaint';
+import { SECRET, show, valueAt } from './shown-value';
 
 function pathOf(path: (string | number)[]): string {
   return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
-}
-
-/** Options whose values are secrets: an error message (which lands in logs and CI output) never shows them. */
-const SECRET = new Set(['internalSecret', 'headers', 'env', 'clientKeys', 'clientSecret']);
-
-function hidingSecrets(key: string, value: unknown): unknown {
-  if (SECRET.has(key) && value !== undefined) return NOT_SHOWN;
-  return key === 'args' && Array.isArray(value) ? redactedArgs(value) : value;
-}
-
-function show(value: unknown, name?: string): string {
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (name !== undefined && SECRET.has(name) && value !== undefined)
-    return typeof value === 'string'
-      ? `a string of ${value.length} characters (not shown)`
-      : `${Array.isArray(value) ? 'an array' : `a ${value === null ? 'null' : typeof value}`} (not shown)`;
-  const text = JSON.stringify(value, hidingSecrets);
-  if (text === undefined) return String(value);
-  const shown = redacted(text);
-  return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
-}
-
-function valueAt(root: unknown, path: (string | number)[]): unknown {
-  return path.reduce<unknown>((node, part) => (node as Record<string | number, unknown> | undefined)?.[part], root);
 }
 
 /** joi types whose message was written for this package: worth keeping beside the option's hint. */
@@ -186,42 +60,6 @@ export function validated<T>(
         !knownKeys(described, detail.path.slice(0, -1)).includes(String(detail.path.at(-1))),
     );
   throw optionError(error, schema, hints, component, misspelt);
-}
-
-/** Of complaints, the one deeper than every other, if one is. */
-function deepestAlone(items: Joi.ValidationErrorItem[]): Joi.ValidationErrorItem | undefined {
-  const depth = Math.max(...items.map((item) => item.path.length));
-  const deepest = items.filter((item) => item.path.length === depth);
-  return deepest.length === 1 ? deepest[0] : undefined;
-}
-
-/**
- * A union none of whose alternatives matched, where one complaint lies inside it deeper than any other: the value
- * had that alternative's shape, so that complaint is the fix, not the union's list of shapes. A complaint about a
- * value first (`trellis.mcp.url` without a scheme); else a key missing deeper than any other key is missing or
- * unknown (an `oauth` without its `redirectUrl`, where the other alternative misses `command` and knows no `oauth`).
- */
-function deepestOf(detail: Joi.ValidationErrorItem): Joi.ValidationErrorItem {
-  if (!detail.type.startsWith('alternatives.')) return detail;
-  const inner = flattened(detail).filter((item) => item.path.length > detail.path.length);
-  const values = inner.filter((item) => !['any.required', 'object.unknown'].includes(item.type));
-  if (values.length > 0) return deepestAlone(values) ?? detail;
-  const missing = deepestAlone(inner);
-  return missing?.type === 'any.required' ? missing : detail;
-}
-
-/**
- * Where the bad value is: a list unique by a key (bindings by `name`) with a repeat, that key's at the repeat; a key
- * that lacks the peer it goes with (`clientSecret` without `clientId`) or has one it excludes, that key's.
- */
-function pathOfValue(detail: Joi.ValidationErrorItem): (string | number)[] {
-  if (detail.type === 'object.unknown') return detail.path.slice(0, -1);
-  if (detail.type === 'object.with') return [...detail.path, String(detail.context?.main)];
-  if (detail.type === 'object.oxor')
-    return [...detail.path, ...((detail.context?.present as string[]) ?? []).slice(-1)];
-  return detail.type === 'array.unique' && typeof detail.context?.path === 'string'
-    ? [...detail.path, detail.context.path]
-    : detail.path;
 }
 
 /** A key no option has: named, with the closest known one as a guess, and the keys known there. */

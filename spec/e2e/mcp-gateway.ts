@@ -1,7 +1,8 @@
 import type OpenAI from 'openai';
 import { startMcpServer, type McpFixtureServer } from '../../fixtures/mcp-server';
 import { startModelServer, type ModelServer, type Script, type ScriptStep } from '../../fixtures/model-server';
-import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
+import { createGateway } from '../../lib/gateway/gateway';
+import type { GatewayConfig } from '../../lib/gateway/options';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { memoryLogger } from '../helpers/memory-logger';
 import { listen } from '../helpers/listen';

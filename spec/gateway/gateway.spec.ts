@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import OpenAI from 'openai';
 import request from 'supertest';
-import { AgentLoopError } from '../../lib';
 import type * as Gateway from '../../lib/gateway/gateway';
 import { createGateway } from '../../lib/gateway/gateway';
 import { localTrellis } from '../../lib/trellis/local';
@@ -159,16 +158,6 @@ describe('createGateway', () => {
     expect(forgedTooBig.status).toBe(413);
   });
 
-  it('answers /healthz and maps an unreachable upstream to a 502 JSON error', async () => {
-    const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, logger: quiet });
-    await request(app).get('/healthz').expect(200, { ok: true, down: {} });
-    const res = await request(app)
-      .post('/v1/chat/completions')
-      .send({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
-      .expect(502);
-    expect(res.body.error.message).toMatch(/^upstream unreachable: /);
-  });
-
   it('says at start-up that /metrics is off when prom-client is not installed, and not when the config turned it off', async () => {
     let gateway: typeof Gateway | undefined;
     jest.isolateModules(() => {
@@ -189,68 +178,5 @@ describe('createGateway', () => {
       },
     ]);
     await request(app).get('/metrics').expect(404);
-  });
-
-  it.each([
-    ['{"model":', 400, 'the request body is not valid JSON: Unexpected end of JSON input'],
-    ['null', 400, 'the request body is JSON but not an object (null); send a JSON object'],
-    [' "hi"', 400, 'the request body is JSON but not an object (a string); send a JSON object'],
-    [
-      JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(300) }] }),
-      413,
-      'request entity too large',
-    ],
-  ])(
-    'answers a body express.json() refuses (%s) with a JSON error in the wire’s shape, no HTML and no stack',
-    async (body, status, message) => {
-      const app = createGateway({ upstream: { url: 'http://127.0.0.1:9/v1' }, bodyLimit: 200, logger: quiet });
-      const res = await request(app)
-        .post('/v1/chat/completions')
-        .set('content-type', 'application/json')
-        .send(body)
-        .expect(status);
-      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.body).toEqual({ error: { message, type: 'invalid_request_error', param: null, code: null } });
-      const onMessages = await request(app)
-        .post('/v1/messages')
-        .set('content-type', 'application/json')
-        .send(body)
-        .expect(status);
-      expect(onMessages.body).toEqual({
-        type: 'error',
-        error: { type: status === 413 ? 'request_too_large' : 'invalid_request_error', message },
-      });
-    },
-  );
-
-  it.each([
-    [{}, "createGateway: option 'upstream' is undefined; it must be { url: 'http://127.0.0.1:11434/v1'"],
-    [
-      { upstrem: { url: 'http://x/v1' } },
-      "createGateway: unknown option 'upstrem'. Did you mean `upstream`? Known options here: host, port, upstream, bodyLimit, clientKeys, clientKeysEnv, totalBudgetSec,",
-    ],
-    [
-      { upstream: { url: 'http://x/v1' }, bodylimit: '1mb' },
-      "createGateway: unknown option 'bodylimit'. Did you mean `bodyLimit`?",
-    ],
-    [
-      { upstream: { url: 'http://x/v1' }, bodyLimit: '10 MB!' },
-      "createGateway: option 'bodyLimit' is \"10 MB!\"; it must be a size in b, kb, mb or gb, or a number of bytes, e.g. '10mb'.",
-    ],
-    [
-      { upstream: { url: 'nope' } },
-      "createGateway: option 'upstream.url' is \"nope\"; it must be the upstream's OpenAI-compatible base URL",
-    ],
-    [
-      { upstream: { url: 'http://x/v1' }, port: 70000 },
-      "createGateway: option 'port' is 70000; it must be a port number",
-    ],
-    [
-      { upstream: { url: 'http://x/v1' }, maxTurns: 3 },
-      "createGateway: unknown option 'maxTurns'. Did you mean `defaultMaxTurns`?",
-    ],
-  ])('refuses a bad config %j with a coded error', (config, message) => {
-    expect(() => createGateway(config as never)).toThrow(AgentLoopError);
-    expect(() => createGateway(config as never)).toThrow(message);
   });
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { onLoopback } from '../../lib/testing/loopback';
-import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
+import { createGateway } from '../../lib/gateway/gateway';
+import type { GatewayConfig } from '../../lib/gateway/options';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 

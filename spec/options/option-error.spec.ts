@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { AgentLoopError } from '../../lib/errors';
 import { configOf } from '../../lib/options/agent-loop';
-import { distance, validated } from '../../lib/options/option-error';
+import { validated } from '../../lib/options/option-error';
 
 const schema = Joi.object({
   maxTurns: Joi.number().integer().min(1).max(50),
@@ -145,18 +145,5 @@ describe('validated', () => {
     expect(refusal({ bindings: [{ name: 'notes' }, { name: 'notes' }] }).message).toMatch(
       /^agentLoop: option 'bindings\[1\]\.name' is "notes";/,
     );
-  });
-});
-
-describe('distance', () => {
-  it.each([
-    ['maxTurns', 'maxTurns', 0],
-    ['maxturns', 'maxTurns', 0],
-    ['maxTurn', 'maxTurns', 1],
-    ['maxTrns', 'maxTurns', 1],
-    ['kitten', 'sitting', 3],
-    ['', 'abc', 3],
-  ])("from '%s' to '%s' is %i edits, case aside", (a, b, edits) => {
-    expect(distance(a, b)).toBe(edits);
   });
 });

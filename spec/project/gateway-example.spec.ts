@@ -1,6 +1,7 @@
 import example from '../../gateway.example.json';
 import type * as Gateway from '../../lib/gateway/gateway';
-import { createGateway, type GatewayConfig } from '../../lib/gateway/gateway';
+import { createGateway } from '../../lib/gateway/gateway';
+import type { GatewayConfig } from '../../lib/gateway/options';
 import { INFERENCE_ROUTES } from '../../lib/gateway/routes';
 import type { AgentLoopMiddleware } from '../../lib/middleware';
 import { optionsSchema } from '../../lib/options/agent-loop';

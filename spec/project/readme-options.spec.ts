@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { gatewayOptions } from '../../lib/gateway/gateway';
+import { gatewayOptions } from '../../lib/gateway/options';
 import { docRows } from '../../lib/options/declaration';
 import { loopOptions, optionsSchema } from '../../lib/options/agent-loop';
 
@@ -53,7 +53,7 @@ function alternatives(node: Described): Described[] {
 
 const limit = (node: Described, name: 'min' | 'max') => node.rules?.find((rule) => rule.name === name)?.args?.limit;
 
-/** Rows for what only the gateway's JSON config carries (lib/gateway/gateway.ts's schema). */
+/** Rows for what only the gateway's JSON config carries (lib/gateway/options.ts's schema). */
 const GATEWAY_ONLY = ['admin'];
 
 /** An option's table line as its declaration says it: `|` escaped inside a cell, an empty cell left empty. */
