@@ -124,6 +124,20 @@ describe("the ready gateway's routes", () => {
     ]);
   });
 
+  it("forwards every wire's routes by default (Gemini's two, the model a parameter), and the model list", () => {
+    expect(INFERENCE_ROUTES).toEqual([
+      'POST chat/completions',
+      'POST responses',
+      'POST messages',
+      'POST models/{model}:generateContent',
+      'POST models/{model}:streamGenerateContent',
+      'POST completions',
+      'POST embeddings',
+      'GET models',
+      'GET models/*',
+    ]);
+  });
+
   it('keeps /healthz and /readyz open', async () => {
     gateway = await serveGateway({ upstream: { url: upstream.url } });
     expect(await send(gateway.port, 'GET', '/healthz')).toMatchObject({ status: 200, body: { ok: true, down: {} } });
