@@ -21,7 +21,12 @@ let server: ModelServer | undefined;
 const wireServers: { requests: unknown[]; replies?: unknown[] }[] = [];
 const loops = new Map<string, LoopRecord>();
 
+/**
+ * Each request's loop, counted; the servers' own records of every request (and reply) dropped as chat's are in
+ * `play`: kept until `take`, the other wires' upstreams had more to collect than chat's (issue 39).
+ */
 function recordOf(prompt: string): { id: string; record: LoopRecord } {
+  for (const wire of wireServers) [wire.requests, wire.replies ?? []].forEach((records) => records.splice(0));
   const id = loopIdOfPrompt(prompt) ?? '?';
   const record = loops.get(id) ?? { requests: 0, echoOk: false };
   record.requests++;
@@ -112,6 +117,7 @@ const startGemini = () =>
 
 answerAsks({
   latency: (ms) => void (latencyMs = Number(ms)),
+  cpu: () => process.cpuUsage(),
   take: () => {
     const taken = Object.fromEntries(loops);
     loops.clear();

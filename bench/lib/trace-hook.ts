@@ -23,14 +23,18 @@ let cpuAt = process.cpuUsage();
  * The critical path of a turn, from the socket reads and writes: the gateway's time from the client's request (or
  * the upstream's reply) to its next write to the upstream (or to the client's answer).
  */
-const upstreamPort = Number(new URL(process.env.BENCH_UPSTREAM ?? 'http://x:1').port);
+const upstreamPorts = new Set(
+  ['BENCH_UPSTREAM', 'BENCH_UPSTREAM_RESPONSES', 'BENCH_UPSTREAM_MESSAGES', 'BENCH_UPSTREAM_GEMINI'].map((name) =>
+    Number(new URL(process.env[name] ?? 'http://x:1').port),
+  ),
+);
 const spans: Record<string, number[]> = { toUpstream: [], toClient: [] };
 let lastRead = 0;
 let lastReadPeer = '';
 /** the local ports of the self-call's own sockets (the floor's), whose server ends are not the client's */
 const selfPorts = new Set<number | undefined>();
 function peerOf(socket: net.Socket): 'upstream' | 'client' | 'self' {
-  if (socket.remotePort === upstreamPort) return 'upstream';
+  if (upstreamPorts.has(socket.remotePort ?? 0)) return 'upstream';
   if ((socket as net.Socket & { server?: unknown }).server) return selfPorts.has(socket.remotePort) ? 'self' : 'client';
   selfPorts.add(socket.localPort);
   return 'self';

@@ -8,7 +8,10 @@ import { TURNS } from './script';
 import { median, round } from './stats';
 import { WireClient, type WireName } from './wire-client';
 
-/** One gateway process driven on one wire: `agent-loop` on each of the four, the peers on chat completions. */
+/**
+ * One gateway process driven on one wire: `agent-loop` on each of the four, the peers on chat completions, the
+ * self-call floor on Messages and Gemini too.
+ */
 interface WireTarget {
   label: string;
   system: string;
@@ -21,6 +24,9 @@ const TARGETS: WireTarget[] = [
   { label: 'agent-loop Messages', system: 'agent-loop-wires', wire: 'messages' },
   { label: 'agent-loop Gemini', system: 'agent-loop-wires', wire: 'gemini' },
   { label: 'self-call-floor', system: 'self-call-floor', wire: 'chat' },
+  // the same floor on Messages' and Gemini's scripted upstreams, whose own work a turn is not chat's (issue 39)
+  { label: 'self-call-floor Messages', system: 'self-call-floor', wire: 'messages' },
+  { label: 'self-call-floor Gemini', system: 'self-call-floor', wire: 'gemini' },
   { label: 'ai-sdk', system: 'ai-sdk', wire: 'chat' },
   { label: 'openai-agents', system: 'openai-agents', wire: 'chat' },
 ];
@@ -160,28 +166,31 @@ function tables(targets: Running[]): string[] {
   const ours = targets.filter((t) => t.system === 'agent-loop-wires');
   const chat = ours.find((t) => t.wire === 'chat');
   const keys: (keyof RunFigures)[] = ['jsonCpuUs', 'jsonWaitUs', 'streamCpuUs', 'ttfbMs', 'loopsPerSec', 'loadCpuUs'];
+  const row = (wire: Running, other: Running) =>
+    `| ${wire.label} / ${other.label} | ${keys.map((key) => `${n(ratio(wire, other, key), 2)}x`).join(' | ')} |`;
   for (const wire of ours) {
-    for (const peer of targets.filter((t) => PEERS.includes(t.system)))
-      lines.push(
-        `| ${wire.label} / ${peer.label} | ${keys.map((key) => `${n(ratio(wire, peer, key), 2)}x`).join(' | ')} |`,
-      );
-    if (chat && wire !== chat)
-      lines.push(
-        `| ${wire.label} / agent-loop chat | ${keys.map((key) => `${n(ratio(wire, chat, key), 2)}x`).join(' | ')} |`,
-      );
+    for (const peer of targets.filter((t) => PEERS.includes(t.system) && t.wire === 'chat'))
+      lines.push(row(wire, peer));
+    const ownFloor = targets.find(
+      (t) => t.system === 'self-call-floor' && t.wire === wire.wire && wire.wire !== 'chat',
+    );
+    if (ownFloor) lines.push(row(wire, ownFloor));
+    if (chat && wire !== chat) lines.push(row(wire, chat));
   }
   return lines;
 }
 
 /**
- * `npm run bench -- --wires [--runs N] [--rounds N] [--batch N] [--load-ms N] [--ours-only]`: `agent-loop` on each
- * wire (chat completions, OpenAI Responses, Anthropic Messages: a gateway process per wire against the scripted
- * upstream's three servers) beside the peers on chat completions (`self-call-floor`, `ai-sdk`, `openai-agents`),
+ * `npm run bench -- --wires [--runs N] [--rounds N] [--batch N] [--load-ms N] [--ours-only | --only
+ * <system>@<wire>,...]`: `agent-loop` on each wire (chat completions, OpenAI Responses, Anthropic Messages, Gemini: a
+ * gateway process per wire against the scripted upstream's four servers) beside the peers on chat completions
+ * (`self-call-floor`, `ai-sdk`, `openai-agents`) and the self-call floor on Messages' and Gemini's own upstreams,
  * 0 ms upstream. Each run takes, per target in turn, a batch of sequential JSON loops and one of streamed loops
  * (so that the shared machine's load swings hit every target alike), then 64 concurrent clients per target. Every
  * loop is verified (4 upstream requests, the echoes seen, the final text). Prints, per target, the median over the
- * runs of: CPU per turn (JSON, streamed), the wait per turn (a JSON loop's p50 time / 4), TTFB of the final answer, loops/s and CPU per turn at 64 clients; and the
- * ratios of `agent-loop`'s to each peer's and to its own chat's, each the median of the runs' ratios.
+ * runs of: CPU per turn (JSON, streamed), the wait per turn (a JSON loop's p50 time / 4), TTFB of the final answer,
+ * loops/s and CPU per turn at 64 clients; and the ratios of `agent-loop`'s to each peer's, to the floor on its own
+ * wire and to its own chat's, each the median of the runs' ratios.
  */
 export async function benchWires(argv: string[], log: (line: string) => void): Promise<void> {
   const [runs, rounds, size, loadMs] = [
@@ -190,7 +199,10 @@ export async function benchWires(argv: string[], log: (line: string) => void): P
     option(argv, '--batch', 30),
     option(argv, '--load-ms', 3_000),
   ];
-  const chosen = argv.includes('--ours-only') ? TARGETS.filter((t) => t.system === 'agent-loop-wires') : TARGETS;
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : undefined;
+  const chosen = argv.includes('--ours-only')
+    ? TARGETS.filter((t) => t.system === 'agent-loop-wires')
+    : TARGETS.filter((t) => !only || only.includes(`${t.system}@${t.wire}`));
   const load = [os.loadavg()[0]];
   const started = Date.now();
   const upstream = new BenchChild(path.join(__dirname, '..', 'upstream.ts'));

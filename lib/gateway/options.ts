@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ADMIN_HINT, adminConfigSchema, type GatewayAdminConfig } from '../admin/gateway-admin';
 import { MIN_CLIENT_KEY_CHARS } from './client-keys';
-import { INFERENCE_ROUTES, ROUTE } from './routes';
+import { INFERENCE_ROUTES, isRoute } from './routes';
 import {
   defaulted,
   option,
@@ -31,7 +31,7 @@ const upstreamOptions = {
   /** what is forwarded under `/v1`, as `METHOD path` (default `INFERENCE_ROUTES`) */
   routes: option<string[]>({
     schema: Joi.array().items(
-      Joi.string().custom((value, helpers) => (ROUTE.test(value) ? value : helpers.error('any.invalid'))),
+      Joi.string().custom((value, helpers) => (isRoute(value) ? value : helpers.error('any.invalid'))),
     ),
     hint: `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`,
   }),

@@ -1,28 +1,32 @@
 import type { RequestHandler } from 'express';
 import { openAiError } from '../shared/openai-error';
 import { isAmbiguousPath } from '../self-call/routed-path';
+import { routePattern, routeProblem } from '../shared/route-pattern';
 import { WIRES } from '../wire/wires';
 
 /**
- * What the ready gateway forwards by default, under `/v1` (and `/v1beta`): inference (every wire's), and the model list
- * its clients read.
+ * What the ready gateway forwards by default, under `/v1` (and `/v1beta`): inference (every wire's routes), and the
+ * model list its clients read.
  */
 export const INFERENCE_ROUTES = [
-  ...WIRES.filter((wire) => !wire.route).map((wire) => `POST ${wire.path.slice(1)}`),
-  'POST models/*:generateContent',
-  'POST models/*:streamGenerateContent',
+  ...WIRES.flatMap((wire) => wire.routes.map((route) => `POST ${route.source.slice(1)}`)),
   'POST completions',
   'POST embeddings',
   'GET models',
   'GET models/*',
 ];
 
+const METHOD_AND_PATH = /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (.*)$/;
+
 /**
- * `METHOD path`: a method or `*`, then the path under `/v1` (or `/v1beta`, Gemini's), a segment `*` matching any one
- * segment, `*:method` any one ending so (Gemini's `models/*:generateContent`).
+ * `METHOD path`: a method or `*`, then the path under `/v1` (or `/v1beta`, Gemini's), a route pattern without its
+ * leading `/` (`lib/shared/route-pattern.ts`, the wires' grammar): `*` or `{name}` matching any one segment's part
+ * (Gemini's `models/{model}:generateContent`, `models/*:generateContent`).
  */
-export const ROUTE =
-  /^(\*|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (?!(.*\/)?\.\.?(\/|$))(\*(:[\w\-.~]+)?|[\w\-.~]+)(\/(\*(:[\w\-.~]+)?|[\w\-.~]+))*$/;
+export function isRoute(route: string): boolean {
+  const [, , path] = METHOD_AND_PATH.exec(route) ?? [];
+  return path !== undefined && routeProblem(`/${path}`) === undefined;
+}
 
 interface Route {
   method: string;
@@ -30,11 +34,8 @@ interface Route {
 }
 
 function compiled(route: string): Route {
-  const [method, path] = route.split(' ');
-  const segments = path
-    .split('/')
-    .map((segment) => (segment.startsWith('*') ? `[^/]+${segment.slice(1)}` : segment.replace(/\./g, '\\.')));
-  return { method, path: new RegExp(`^/v1(?:beta)?/${segments.join('/')}$`, 'i') };
+  const [, method, path] = METHOD_AND_PATH.exec(route)!;
+  return { method, path: new RegExp(`^/v1(?:beta)?${routePattern(`/${path}`).expression}$`, 'i') };
 }
 
 function refused(status: number, message: string, code: string): { status: number; body: unknown } {

@@ -9,6 +9,7 @@ import type { ToolOutcome } from './tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { ClientSearch } from '../tool-search/deferred-tools';
 import type { ApiKeyHeader } from '../shared/credential';
+import type { RoutePattern } from '../shared/route-pattern';
 import type { Logger } from '../types';
 import type { TokenUsage, TurnResult, WireCall } from './turn-result';
 
@@ -161,20 +162,21 @@ export interface WireRequest {
 export interface Wire<Output = unknown, Name extends string = string> {
   /** how the loop's telemetry, records and judge name this front door */
   readonly name: Name;
-  /** a request path (`req.path`) that ends with this is this wire's front door (unless it has a `route`) */
-  readonly path: string;
   /**
-   * a request path this matches is this wire's front door (the model in the path: Gemini's
-   * `/models/{model}:generateContent`)
+   * a request path (`req.path`) one of these matches at its end is this wire's front door, under any prefix
+   * (`/chat/completions`; Gemini's model sits in its path: `/models/{model}:generateContent`)
    */
-  readonly route?: RegExp;
+  readonly routes: readonly RoutePattern[];
   /** the client's body is a request this wire's loop can serve; anything else passes on untouched */
   accepts(body: unknown): body is WireRequest;
   /** the model the request asks for, which bindings match on (`modelInBody`: its body's `model`) */
   modelOf(body: WireRequest, req: Request): unknown;
   /** headers this wire's upstream needs, forwarded from the client's request onto every turn */
   readonly upstreamHeaders: readonly string[];
-  /** how this wire's clients and its upstream send an API key */
+  /**
+   * how this wire's clients and its upstream send an API key: its header is the one this wire declares for its clients'
+   * keys, which the client's identity reads (`API_KEY_HEADERS` lists every wire's, a spec holds them equal)
+   */
   readonly apiKey: ApiKeyOf;
   /** the body of a 429 (a spent `keyBudget`) in this wire's error shape */
   rateLimited(message: string): unknown;

@@ -5,8 +5,9 @@ import { openAiError, type OpenAiErrorFields } from './openai-error';
 
 /**
  * The headers a client may send its key in instead of `Authorization: Bearer` (Anthropic's clients: `x-api-key`,
- * Google's: `x-goog-api-key`).
- * A wire's `apiKey` can name only one of these, so each is read wherever the client's key is (`client-identity.ts`).
+ * Google's: `x-goog-api-key`): each wire's `apiKey.header`, listed here because the client's identity is read below the
+ * wires (`client-identity.ts`); a spec holds this list equal to the wires' headers. A wire's `apiKey` names one, so
+ * each is read wherever the client's key is.
  */
 export const API_KEY_HEADERS = ['x-api-key', 'x-goog-api-key'] as const;
 export type ApiKeyHeader = (typeof API_KEY_HEADERS)[number];

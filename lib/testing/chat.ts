@@ -76,7 +76,6 @@ const isMessage = (message: unknown) =>
 /** OpenAI chat completions, `POST .../chat/completions`: a model turn is an assistant message. */
 export const chatWire: ScriptedWire = {
   name: 'chat',
-  path: '/chat/completions',
   unreadable(body) {
     if (!Array.isArray(body.messages)) return "Missing required parameter: 'messages'.";
     const bad = body.messages.findIndex((message) => !isMessage(message));

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical-json';
 import { nextId, usageOf, type Body, type ScriptedWire } from './wire';
+import { isStreamPath, modelInPath } from '../wire/gemini/request';
 
 /**
  * The shapes of Google's Gemini API, as the real API's replies recorded by googleapis/js-genai for its system tests
@@ -29,8 +30,6 @@ function signatureOf(part: Body): string {
   return createHmac('sha256', SIGNING_KEY).update(canonicalJson(rest)).digest('base64');
 }
 
-const ROUTE = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
-
 const partsOf = (content: unknown): Body[] =>
   Array.isArray((content as Body | null)?.parts) ? ((content as Body).parts as Body[]) : [];
 
@@ -55,9 +54,7 @@ function signatureRefusal(contents: Body[]): string | undefined {
 /** Google Gemini, `POST /v1beta/models/{model}:generateContent` (and `/v1/`): a model turn is a `model` content. */
 export const geminiWire: ScriptedWire = {
   name: 'gemini',
-  path: '/models/{model}:generateContent',
-  route: ROUTE,
-  streams: (path) => ROUTE.exec(path)?.[2] === 'streamGenerateContent',
+  streams: isStreamPath,
   unreadable(body) {
     if (!Array.isArray(body.contents) || body.contents.length === 0)
       return '* GenerateContentRequest.contents: contents is not specified';
@@ -82,7 +79,7 @@ export const geminiWire: ScriptedWire = {
         candidatesTokenCount: outputTokens,
         totalTokenCount: inputTokens + outputTokens,
       },
-      modelVersion: ROUTE.exec(path.split('?')[0])?.[1] ?? 'scripted',
+      modelVersion: modelInPath(path.split('?')[0]) ?? 'scripted',
       responseId: `scripted-${nextId()}`,
     };
   },

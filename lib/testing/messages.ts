@@ -105,7 +105,6 @@ export function messageEvents(whole: Body): Body[] {
 /** Anthropic Messages, `POST .../messages`: a model turn is an assistant message. */
 export const messagesWire: ScriptedWire = {
   name: 'messages',
-  path: '/messages',
   unreadable(body) {
     if (typeof body.model !== 'string') return 'model: Field required';
     if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';

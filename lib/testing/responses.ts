@@ -162,7 +162,6 @@ export function responsesWire(): ScriptedWire {
   ];
   return {
     name: 'responses',
-    path: '/responses',
     unreadable(body) {
       if (typeof body.input !== 'string' && !Array.isArray(body.input)) return "Missing required parameter: 'input'.";
       const bad = inputOf(body).findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));

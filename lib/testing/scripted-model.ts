@@ -8,6 +8,8 @@ import { responsesWire } from './responses';
 import { checkedScript, turnFor, type ScriptedRequest, type ScriptEntry } from './script';
 import type { Body, ScriptedWire, SseFrame } from './wire';
 import { isObject } from '../shared/deltas';
+import { frontDoorAt } from '../loop/front-door';
+import { wireFor } from '../wire/wires';
 
 export interface ScriptedModel {
   /** resolves once the model listens (`url` is set then) */
@@ -21,6 +23,13 @@ export interface ScriptedModel {
   requests: ScriptedRequest[];
   /** stops it, dropping open connections */
   close(): Promise<void>;
+}
+
+/** The scripted wire whose route (the wire's, `WIRES`) `path` ends with, under `/v1` (or `/v1beta`, Google's). */
+function wireOf(path: string, wires: readonly ScriptedWire[]): ScriptedWire | undefined {
+  const served = wireFor(path);
+  if (!served || !/^\/v1(beta)?$/.test(path.slice(0, frontDoorAt(served, path)))) return undefined;
+  return wires.find((wire) => wire.name === served.name);
 }
 
 function stream(res: http.ServerResponse, frames: SseFrame[]): void {
@@ -42,7 +51,7 @@ export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
   const requests: ScriptedRequest[] = [];
   const server = http.createServer(async function scriptedModelServer(req, res) {
     const path = req.url?.split('?')[0] ?? '';
-    const wire = wires.find((candidate) => candidate.route?.test(path) ?? path === `/v1${candidate.path}`);
+    const wire = wireOf(path, wires);
     if (req.method !== 'POST' || !wire) {
       const said = `scriptedModel answers POST /v1/chat/completions, /v1/responses, /v1/messages and /v1beta/models/{model}:generateContent, not ${req.method} ${req.url}`;
       return send(res, 404, (wire ?? chatWire).error(404, said));

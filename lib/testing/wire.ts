@@ -1,3 +1,5 @@
+import type { WireName } from '../wire/wires';
+
 export type Body = Record<string, unknown>;
 
 /** A tool call the model makes: the tool's name and its arguments (an object, or its JSON as the model wrote it). */
@@ -21,16 +23,9 @@ export interface SseFrame {
   data: string;
 }
 
-/** What the scripted model knows of one wire: its path, how to read a request and how to answer it. */
+/** What the scripted model knows of one wire: how to read a request and how to answer it (its routes: the wire's). */
 export interface ScriptedWire {
-  name: 'chat' | 'responses' | 'messages' | 'gemini';
-  /** the path of this wire under `/v1` */
-  path: string;
-  /**
-   * a request path this matches is this wire's (Gemini's model sits in its path, under `/v1beta` or `/v1`), not `/v1` +
-   * `path`
-   */
-  route?: RegExp;
+  name: WireName;
   /** the path asks for a stream (Gemini's `:streamGenerateContent`), whatever the body says */
   streams?(path: string): boolean;
   /** why the API would not read this body (its own words), if it would not */

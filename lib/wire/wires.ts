@@ -7,15 +7,16 @@ import { frontDoorAt } from '../loop/front-door';
 import type { ErrorFields, JudgeWire, Wire } from '../loop/wire';
 import { openAiApi } from './kit/openai-api';
 
-/** Every front door the loop serves, by the end of its path: a wire is its folder and its line here. */
+/** Every front door the loop serves, by its route patterns: a wire is its folder and its line here. */
 export const WIRES = [chatWire, responsesWire, messagesWire, geminiWire] as const satisfies readonly Wire[];
 
 /** The front doors by name: OpenAI chat completions, OpenAI Responses, Anthropic Messages, Google Gemini. */
 export type WireName = (typeof WIRES)[number]['name'];
 
 /** The judge's model speaks chat completions. */
-export const JUDGE_WIRE: JudgeWire = { path: chatWire.path, reader: chatReader };
+export const JUDGE_WIRE: JudgeWire = { path: chatWire.routes[0].source, reader: chatReader };
 
+/** The wire one of whose routes matches the end of `path` (a request's `req.path`). */
 export function wireFor(path: string): Wire | undefined {
   return WIRES.find((wire) => frontDoorAt(wire, path) >= 0);
 }

@@ -106,6 +106,38 @@ describe("the ready gateway's routes", () => {
     ]);
   });
 
+  it("takes the wires' route grammar too: a {name} parameter, a literal : after one", async () => {
+    gateway = await serveGateway({
+      upstream: {
+        url: upstream.url,
+        apiKeyEnv: 'TEST_OPERATOR_KEY',
+        routes: ['DELETE files/{file}', 'POST models/{model}:countTokens'],
+      },
+    });
+    expect((await send(gateway.port, 'DELETE', '/v1/files/file-abc123')).status).toBe(200);
+    expect((await send(gateway.port, 'POST', '/v1beta/models/gemini-2.5-flash:countTokens')).status).toBe(200);
+    expect((await send(gateway.port, 'POST', '/v1beta/models/gemini-2.5-flash:generateContent')).status).toBe(404);
+    expect((await send(gateway.port, 'DELETE', '/v1/files/a/b')).status).toBe(404);
+    expect(upstream.seen.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      'DELETE /v1/files/file-abc123',
+      'POST /v1beta/models/gemini-2.5-flash:countTokens',
+    ]);
+  });
+
+  it("forwards every wire's routes by default (Gemini's two, the model a parameter), and the model list", () => {
+    expect(INFERENCE_ROUTES).toEqual([
+      'POST chat/completions',
+      'POST responses',
+      'POST messages',
+      'POST models/{model}:generateContent',
+      'POST models/{model}:streamGenerateContent',
+      'POST completions',
+      'POST embeddings',
+      'GET models',
+      'GET models/*',
+    ]);
+  });
+
   it('keeps /healthz and /readyz open', async () => {
     gateway = await serveGateway({ upstream: { url: upstream.url } });
     expect(await send(gateway.port, 'GET', '/healthz')).toMatchObject({ status: 200, body: { ok: true, down: {} } });
@@ -116,6 +148,7 @@ describe("the ready gateway's routes", () => {
     [['GET ../files'], 'option \'upstream.routes[0]\' is "GET ../files"'],
     [['files'], 'option \'upstream.routes[0]\' is "files"'],
     [['GET /v1/files'], 'option \'upstream.routes[0]\' is "GET /v1/files"'],
+    [['GET files/{a}{b}'], 'option \'upstream.routes[0]\' is "GET files/{a}{b}"'],
   ])('refuses upstream.routes %j at start-up, naming the entry and the form', (routes, message) => {
     const config = { upstream: { url: upstream.url, routes }, logger: quiet };
     expect(() => createGateway(config)).toThrow(AgentLoopError);

@@ -1,4 +1,5 @@
-import { bearerOf, isKnownKey, keyDigest } from '../../lib/shared/credential';
+import { bearerOf, CLIENT_KEY_HEADERS, isKnownKey, keyDigest } from '../../lib/shared/credential';
+import { WIRES } from '../../lib/wire/wires';
 
 describe("the client's credential", () => {
   it.each([
@@ -16,5 +17,9 @@ describe("the client's credential", () => {
     expect(isKnownKey(['wrong', 'key-2'], known)).toBe(true);
     expect(isKnownKey(['key-'], known)).toBe(false);
     expect(isKnownKey([], known)).toBe(false);
+  });
+
+  it("reads exactly the headers the wires declare their clients' keys in (each wire's apiKey), no fewer, no more", () => {
+    expect([...CLIENT_KEY_HEADERS].sort()).toEqual([...new Set(WIRES.map((wire) => wire.apiKey.header))].sort());
   });
 });

@@ -1,6 +1,6 @@
-import { WIRES, wireFor } from '../../lib/wire/wires';
+import { JUDGE_WIRE, WIRES, wireFor } from '../../lib/wire/wires';
 
-describe('wireFor: the wire of a front door, by the end of its path or its route', () => {
+describe('wireFor: the wire of a front door, by a route pattern matching the end of its path', () => {
   it.each([
     ['/v1/chat/completions', 'chat'],
     ['/openai/deployments/gpt/chat/completions', 'chat'],
@@ -21,5 +21,16 @@ describe('wireFor: the wire of a front door, by the end of its path or its route
     expect(wireFor('/v1beta/models/a/b:generateContent')).toBeUndefined();
     expect(wireFor('/v1/messages/count_tokens')).toBeUndefined();
     expect(WIRES.map((wire) => wire.name)).toEqual(['chat', 'responses', 'messages', 'gemini']);
+  });
+
+  it("declares each wire's front doors as route patterns, Gemini's two with the model a parameter", () => {
+    expect(WIRES.flatMap((wire) => wire.routes.map((route) => `${wire.name} ${route.source}`))).toEqual([
+      'chat /chat/completions',
+      'responses /responses',
+      'messages /messages',
+      'gemini /models/{model}:generateContent',
+      'gemini /models/{model}:streamGenerateContent',
+    ]);
+    expect(JUDGE_WIRE.path).toBe('/chat/completions');
   });
 });

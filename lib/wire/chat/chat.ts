@@ -12,11 +12,12 @@ import { chatReader } from './reader';
 import { JsonReply } from './reply';
 import { chatFunction, clientFunctions, isChatRequest, turnFields, type ChatRequest } from './request';
 import { StreamReply } from './stream-writer';
+import { routePattern } from '../../shared/route-pattern';
 
 /** OpenAI chat completions (`.../chat/completions`), the seed's wire. */
 export const chatWire: Wire<ChatMessage, 'chat'> = {
   name: 'chat',
-  path: '/chat/completions',
+  routes: [routePattern('/chat/completions')],
   accepts: isChatRequest,
   ...openAiApi,
   ...historyIn('messages', restoreWork, settleApprovals),

@@ -15,12 +15,13 @@ import {
   asksForSse,
   clientToolsOf,
   declaredNames,
-  GEMINI_ROUTE,
+  GENERATE,
   geminiFunction,
   isGeminiRequest,
   isStreamPath,
   modelInPath,
   partsOf,
+  STREAM_GENERATE,
   withoutFunctions,
   type GeminiRequest,
 } from './request';
@@ -88,8 +89,7 @@ function turnFields(body: GeminiRequest, own: Record<string, unknown>[], theirs:
  */
 export const geminiWire: Wire<Content, 'gemini'> = {
   name: 'gemini',
-  path: ':generateContent',
-  route: GEMINI_ROUTE,
+  routes: [GENERATE, STREAM_GENERATE],
   accepts: isGeminiRequest,
   modelOf: (_body, req) => modelInPath(req.path),
   upstreamHeaders: ['x-goog-api-key', 'x-goog-user-project'],

@@ -3,6 +3,7 @@ import { isObject } from '../../shared/deltas';
 import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';
 import type { Content } from './types';
+import { routePattern } from '../../shared/route-pattern';
 
 export interface GeminiRequest extends WireRequest {
   contents: Content[];
@@ -18,16 +19,18 @@ export interface FunctionDeclaration {
 }
 
 /**
- * `.../models/{model}:generateContent` and `:streamGenerateContent`, under `/v1beta/`, `/v1/` or Vertex's
- * `.../publishers/google/`: the model is the path's, never the body's.
+ * `.../models/{model}:generateContent` (one JSON response) and `:streamGenerateContent` (a stream), under `/v1beta/`,
+ * `/v1/` or Vertex's `.../publishers/google/`: the model is the path's, never the body's.
  */
-export const GEMINI_ROUTE = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/;
+export const GENERATE = routePattern('/models/{model}:generateContent');
+export const STREAM_GENERATE = routePattern('/models/{model}:streamGenerateContent');
 
 /** The model the path names (`gemini-2.5-flash`), or undefined when the path is no Gemini route. */
-export const modelInPath = (path: string): string | undefined => GEMINI_ROUTE.exec(path)?.[1];
+export const modelInPath = (path: string): string | undefined =>
+  (GENERATE.match(path) ?? STREAM_GENERATE.match(path))?.params.model;
 
 /** `:streamGenerateContent`: the client reads a stream (SSE with `alt=sse`, else the JSON array form). */
-export const isStreamPath = (path: string): boolean => GEMINI_ROUTE.exec(path)?.[2] === 'streamGenerateContent';
+export const isStreamPath = (path: string): boolean => STREAM_GENERATE.match(path) !== undefined;
 
 /** What the client asked with `alt=sse` (the SDK always does when it streams). */
 export const asksForSse = (req: Request): boolean => req.query.alt === 'sse';

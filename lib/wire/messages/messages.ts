@@ -21,6 +21,7 @@ import type { AnthropicMessage } from './types';
 import { messagesReader } from './reader';
 import type { LoopSetup, ReplyOptions, Wire, WireLoop } from '../../loop/wire';
 import { modelInBody } from '../kit/model-in-body';
+import { routePattern } from '../../shared/route-pattern';
 
 /** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -37,7 +38,7 @@ function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unk
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
 export const messagesWire: Wire<AnthropicMessage, 'messages'> = {
   name: 'messages',
-  path: '/messages',
+  routes: [routePattern('/messages')],
   accepts: isMessagesRequest,
   modelOf: modelInBody,
   upstreamHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta'],

@@ -14,6 +14,7 @@ import { responsesReader } from './reader';
 import { JsonReply, StreamReply } from './reply';
 import type { ReplyOptions, Wire, WireLoop, WireRequest } from '../../loop/wire';
 import { openAiApi } from '../kit/openai-api';
+import { routePattern } from '../../shared/route-pattern';
 
 export interface ResponsesRequest extends WireRequest {
   input: string | ResponseItem[];
@@ -114,7 +115,7 @@ const declaresTool = (tools: unknown, name: string | undefined): boolean =>
 /** OpenAI Responses (`.../responses`): what the OpenAI Agents SDK and Codex speak. */
 export const responsesWire: Wire<ResponseItem[], 'responses'> = {
   name: 'responses',
-  path: '/responses',
+  routes: [routePattern('/responses')],
   accepts: isResponsesRequest,
   ...openAiApi,
   chainedOn: ({ previous_response_id: id }) => (typeof id === 'string' ? id : undefined),
