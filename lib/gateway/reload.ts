@@ -13,6 +13,7 @@ import {
   type SettingsPatch,
 } from '../options/tunables';
 import type { Logger } from '../types';
+import { isObject } from '../shared/fields';
 
 type Config = Record<string, unknown>;
 
@@ -20,9 +21,7 @@ type Config = Record<string, unknown>;
 const GATEWAY_ONLY = Object.keys(gatewayOptions);
 
 const without = (value: unknown, keys: string[]) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)))
-    : value;
+  isObject(value) ? Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key))) : value;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function readJson(file: string): Config {

@@ -1,18 +1,15 @@
 import type { JudgeSurface } from '../types';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../shared/fields';
 
 function rewriteProblem(verdict: Record<string, unknown>, surface: JudgeSurface): string | undefined {
   if (surface === 'tool_call')
-    return isPlainObject(verdict.arguments) ? undefined : 'a tool_call rewrite needs an arguments object';
+    return isObject(verdict.arguments) ? undefined : 'a tool_call rewrite needs an arguments object';
   return typeof verdict.result === 'string' ? undefined : 'a context rewrite needs a result string';
 }
 
 /** What makes `value` unusable as a verdict on `surface`; undefined when it is a valid `Verdict`. */
 export function verdictProblem(value: unknown, surface: JudgeSurface): string | undefined {
-  if (!isPlainObject(value)) return 'the verdict is not an object';
+  if (!isObject(value)) return 'the verdict is not an object';
   switch (value.action) {
     case 'allow':
       return undefined;
@@ -22,7 +19,7 @@ export function verdictProblem(value: unknown, surface: JudgeSurface): string | 
       return rewriteProblem(value, surface);
     case 'ask':
       if (surface !== 'tool_call') return 'ask applies to the tool_call surface: a result cannot wait for approval';
-      return value.arguments === undefined || isPlainObject(value.arguments)
+      return value.arguments === undefined || isObject(value.arguments)
         ? undefined
         : "an ask's arguments must be an object";
     default:

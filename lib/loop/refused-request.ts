@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { conflictMessage, presentedCredential } from '../shared/client-identity';
 import { refuseKey } from '../shared/credential';
-import { isObject } from '../shared/deltas';
+import { isObject } from '../shared/fields';
 import type { ErrorFields, Wire, WireRequest } from './wire';
 
 /** What JSON calls a value, the way the API's messages name it ("expected an array, but got a string instead"). */

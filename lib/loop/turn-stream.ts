@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { onAbort, settledWithin } from '../shared/signals';
-import { isObject } from '../shared/deltas';
+import { isObject } from '../shared/fields';
 import { HeldBytes } from '../shared/held-bytes';
 import type { TextSink } from './reply';
 

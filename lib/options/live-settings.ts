@@ -10,7 +10,7 @@ import {
   type SettingsPatch,
 } from './tunables';
 import type { Logger } from '../types';
-import { isObject } from '../shared/deltas';
+import { isObject } from '../shared/fields';
 
 const withoutUndefined = <T extends object>(values: T): T =>
   Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;

@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Question } from './input';
 import type { ToolOutcome } from '../loop/tool-outcome';
 import type { Unanswered } from './refusal';
+import { isObject } from '../shared/fields';
 
 /** A person's answer, as MCP's elicitation result has it. */
 export type InputAnswer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' };
@@ -11,9 +12,6 @@ const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: fals
 /** The schemas compiled so far, by their text: a server asks the same few questions again and again. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 256;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   const { $schema: _dialect, ...rest } = schema;

@@ -5,6 +5,7 @@ import type { Unanswered } from './refusal';
 import { INPUT, type AskedInput, type Question } from './question';
 import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
 import type { ReplayLog } from '../code-mode/replay-log';
+import { isObject } from '../shared/fields';
 
 export type { AskedInput, PendingInput, Question } from './question';
 
@@ -12,9 +13,6 @@ export type { AskedInput, PendingInput, Question } from './question';
 const SECRET = /pass(word|phrase|code)|secret|token|api[-_ ]?key|credential|private[-_ ]?key/i;
 /** The whole of what one question seals (arguments, state, question, answers): longer is not handed to a person. */
 export const MAX_QUESTION_BYTES = INPUT.maxBytes;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 

@@ -1,7 +1,4 @@
-export type Fields = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isObject, type Fields } from './fields';
 
 /**
  * A streamed reply names at most this many entries of one list (tool calls, `reasoning_details`): far more calls

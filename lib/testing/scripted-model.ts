@@ -7,7 +7,7 @@ import { messagesWire } from './messages';
 import { responsesWire } from './responses';
 import { checkedScript, turnFor, type ScriptedRequest, type ScriptEntry } from './script';
 import type { Body, ScriptedWire, SseFrame } from './wire';
-import { isObject } from '../shared/deltas';
+import { isObject } from '../shared/fields';
 import { frontDoorAt } from '../loop/front-door';
 import { wireFor } from '../wire/wires';
 

@@ -1,4 +1,4 @@
-import { isObject } from '../shared/deltas';
+import { isObject } from '../shared/fields';
 import type { ToolSearchConfig } from './options';
 
 /** Deferred tools one request may bring to the loop's tool search. */

@@ -1,5 +1,5 @@
 import type { CallToolResult, InputAnswers, InputRequest } from '../types';
-import { isObject } from '../shared/deltas';
+import { isObject } from '../shared/fields';
 
 /** A root the server is told of (`trellis.mcp.roots`). */
 export interface Root {

@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../types';
-import { isObject, type Fields } from '../../shared/deltas';
+import { isObject, type Fields } from '../../shared/fields';
 import type { WireCall } from '../../loop/turn-result';
 
 /** The tool calls a message of the conversation carries: a client's history may hold anything there. */

@@ -1,13 +1,6 @@
 import type { ChatCompletion, ChatUsage, ToolCall } from '../../types';
-import {
-  deltaBytes,
-  entryIndex,
-  excerpt,
-  isObject,
-  MAX_STREAMED_ENTRIES,
-  mergeDelta,
-  type Fields,
-} from '../../shared/deltas';
+import { deltaBytes, entryIndex, excerpt, MAX_STREAMED_ENTRIES, mergeDelta } from '../../shared/deltas';
+import { isObject, type Fields } from '../../shared/fields';
 import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { SseEvents, sseJson } from '../kit/sse';

@@ -3,7 +3,7 @@ import { askedCallId, asksPerson, answeredCall, type PersonTools } from '../kit/
 import type { ApprovalHistory } from '../kit/approval-settle';
 import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import { partsOf } from './request';
 import { isCall, type Content, type Part } from './types';
 

@@ -3,7 +3,7 @@ import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/too
 import { budgeted, type TurnSource } from '../kit/context-budget';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import { elision } from './elision';
 import { geminiFunction, partsOf } from './request';
 import { isCall, type Content, type Part } from './types';

@@ -1,5 +1,5 @@
 import { elidedContent, type Elision } from '../kit/context-budget';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import { partsOf } from './request';
 import type { Content, Part } from './types';
 

@@ -2,7 +2,7 @@ import { historyIn } from '../kit/history';
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { withInput } from '../../loop/arguments';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { succeededIn } from '../../trellis/hierarchy';

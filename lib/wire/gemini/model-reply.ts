@@ -1,4 +1,5 @@
-import { excerpt, isObject } from '../../shared/deltas';
+import { excerpt } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import type { Candidate, GenerateContentResponse, Part } from './types';
 
 /** What is wrong with a part the loop must act on: a functionCall needs a name, and its args are an object. */

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';
 import type { Content } from './types';

@@ -1,4 +1,5 @@
-import { deltaBytes, excerpt, isObject } from '../../shared/deltas';
+import { deltaBytes, excerpt } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import type { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { SseEvents, sseJson } from '../kit/sse';

@@ -1,7 +1,7 @@
 import { answerOf, type ApprovalAnswer, type ApprovalReader } from '../../person/approval-decision';
 import { textOf } from '../../telemetry/content';
 import { approvedCallId } from '../../person/approval';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import { parsedOrUndefined } from '../../loop/turn-stream';
 import { inputCallId } from '../../person/input';
 

@@ -1,4 +1,5 @@
-import { excerpt, isObject, type Fields } from '../../shared/deltas';
+import { excerpt } from '../../shared/deltas';
+import { isObject, type Fields } from '../../shared/fields';
 import { replyTooLong } from '../../shared/held-bytes';
 
 /**

@@ -3,7 +3,7 @@ import { asksPerson, answeredCall, type PersonTools } from '../kit/approval-exch
 import type { ApprovalHistory } from '../kit/approval-settle';
 import { settledIn } from '../kit/history';
 import { allAsking, answerBeside, lastIn, withoutAnswers, type PartsShape } from '../kit/approval-parts';
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import { blocksOf, type MessageParam } from './request';
 import type { ContentBlock } from './types';
 import type { WireCall } from '../../loop/wire';

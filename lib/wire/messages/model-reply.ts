@@ -1,4 +1,4 @@
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import type { AnthropicMessage, ContentBlock } from './types';
 
 /** What is wrong with a block the loop must act on: a tool_use needs an id and a name to be run and answered. */

@@ -1,4 +1,4 @@
-import { isObject } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import type { SearchKind } from '../../tool-search/tool-search-tool';
 import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';

@@ -1,4 +1,5 @@
-import { deltaBytes, excerpt, isObject } from '../../shared/deltas';
+import { deltaBytes, excerpt } from '../../shared/deltas';
+import { isObject } from '../../shared/fields';
 import { HeldBytes } from '../../shared/held-bytes';
 import { SseEvents, sseJson } from '../kit/sse';
 import { wellFormedReply } from './model-reply';

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { excerpt, isObject, type Fields } from '../../shared/deltas';
+import { excerpt } from '../../shared/deltas';
+import { isObject, type Fields } from '../../shared/fields';
 import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
 import { SseEvents, sseJson } from '../kit/sse';

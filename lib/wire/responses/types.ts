@@ -1,4 +1,4 @@
-import { isObject, type Fields } from '../../shared/deltas';
+import { isObject, type Fields } from '../../shared/fields';
 import type { WireCall } from '../../loop/wire';
 
 /** One Responses item, input or output, every field kept. */
