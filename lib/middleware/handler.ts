@@ -12,7 +12,7 @@ import type { Logger } from '../types';
 import type { Wire, WireRequest } from '../loop/wire';
 import { wireFor } from '../wire/wires';
 import { loggedPath } from '../shared/redact';
-import { setStop } from '../shared/stop';
+import { neverDrop, notStarted } from './fall-through';
 import type { Parts } from './parts';
 
 /** One request the loop may take, as the handler read it. */
@@ -91,39 +91,22 @@ function serve(parts: Parts, asked: Asked): void {
   const { continuations, answerIds } = parts;
   const { request, earlier } = restoreEarlierWork(req, wire, asked.body, binding, { continuations, answerIds }, logger);
   if (inFlight.closing)
-    return passOn(parts, asked, 'shutdown', 'agent-loop is shutting down; passing the request to the normal handler');
+    return notStarted(
+      parts,
+      asked,
+      'shutdown',
+      'agent-loop is shutting down; passing the request to the normal handler',
+    );
   if (inFlight.size >= maxConcurrentLoops) {
-    return passOn(parts, asked, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', {
+    return notStarted(parts, asked, 'overloaded', 'agent-loop overloaded; passing the request to the normal handler', {
       inFlight: inFlight.size,
       maxConcurrentLoops,
     });
   }
-  const run = loopOrPass(parts, asked, parts.bindings.bodyFor(binding, request), earlier).catch(function neverDrop(
-    error: Error,
-  ) {
-    logger.error('agent-loop failed unexpectedly; passing the request on', {
-      reason: error.message,
-      stack: error.stack,
-    });
-    if (!res.headersSent) next();
-    else if (!res.writableEnded) res.end();
-  });
+  const run = loopOrPass(parts, asked, parts.bindings.bodyFor(binding, request), earlier).catch((error: Error) =>
+    neverDrop(logger, res, next, error),
+  );
   inFlight.track(run);
-}
-
-/** A request the loop will not run (overload, shutdown) goes to the normal handler, saying why. */
-function passOn(
-  { telemetry, logger }: Parts,
-  { res, next, binding, wire }: Asked,
-  stop: 'overloaded' | 'shutdown',
-  message: string,
-  more?: Record<string, unknown>,
-): void {
-  setStop(res, stop);
-  const meta = { binding: binding.name, wire: wire.name };
-  telemetry?.metrics?.loopNotStarted(meta, stop);
-  logger.warn(message, more ? { ...meta, ...more } : meta);
-  next();
 }
 
 async function loopOrPass(parts: Parts, asked: Asked, body: WireRequest, earlier: EarlierWork): Promise<void> {
