@@ -19,7 +19,7 @@ function parsedText(text: string): unknown {
 }
 
 /** A nested call's outcome as the program sees it: its value, or the error it throws with the seed's text. */
-export function nestedAnswer(outcome: ToolOutcome): NestedAnswer {
+function nestedAnswer(outcome: ToolOutcome): NestedAnswer {
   if (outcome.kind === 'ok') return { value: outcome.structured ?? parsedText(outcome.text) };
   return { error: toolOutcomeText(outcome) };
 }

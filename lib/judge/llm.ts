@@ -52,7 +52,7 @@ function withRedactedReason(verdict: Verdict): Verdict {
     : verdict;
 }
 
-export function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {
+function parseVerdict(content: unknown, surface: JudgeSurface): Verdict {
   if (typeof content !== 'string') throw new Error('llm judge reply has no text content');
   let verdict: unknown;
   try {

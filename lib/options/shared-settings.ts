@@ -7,7 +7,7 @@ import { openedChange, signedChange, type SharedKind } from '../store/fleet-mess
 import type { Store } from '../store/store';
 
 /** The source every change that came from the store is logged with; such a change is not shared again. */
-export const FROM_STORE = 'the store';
+const FROM_STORE = 'the store';
 
 /**
  * At most one warning a minute per way in of refused changes (a flood of them would flood the log): the metric counts

@@ -101,7 +101,7 @@ async function settleCall(loop: Loop, decisions: InputDecision[]): Promise<Settl
  * Each waiting call whose questions the client answered (grouped by call): run again with the answers, or read why
  * not. A tool that asks again (another round) waits again: those calls come back, to be asked.
  */
-export async function answerInputs(
+async function answerInputs(
   loop: Loop,
   decisions: readonly InputDecision[],
 ): Promise<{ calls: WireCall[]; outcomes: ToolOutcome[]; pending: (PendingApproval | PendingInput)[] }> {

@@ -1,5 +1,5 @@
 /** What stands in for a credential in a log line, an answer or an error message. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 /** What stands in for a secret option's value in an option error: a placeholder, not a credential to redact again. */
 export const NOT_SHOWN = '[not shown]';
 

@@ -19,7 +19,7 @@ const turnWithout = ({ content: _content, toolCalls, ...turn }: TurnRecord): Tur
  * A loop as the store gets it: what `captureContent` captured (the model's text, tool arguments and results) stays in
  * this replica's memory, never in Redis in plaintext for whoever reads it there.
  */
-export const withoutContent = (view: LoopRecordView): LoopRecordView => ({
+const withoutContent = (view: LoopRecordView): LoopRecordView => ({
   ...view,
   turns: view.turns.map(turnWithout),
   ...(view.running ? { running: view.running.map(callWithout) } : {}),

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { option, schemaOf, type OptionsIn } from '../options/declaration';
 
-export const ABOVE = 64;
+const ABOVE = 64;
 export const MAX_RESULTS = 5;
 
 const toolSearchOptions = {

@@ -24,7 +24,7 @@ export const listTtlSec = wholeNumber(0, 86400, 60, {
 const strings = option<Record<string, string>>({ schema: Joi.object().pattern(/./, Joi.string()) });
 
 /** The roots a server is told of when it asks (`roots/list`, 2026-07-28 input requests): none unless listed. */
-export const rootsOption = option<{ uri: string; name?: string }[]>({
+const rootsOption = option<{ uri: string; name?: string }[]>({
   schema: Joi.array().items(
     Joi.object({
       uri: Joi.string()
@@ -98,7 +98,7 @@ const ownOptions = {
 export const mcpTrellisOptions = { ...mcpUrlOptions, ...mcpCommandOptions, ...ownOptions };
 
 /** `own`: the keys beside the address (mcpTrellis' logger and name) */
-export const mcpAddressSchema = (own: Record<string, Joi.Schema> = {}) =>
+const mcpAddressSchema = (own: Record<string, Joi.Schema> = {}) =>
   Joi.alternatives().try(
     Joi.object({ ...schemasOf(mcpUrlOptions), ...own }),
     Joi.object({ ...schemasOf(mcpCommandOptions), ...own }),

@@ -6,7 +6,7 @@ import type { CallToolResult, InputAnswers } from '../types';
  * MCP tasks (`io.modelcontextprotocol/tasks`, SEP-2663), spoken beside the SDK until it speaks them itself: this
  * module and task-follower.ts are all there is of them, so they go when the SDK gains tasks.
  */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The client capabilities that declare the extension; on 2026-07-28 the SDK puts them in every request's `_meta`. */
 export const tasksCapabilities = { extensions: { [TASKS_EXTENSION]: {} } };

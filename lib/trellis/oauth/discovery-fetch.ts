@@ -18,8 +18,8 @@ export interface DiscoveryLimits {
   resolve?: Resolve;
 }
 
-export const DISCOVERY_TIMEOUT_MS = 10_000;
-export const DISCOVERY_MAX_BYTES = 1024 * 1024;
+const DISCOVERY_TIMEOUT_MS = 10_000;
+const DISCOVERY_MAX_BYTES = 1024 * 1024;
 const NULL_BODY = new Set([204, 205, 304]);
 
 const shown = (url: URL) => `${url.origin}${url.pathname}`;

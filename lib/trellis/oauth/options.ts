@@ -12,7 +12,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 export type OAuthUser = string | ((req: IncomingMessage) => string | undefined);
 
-export const oauthOptions = {
+const oauthOptions = {
   redirectUrl: required<string>({
     schema: Joi.string()
       .uri({ scheme: ['http', 'https'] })

@@ -18,7 +18,7 @@ const REFRESH_BEFORE_SHARE = 0.1;
 const LOCK_TTL_MS = 30_000;
 const LOCK_POLL_MS = 100;
 /** How many times in a row a user is asked for a wider scope before the call fails. */
-export const MAX_STEP_UPS = 2;
+const MAX_STEP_UPS = 2;
 const MAX_LABELS = 1024;
 
 interface Challenge {
