@@ -5,7 +5,7 @@ import type { JudgeInput } from '../types';
 import { folderOf, placementsOf } from './paths-within';
 import { compiledPattern, type Rule } from './rule-schema';
 
-export type { Rule, RuleCondition } from './rule-schema';
+export type { Rule } from './rule-schema';
 
 export interface CompiledRule {
   rule: Rule;

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { AnswerIds } from '../hand-back/answer-ids';
 import type { ApprovalReader, PersonDecision } from '../person/approval-decision';
 import type { FollowUp, HandBacks, LoopHandBacks, Reopened } from '../hand-back/continuation';
-import type { Answer, LoopStats, Reply, TextSink } from './reply';
+import type { LoopStats, Reply, TextSink } from './reply';
 import type { ToolOutcome } from './tool-outcome';
 import type { TurnRequest } from './turn-body';
 import type { ClientSearch } from '../tool-search/deferred-tools';
@@ -210,17 +210,4 @@ export interface Wire<Output = unknown, Name extends string = string> {
   open(body: WireRequest, setup: LoopSetup, req?: Request): WireLoop<Output>;
 }
 
-export type {
-  Answer,
-  FollowUp,
-  HandBacks,
-  LoopHandBacks,
-  LoopStats,
-  Reply,
-  TextSink,
-  TokenUsage,
-  ToolOutcome,
-  TurnRequest,
-  TurnResult,
-  WireCall,
-};
+export type { FollowUp, HandBacks, LoopHandBacks, TokenUsage, TurnResult, WireCall };

@@ -7,7 +7,7 @@ import { callIdBefore, SealedIds, type SealedCall } from './sealed-id';
 import type { ReplayLog } from '../code-mode/replay-log';
 import { isObject } from '../shared/fields';
 
-export type { AskedInput, PendingInput, Question } from './question';
+export type { PendingInput, Question } from './question';
 
 /** What MCP forbids a form to ask for: a form's field that reads as one is never put to the person. */
 const SECRET = /pass(word|phrase|code)|secret|token|api[-_ ]?key|credential|private[-_ ]?key/i;

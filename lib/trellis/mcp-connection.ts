@@ -7,8 +7,6 @@ import { acceptTasks, tasksCapabilities } from './tasks';
 import { ELICITATION_2025, INPUT_CAPABILITIES, type Root } from './mcp-input';
 import { reconnections, transportFor, type McpServerAddress } from './mcp-transport';
 
-export type { McpServerAddress } from './mcp-transport';
-
 export interface McpConnectionOptions {
   address: McpServerAddress;
   /** where the server is, for error messages */
