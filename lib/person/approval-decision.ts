@@ -129,7 +129,7 @@ export async function recordedAnswers(
   const approvals = decisions.filter((decision): decision is ApprovalDecision => !isInputDecision(decision));
   const [approved, answered] = await Promise.all([
     recordedDecisions(reader.ledger, approvals),
-    reader.input ? recordedDecisions(reader.input.ledger, questions) : questions,
+    reader.input ? recordedDecisions(reader.input.ledger, questions, { input: true }) : questions,
   ]);
   return [...approved, ...answered];
 }

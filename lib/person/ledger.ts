@@ -50,16 +50,17 @@ const NOT_RECORDED = {
 /**
  * The decisions once each answer is recorded in the ledger: an answer given before (on any replica sharing the
  * store) decides nothing, and one that cannot be recorded now is not honoured either, so that nothing runs twice.
+ * `kind`: what a refusal carries to say which question it answers (`{ input: true }` for a tool's questions).
  */
 export async function recordedDecisions<Decision extends Recordable>(
   ledger: ApprovalLedger,
   decisions: readonly Decision[],
+  kind: { input?: true } = {},
 ): Promise<Decision[]> {
   return Promise.all(
     decisions.map(async function recorded(decision): Promise<Decision> {
       if (decision.token === undefined) return decision;
       const { tool, callId } = decision;
-      const kind = decision.outcome === 'answered' || 'input' in decision ? { input: true as const } : {};
       const found = await ledger.answer(decision.token);
       if (found === 'first') return decision;
       return { outcome: 'refused', tool, callId, ...NOT_RECORDED[found], ...kind } as unknown as Decision;

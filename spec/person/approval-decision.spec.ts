@@ -1,7 +1,14 @@
 import type { Request } from 'express';
 import { ApprovalLedger, recordedDecisions } from '../../lib/person/ledger';
 import { MemoryStore } from '../../lib/store/memory-store';
-import { answerOf, approvedCall, decideApproval, earlierDecision } from '../../lib/person/approval-decision';
+import {
+  answerOf,
+  approvedCall,
+  decideApproval,
+  earlierDecision,
+  recordedAnswers,
+  type PersonDecision,
+} from '../../lib/person/approval-decision';
 import { toolOutcomeText } from '../../lib/loop/tool-outcome';
 import { ApprovalTokens } from '../../lib/person/approval';
 
@@ -11,6 +18,7 @@ const reader = () => ({
   tokens: new ApprovalTokens(Buffer.alloc(32, 5), 600),
   ledger: new ApprovalLedger(new MemoryStore(), 600),
 });
+const already = { refusal: { why: 'already_answered' }, reason: 'already answered' };
 const pending = { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' };
 
 describe('a person’s answer to an approval', () => {
@@ -115,5 +123,23 @@ describe('earlierDecision: an approval decided in an earlier request, as the mod
     expect(toolOutcomeText(earlierDecision('notes_delete', { approved: false, reason: 'keep it' }))).toBe(
       "tool error: 'notes_delete' was not approved: keep it",
     );
+  });
+});
+
+describe('recordedAnswers: each answer in the ledger of its kind', () => {
+  it('refuses a question answered twice as a question (input: true), an approval answered twice as an approval', async () => {
+    const r = reader();
+    const input = { tool: 'answer_tool_question', maxRounds: 3, ledger: new ApprovalLedger(new MemoryStore(), 600) };
+    const withInput = { ...r, input } as unknown as Parameters<typeof recordedAnswers>[0];
+    const answered = { outcome: 'answered', tool: 'profile', callId: 'call_p', arguments: {}, token: 'q-token' };
+    const granted = decideApproval(r, req, 'notes', r.tokens.idFor(req, 'notes', pending), 'notes_delete', {
+      approved: true,
+    });
+    const decisions = [granted, answered] as PersonDecision[];
+    expect(await recordedAnswers(withInput, decisions)).toEqual(decisions);
+    expect(await recordedAnswers(withInput, decisions)).toEqual([
+      { outcome: 'refused', tool: 'notes_delete', callId: 'call_del', ...already },
+      { outcome: 'refused', tool: 'profile', callId: 'call_p', ...already, input: true },
+    ]);
   });
 });
