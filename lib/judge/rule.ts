@@ -63,8 +63,7 @@ function textOf(value: unknown): string {
 
 /**
  * A missing argument reads as '', so an allow-list (an `allow` rule matching `^/srv/docs/` before a `block`) also
- * blocks a call that leaves
- * the path out; a rewrite has nothing to rewrite there.
+ * blocks a call that leaves the path out; a rewrite has nothing to rewrite there.
  */
 function argumentText(compiled: CompiledRule, args: Record<string, unknown>, path: string[]): string | undefined {
   const value = valueAt(args, path);
