@@ -127,8 +127,7 @@ export async function runToolCalls(
   const kept = withOwnIds(loop, requested.slice(0, loop.settings.maxToolCallsPerTurn), turn);
   if (kept.length < requested.length) {
     loop.logger.warn('agent-loop tool calls over the per-turn cap were not run', {
-      loopId: loop.id,
-      wire: loop.wire,
+      ...loop.logFields,
       turn,
       cap: loop.settings.maxToolCallsPerTurn,
       dropped: requested.slice(kept.length).map((call) => call.name),

@@ -73,6 +73,7 @@ describe("one turn's tool calls", () => {
       level: 'warn',
       message: 'agent-loop tool calls over the per-turn cap were not run',
       loopId,
+      binding: 'tools',
       wire: 'chat',
       turn: 1,
       cap: 2,
