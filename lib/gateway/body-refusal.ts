@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { parsedOrUndefined } from '../loop/turn-stream';
+import { parsedOrUndefined } from '../shared/parsed-json';
 import { jsonKind } from '../loop/refused-request';
 import { errorBodyFor } from '../wire/wires';
 

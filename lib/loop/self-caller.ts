@@ -16,7 +16,8 @@ import {
 import type { SelfCallTransport } from '../types';
 import type { TurnReader, TurnResult } from './wire';
 import type { TextSink } from './reply';
-import { errorBody, errorMessage, ignoreText, parsedOrUndefined, untilAborted } from './turn-stream';
+import { errorBody, errorMessage, ignoreText, untilAborted } from './turn-stream';
+import { parsedOrUndefined } from '../shared/parsed-json';
 import type { TurnRequest } from './turn-body';
 
 export interface SelfCall {

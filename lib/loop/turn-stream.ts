@@ -3,18 +3,10 @@ import { finished } from 'node:stream/promises';
 import { onAbort, settledWithin } from '../shared/signals';
 import { isObject } from '../shared/fields';
 import { HeldBytes } from '../shared/held-bytes';
+import { parsedOrUndefined } from '../shared/parsed-json';
 import type { TextSink } from './reply';
 
 export const ignoreText = (): undefined => undefined;
-
-/** What JSON `text` says; undefined when it is not JSON (JSON.parse reads any value as its string). */
-export function parsedOrUndefined(text: unknown): unknown {
-  try {
-    return JSON.parse(text as string);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The reply stream, destroyed with the signal's reason as soon as it aborts, so reading it stops at once. */
 export function untilAborted(stream: Readable, signal: AbortSignal): Readable {

@@ -1,14 +1,7 @@
 import { Readable } from 'node:stream';
 import { replyTooLong } from '../../lib/shared/held-bytes';
 import { MAX_REPLY_BYTES } from '../../lib/options/agent-loop';
-import {
-  errorBody,
-  errorMessage,
-  ignoreText,
-  parsedOrUndefined,
-  streamedTurn,
-  untilAborted,
-} from '../../lib/loop/turn-stream';
+import { errorBody, errorMessage, ignoreText, streamedTurn, untilAborted } from '../../lib/loop/turn-stream';
 import { streamedReply } from '../../lib/wire/chat/stream-reader';
 
 const sse = (...events: unknown[]) =>
@@ -74,8 +67,6 @@ describe('the helpers of a streamed turn', () => {
       error: { message: 'bad key' },
     });
     await expect(errorBody(Readable.from(['<html>']))).resolves.toBeUndefined();
-    expect(parsedOrUndefined('{"a":1}')).toEqual({ a: 1 });
-    expect(parsedOrUndefined('{')).toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import { answerOf, type ApprovalAnswer, type ApprovalReader } from '../../person
 import { textOf } from '../../telemetry/content';
 import { approvedCallId } from '../../person/approval';
 import { isObject } from '../../shared/fields';
-import { parsedOrUndefined } from '../../loop/turn-stream';
+import { parsedOrUndefined } from '../../shared/parsed-json';
 import { inputCallId } from '../../person/input';
 
 /** The model's call id a question to the person names: an approval's or a tool's question's; undefined: neither. */

@@ -1,5 +1,5 @@
 import { toolOutcomeText } from '../../loop/tool-outcome';
-import { parsedOrUndefined } from '../../loop/turn-stream';
+import { parsedOrUndefined } from '../../shared/parsed-json';
 import { deniedFor, type ApprovalAnswer, type ApprovalReply } from '../../person/approval-decision';
 import { shownCall, shownIn } from '../kit/approval-exchange';
 import { settleExchanges, type ApprovalHistory } from '../kit/approval-settle';

@@ -1,4 +1,4 @@
-import { parsedOrUndefined as parsedJson } from '../../../lib/loop/turn-stream';
+import { parsedOrUndefined as parsedJson } from '../../../lib/shared/parsed-json';
 import { answeredCall, askedCallId, asksPerson, shownCall, shownIn } from '../../../lib/wire/kit/approval-exchange';
 
 describe('the shown call', () => {
