@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatUsage, ToolCall } from '../../types';
+import type { ChatCompletion, ChatUsage, ToolCall } from './types';
 import { deltaBytes, entryIndex, excerpt, MAX_STREAMED_ENTRIES, mergeDelta } from '../../shared/deltas';
 import { isObject, type Fields } from '../../shared/fields';
 import { HeldBytes } from '../../shared/held-bytes';
