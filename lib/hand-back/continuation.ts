@@ -67,6 +67,15 @@ export interface Reopened {
   loaded: string[];
 }
 
+/**
+ * What a follow-up's verified continuations say the loops before it did: the tools that ran well, those a search
+ * loaded.
+ */
+export type EarlierWork = Pick<Reopened, 'succeeded' | 'loaded'>;
+
+/** A request that follows no hand-back: no earlier work. */
+export const NOTHING_EARLIER: EarlierWork = { succeeded: [], loaded: [] };
+
 const isNames = (list: unknown): list is string[] =>
   Array.isArray(list) && list.every((name) => typeof name === 'string');
 

@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import type { ActiveBinding } from '../loop/context';
-import { NOTHING_EARLIER } from '../loop/start';
-import type { EarlierWork } from '../loop/setup';
+import { NOTHING_EARLIER, type EarlierWork } from './continuation';
 import type { FollowUp, Wire, WireRequest } from '../loop/wire';
 import type { Logger } from '../types';
 

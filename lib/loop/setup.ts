@@ -9,7 +9,7 @@ import type { ApprovalReader } from '../person/approval-decision';
 import type { Deadline } from './deadline';
 import type { AnswerIds } from '../hand-back/answer-ids';
 import type { LoopStats } from './context';
-import type { Continuations, Reopened } from '../hand-back/continuation';
+import type { Continuations, EarlierWork } from '../hand-back/continuation';
 import type { SelfCaller } from './self-caller';
 import type { KeyBudget, KeySpend } from '../store/key-budget';
 
@@ -34,12 +34,6 @@ export interface LoopServices {
   /** aborted when a shutdown's drain runs out */
   shutdown: AbortSignal;
 }
-
-/**
- * What a follow-up's verified continuations say the loops before it did: the tools that ran well, those a search
- * loaded.
- */
-export type EarlierWork = Pick<Reopened, 'succeeded' | 'loaded'>;
 
 /** The loop's signal, aborted by the deadline or by a client that went away, and whether the client went away. */
 export interface WatchedClient {

@@ -16,9 +16,8 @@ import { SIGN_IN } from '../person/question';
 import { deliver, stopOf } from './delivery';
 import { loopOf, openedSession } from './loop-assembly';
 import { settledApprovals } from './settled-approvals';
-import type { EarlierWork, LoopServices, Setup, WatchedClient } from './setup';
-
-export const NOTHING_EARLIER: EarlierWork = { succeeded: [], loaded: [] };
+import type { LoopServices, Setup, WatchedClient } from './setup';
+import { NOTHING_EARLIER, type EarlierWork } from '../hand-back/continuation';
 
 // A marker must outlive the deadline a little: a self-call sent just before it must not be taken for an outsider's.
 const MARKER_GRACE_MS = 5_000;

@@ -5,7 +5,7 @@ import { refusedForKeyBudget } from '../store/key-budget-refusal';
 import { refusedForDeferredTools } from '../tool-search/deferred-refusal';
 import { isAmbiguousPath } from '../self-call/routed-path';
 import { startLoop } from '../loop/start';
-import type { EarlierWork } from '../loop/setup';
+import type { EarlierWork } from '../hand-back/continuation';
 import { restoreEarlierWork } from '../hand-back/restored-work';
 import { refusedRequest } from '../loop/refused-request';
 import type { Logger } from '../types';
