@@ -4,6 +4,7 @@ import { succeededIn } from '../../trellis/hierarchy';
 import { settleApprovals } from './approval';
 import { restoreWork } from './continuation';
 import { GeminiConversation, historyOf } from './conversation';
+import { googleError } from './error';
 import { JsonReply, StreamReply, type Counted } from './reply';
 import {
   asksForSse,
@@ -23,20 +24,6 @@ import { geminiReader } from './reader';
 import type { Content } from './types';
 import type { LoopSetup, ReplyOptions, Wire, WireLoop } from '../../loop/wire';
 
-/** Google's error body: `{ error: { code, message, status } }`. */
-const googleError = (code: number, message: string, status: string): unknown => ({
-  error: { code, message, status },
-});
-
-/** The canonical status Google's errors name beside each HTTP status the loop answers with. */
-const GOOGLE_STATUS: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-};
-
 /**
  * Google Gemini's generateContent (`.../models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), what
  * `@google/genai` speaks.
@@ -48,14 +35,13 @@ export const geminiWire: Wire<Content, 'gemini'> = {
   modelOf: (_body, req) => modelInPath(req.path),
   upstreamHeaders: ['x-goog-api-key', 'x-goog-user-project'],
   apiKey: { header: 'x-goog-api-key' },
-  rateLimited: (message) => googleError(429, message, GOOGLE_STATUS[429]),
-  error: (status, message) => googleError(status, message, GOOGLE_STATUS[status] ?? 'INTERNAL'),
+  rateLimited: (message) => googleError(429, message),
+  error: (status, message) => googleError(status, message),
   refusal(req) {
     if (!isStreamPath(req.path) || asksForSse(req)) return undefined;
     return googleError(
       400,
       'agent-loop streams :streamGenerateContent as server-sent events only: add ?alt=sse to the URL (the @google/genai SDK does), or call :generateContent for one JSON response.',
-      'INVALID_ARGUMENT',
     );
   },
   ...historyIn('contents', restoreWork, settleApprovals),
