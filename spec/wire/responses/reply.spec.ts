@@ -1,14 +1,7 @@
 import { JsonReply } from '../../../lib/wire/responses/reply';
 import { servedReply } from '../../helpers/served-reply';
+import { responseIdentity as identity } from '../../helpers/response-identity';
 
-const identity = {
-  id: 'resp_loop',
-  createdAt: 1700000000,
-  model: 'agent',
-  binding: 'notes',
-  tools: [],
-  previousResponseId: null,
-};
 const ignore = (): undefined => undefined;
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
 describe('the Responses answer to the client', () => {

@@ -1,15 +1,8 @@
 import type { Answer } from '../../../lib/loop/reply';
 import { StreamReply } from '../../../lib/wire/responses/stream-writer';
 import { servedReply } from '../../helpers/served-reply';
+import { responseIdentity as identity } from '../../helpers/response-identity';
 
-const identity = {
-  id: 'resp_loop',
-  createdAt: 1700000000,
-  model: 'agent',
-  binding: 'notes',
-  tools: [],
-  previousResponseId: null,
-};
 const ignore = (): undefined => undefined;
 const stats = { turns: 2, toolCalls: 1, blocked: 0, repeated: 0, elided: 0 };
 const events = (text: string) =>
