@@ -89,3 +89,18 @@ export function clientTools(tools: unknown, withheld: ReadonlySet<string>): { pa
 /** The client's tools (a Responses function tool names itself at its top) declare `name`. */
 export const declaresTool = (tools: unknown, name: string | undefined): boolean =>
   name !== undefined && Array.isArray(tools) && tools.some((tool) => isObject(tool) && tool.name === name);
+
+/**
+ * What every turn asks the model: the client's request as sent, with the whole input as items unless the client
+ * chains on the upstream's stored state, the loop's tools before the client's own (no `tools` key when there are
+ * none).
+ */
+export function turnFields(body: ResponsesRequest, tools: unknown[], chaining: Chaining, history: ResponseItem[]) {
+  const { tools: _replaced, ...rest } = body;
+  return {
+    ...rest,
+    ...(chaining === 'whole' ? { input: history } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    stream: body.stream === true,
+  };
+}

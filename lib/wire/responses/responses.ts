@@ -20,6 +20,7 @@ import {
   isResponsesRequest,
   responsesTool,
   searchKindOf,
+  turnFields,
   type ResponsesRequest,
 } from './request';
 import { StreamReply } from './stream-writer';
@@ -76,13 +77,6 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
     const tools = [...own, ...theirs.passed];
     const chaining = chainingOf(body);
     const history = inputItems(body.input);
-    const { tools: _replaced, ...rest } = body;
-    const fields = {
-      ...rest,
-      ...(chaining === 'whole' ? { input: history } : {}),
-      ...(tools.length > 0 ? { tools } : {}),
-      stream: body.stream === true,
-    };
     const id = `resp_${setup.loopId}`;
     const identity = {
       id,
@@ -96,7 +90,13 @@ export const responsesWire: Wire<ResponseItem[], 'responses'> = {
     };
     const answered = (upstreamId: string) => setup.answerIds.remember(id, upstreamId);
     return {
-      conversation: new ResponsesConversation(history, fields, chaining, setup, shape),
+      conversation: new ResponsesConversation(
+        history,
+        turnFields(body, tools, chaining, history),
+        chaining,
+        setup,
+        shape,
+      ),
       reader: responsesReader,
       clientTools: new Set([...theirs.functions, ...CLIENT_ACTION_NAMES]),
       // every Responses client can answer an mcp_approval_request
