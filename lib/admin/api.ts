@@ -71,7 +71,8 @@ function jsonObject(req: Request): Record<string, unknown> {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
   throw new AgentLoopError(
     'ERR_AGENT_LOOP_INVALID_REQUEST',
-    `admin API: the body must be a JSON object sent with content-type: application/json, e.g. ${req.path.endsWith('rules') ? '{ "rules": [] }' : '{ "totalBudgetSec": 60 }'}.`,
+    'admin API: the body must be a JSON object sent with content-type: application/json, ' +
+      `e.g. ${req.path.endsWith('rules') ? '{ "rules": [] }' : '{ "totalBudgetSec": 60 }'}.`,
   );
 }
 

@@ -35,7 +35,8 @@ export function checked(options: unknown): AdminOptions {
   if (given.auth !== undefined)
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `loop.admin: option 'auth' is ${JSON.stringify(given.auth)}; only auth: false is an option (it turns authentication off); else ${FIX}.`,
+      `loop.admin: option 'auth' is ${JSON.stringify(given.auth)}; ` +
+        `only auth: false is an option (it turns authentication off); else ${FIX}.`,
     );
   throw new AgentLoopError('ERR_AGENT_LOOP_NO_ADMIN_KEY', `loop.admin: option 'key' is ${shown(given.key)}; ${FIX}.`);
 }

@@ -10,7 +10,8 @@ export const PAGE_DIR = path.join(__dirname, '..', '..', 'admin-page');
 function pageHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader(
     'content-security-policy',
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+      "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   );
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('referrer-policy', 'no-referrer');

@@ -149,7 +149,8 @@ export function activateBindings(valid: Config, logger: Logger, owned: Trellis[]
     if (!trellis) {
       throw new AgentLoopError(
         'ERR_AGENT_LOOP_NO_TRELLIS',
-        `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
+        `agentLoop: option 'bindings[${i}].trellis' is missing and so is 'trellis'; ` +
+          `binding '${spec.name}' needs tools: set trellis: { mcp: { url: 'http://127.0.0.1:4000/mcp' } }.`,
       );
     }
     const { maxTurns, toolTimeoutSec, toolTimeouts, resetTimeoutOnProgress, requireApproval } = spec;

@@ -27,7 +27,8 @@ export const trellisOption = option<TrellisOption, ValidTrellisOption>({
     `['server.js'] } }, plus listTtlSec?: ${ttl.range} (default ${ttl.fallback}) beside url or command`,
   doc: {
     range:
-      'a `Trellis` (`{ listTools, callTool }`), `{ mcp: { url, headers?, forwardHeaders? } }` or `{ mcp: { command, args?, env? } }`',
+      'a `Trellis` (`{ listTools, callTool }`), `{ mcp: { url, headers?, forwardHeaders? } }` ' +
+      'or `{ mcp: { command, args?, env? } }`',
     fallback: 'required when a binding has no own `trellis`',
     does: 'where tools run; bindings naming the same MCP server share one connection',
   },
@@ -46,7 +47,8 @@ const hierarchySchema = Joi.any().custom((value, helpers) => {
   if (value === FROM_TRELLIS) return value;
   if (nearFromTrellis(value)) {
     const error = new Error(
-      `did you mean '${FROM_TRELLIS}'? That takes the tree from Trellis; a single tool named ${JSON.stringify(value)} is written [${JSON.stringify(value)}]`,
+      `did you mean '${FROM_TRELLIS}'? That takes the tree from Trellis; ` +
+        `a single tool named ${JSON.stringify(value)} is written [${JSON.stringify(value)}]`,
     );
     return helpers.error('any.custom', { error });
   }
@@ -96,7 +98,9 @@ export const bindingOptions = {
   }),
   hierarchy: required<HierarchyNode | HierarchyNode[] | 'from-trellis', HierarchySource>({
     schema: hierarchySchema,
-    hint: "it must be a tool tree, e.g. hierarchy: 'clock_now', hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }], or hierarchy: 'from-trellis'",
+    hint:
+      "it must be a tool tree, e.g. hierarchy: 'clock_now', " +
+      "hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }], or hierarchy: 'from-trellis'",
     doc: {
       range: "`'tool'`, `{ tool, children: [...] }` or a list of those; or `'from-trellis'`",
       fallback: '',
@@ -115,17 +119,23 @@ export const bindingOptions = {
   /** more time for the tools named, in seconds (long-running tools, MCP tasks); at most `totalBudgetSec` */
   toolTimeouts: option<Record<string, number>>({
     schema: Joi.object().pattern(/./, Joi.number().integer().min(1).max(3600)),
-    hint: 'it must map tool names to whole seconds from 1 to 3600, at most totalBudgetSec, e.g. toolTimeouts: { build_project: 1800 }',
+    hint:
+      'it must map tool names to whole seconds from 1 to 3600, ' +
+      'at most totalBudgetSec, e.g. toolTimeouts: { build_project: 1800 }',
     doc: {
       range: '`{ toolName: seconds }`, each 1 to 3600 and at most `totalBudgetSec`',
       fallback: '',
-      does: "the named tools' own `toolTimeoutSec` (an MCP task's whole run, polling included); a value above `totalBudgetSec` is refused at start-up",
+      does:
+        "the named tools' own `toolTimeoutSec` (an MCP task's whole run, " +
+        'polling included); a value above `totalBudgetSec` is refused at start-up',
     },
   }),
   /** a tool's progress notification starts its timeout afresh, up to the total budget (default false) */
   resetTimeoutOnProgress: defaulted<boolean>({
     schema: Joi.boolean().default(false),
-    hint: 'it must be true (a progress notification starts the tool timeout afresh, up to totalBudgetSec) or false (default), e.g. resetTimeoutOnProgress: true',
+    hint:
+      'it must be true (a progress notification starts the tool timeout afresh, ' +
+      'up to totalBudgetSec) or false (default), e.g. resetTimeoutOnProgress: true',
     doc: {
       range: 'boolean',
       fallback: '`false`',
@@ -143,11 +153,15 @@ export const bindingOptions = {
       Joi.string().valid('always', 'never'),
       Joi.object({ never: Joi.object({ toolNames: Joi.array().items(Joi.string()).required() }).required() }),
     ).default('never'),
-    hint: "it must be 'always', 'never' (default) or { never: { toolNames: [...] } } (every tool but those named), e.g. requireApproval: { never: { toolNames: ['notes_read'] } }",
+    hint:
+      "it must be 'always', 'never' (default) or { never: { toolNames: [...] } } (every tool but those named), " +
+      "e.g. requireApproval: { never: { toolNames: ['notes_read'] } }",
     doc: {
       range: "`'always'`, `'never'` or `{ never: { toolNames: [...] } }`",
       fallback: "`'never'`",
-      does: "which calls a person approves before they run, in OpenAI's words ([approvals](approvals.md#a-person-approves-a-tool-call))",
+      does:
+        'which calls a person approves before they run, ' +
+        "in OpenAI's words ([approvals](approvals.md#a-person-approves-a-tool-call))",
     },
     inner: {
       never: option({

@@ -24,7 +24,10 @@ export interface CodeModeConfig {
 
 export const codeModeOption = option<CodeModeOptions | boolean, CodeModeConfig | boolean>({
   schema: Joi.alternatives(Joi.boolean(), schemaOf(codeModeOptions)),
-  hint: 'it must be true, false (default) or { timeoutSec?: 1 to 120 (default 10), memoryMb?: 8 to 512 (default 64), maxCalls?: 1 to 500 (default 50) }, e.g. codeMode: { timeoutSec: 10 }',
+  hint:
+    'it must be true, false (default) or ' +
+    '{ timeoutSec?: 1 to 120 (default 10), memoryMb?: 8 to 512 (default 64), maxCalls?: 1 to 500 (default 50) }, ' +
+    'e.g. codeMode: { timeoutSec: 10 }',
   doc: {
     range: '`true`, `false` or `{ timeoutSec?, memoryMb?, maxCalls? }`',
     fallback: '`false`',

@@ -16,7 +16,8 @@ const memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil((memory
 
 const PRELUDE = '(function () {' +
   'const call = globalThis.__call, log = globalThis.__log; delete globalThis.__call; delete globalThis.__log;' +
-  'const text = (value) => typeof value === "string" ? value : (() => { try { return JSON.stringify(value) ?? String(value); } catch { return String(value); } })();' +
+  'const text = (value) => typeof value === "string" ? value : ' +
+  '(() => { try { return JSON.stringify(value) ?? String(value); } catch { return String(value); } })();' +
   'globalThis.console = Object.freeze({ log: (...values) => log(values.map(text).join(" ")) });' +
   'globalThis.tools = new Proxy({}, { get: (_, name) => typeof name !== "string" || name === "then" ? undefined :' +
   '  async (args) => { const answer = JSON.parse(await call(name, JSON.stringify(args === undefined ? {} : args)));' +
@@ -117,7 +118,10 @@ async function run({ code, timeoutMs, maxLogBytes, streamsLog }) {
   logFn.dispose();
   vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose();
 
-  const compiled = vm.evalCode('(async () => {\n' + code + '\n})().then((value) => JSON.stringify(value) ?? \"null\")', 'program.js');
+  const compiled = vm.evalCode(
+    '(async () => {\n' + code + '\n})().then((value) => JSON.stringify(value) ?? \"null\")',
+    'program.js',
+  );
   if (compiled.error) {
     const error = vm.dump(compiled.error);
     compiled.error.dispose();
@@ -156,7 +160,8 @@ function problemOf(error, compiling) {
   const name = error && typeof error === 'object' ? String(error.name) : 'Error';
   if (name === 'InternalError' && message === 'interrupted') return { kind: 'deadline' };
   if (message === 'out of memory' || /^out of memory/.test(message)) return { kind: 'memory' };
-  if (compiling || name === 'SyntaxError') return { kind: compiling ? 'syntax' : 'threw', name, message, line: lineOf(error) };
+  if (compiling || name === 'SyntaxError')
+    return { kind: compiling ? 'syntax' : 'threw', name, message, line: lineOf(error) };
   return { kind: 'threw', name, message, line: lineOf(error) };
 }
 `;

@@ -25,7 +25,8 @@ function readConfig(file: string): GatewayConfig {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     return fail(
-      `agent-loop-gateway: cannot read --config ${file}: ${(error as Error).message}${readFix(error as NodeJS.ErrnoException)}`,
+      `agent-loop-gateway: cannot read --config ${file}: ` +
+        `${(error as Error).message}${readFix(error as NodeJS.ErrnoException)}`,
     );
   }
   let config: unknown;
@@ -36,14 +37,18 @@ function readConfig(file: string): GatewayConfig {
   }
   if (typeof config === 'object' && config !== null && !Array.isArray(config)) return config as GatewayConfig;
   return fail(
-    `agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; it must hold a JSON object, e.g. ${CONFIG_EXAMPLE}`,
+    `agent-loop-gateway: --config ${file} holds ${JSON.stringify(config)}; ` +
+      `it must hold a JSON object, e.g. ${CONFIG_EXAMPLE}`,
   );
 }
 
 /** What to do about a config file the gateway cannot read. */
 function readFix(error: NodeJS.ErrnoException): string {
   if (error.code === 'ENOENT')
-    return `; give the path of your JSON config, absolute or from ${process.cwd()}, or start from the example: --config node_modules/express-agent-loop/gateway.example.json`;
+    return (
+      `; give the path of your JSON config, absolute or from ${process.cwd()}, ` +
+      'or start from the example: --config node_modules/express-agent-loop/gateway.example.json'
+    );
   if (error.code === 'EISDIR') return '; --config takes the JSON file itself, e.g. --config gateway.json';
   if (error.code === 'EACCES' || error.code === 'EPERM')
     return '; let the user the gateway runs as read it (chmod a+r), or run the gateway as its owner';
@@ -82,7 +87,8 @@ export function main(argv = process.argv.slice(2)): void {
   }
   if (values.help) {
     console.log(
-      `${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.`,
+      `${USAGE}\nThe config file (JSON) holds upstream: { url, apiKeyEnv?, routes? }, ` +
+        'clientKeys or clientKeysEnv, and the options of agentLoop; see gateway.example.json.',
     );
     return process.exit(0);
   }

@@ -20,16 +20,18 @@ function keysInEnv(name: string): string[] {
   if (keys.length === 0) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `createGateway: option 'clientKeysEnv' names ${name}, which holds no key; set it to the client keys, separated by commas, e.g. ${name}=key-one,key-two, or leave clientKeysEnv out.`,
+      `createGateway: option 'clientKeysEnv' names ${name}, which holds no key; set it to the client keys, ` +
+        `separated by commas, e.g. ${name}=key-one,key-two, or leave clientKeysEnv out.`,
     );
   }
   const short = keys.findIndex((key) => key.length < MIN_CLIENT_KEY_CHARS);
   if (short >= 0) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_INVALID_OPTION',
-      `createGateway: option 'clientKeysEnv' names ${name}, whose key ${short + 1} is ${keys[short].length} characters ` +
-        `long (not shown); every client key must have at least ${MIN_CLIENT_KEY_CHARS} characters: set ${name} to ` +
-        'longer keys, separated by commas.',
+      `createGateway: option 'clientKeysEnv' names ${name}, ` +
+        `whose key ${short + 1} is ${keys[short].length} characters long (not shown); ` +
+        `every client key must have at least ${MIN_CLIENT_KEY_CHARS} characters: ` +
+        `set ${name} to longer keys, separated by commas.`,
     );
   }
   return keys;
@@ -55,7 +57,8 @@ export function requireClientKey(keys: string[]): RequestHandler {
     const message =
       'conflicting' in presented
         ? conflictMessage(presented.conflicting)
-        : 'this gateway needs a client key: send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you';
+        : 'this gateway needs a client key: ' +
+          'send Authorization: Bearer <key> (or x-api-key: <key>) with a key its operator gave you';
     refuseKey(res, 'Bearer', errorBodyFor(req.path, 401, message, { code: 'invalid_api_key' }));
   };
 }

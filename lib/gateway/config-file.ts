@@ -23,7 +23,8 @@ export function parseConfig(text: string, file: string): unknown {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_CONFIG_NOT_JSON',
       `the config file ${file} is not JSON at line ${line}, column ${column} (${reason.replace(/ in JSON at position \d+.*$/, '')}); ` +
-        `fix it there: JSON has its keys and strings in double quotes, no comments and no comma after the last entry, e.g. ${CONFIG_EXAMPLE}`,
+        'fix it there: JSON has its keys and strings in double quotes, ' +
+        `no comments and no comma after the last entry, e.g. ${CONFIG_EXAMPLE}`,
     );
   }
   refuseClientSecret(config, file, []);

@@ -33,7 +33,9 @@ const upstreamOptions = {
     schema: Joi.array().items(
       Joi.string().custom((value, helpers) => (isRoute(value) ? value : helpers.error('any.invalid'))),
     ),
-    hint: `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`,
+    hint:
+      `it must list what the gateway forwards under /v1 as 'METHOD path' (a segment * matches any one), ` +
+      `e.g. ${JSON.stringify(INFERENCE_ROUTES.slice(0, 2))}`,
   }),
 };
 
@@ -65,12 +67,16 @@ export const gatewayOptions = {
   /** keys a client may send (`Authorization: Bearer <key>` or `x-api-key: <key>`) */
   clientKeys: option<string[]>({
     schema: Joi.array().items(Joi.string().min(MIN_CLIENT_KEY_CHARS)).min(1),
-    hint: `it must be a list of keys of at least ${MIN_CLIENT_KEY_CHARS} characters each that clients send as Authorization: Bearer <key>, or use clientKeysEnv`,
+    hint:
+      `it must be a list of keys of at least ${MIN_CLIENT_KEY_CHARS} characters each ` +
+      'that clients send as Authorization: Bearer <key>, or use clientKeysEnv',
   }),
   /** an environment variable holding more, separated by commas or white space */
   clientKeysEnv: option<string>({
     schema: Joi.string(),
-    hint: "it must name an environment variable holding the client keys, separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'",
+    hint:
+      'it must name an environment variable holding the client keys, ' +
+      "separated by commas, e.g. 'AGENT_LOOP_CLIENT_KEYS'",
   }),
   /** the admin API and page at `/admin`, behind the key in the environment variable `keyEnv` */
   admin: option<GatewayAdminConfig>({
@@ -79,7 +85,9 @@ export const gatewayOptions = {
     doc: {
       range: '`{ keyEnv }`: the environment variable holding the admin key (16+ characters)',
       fallback: 'none: no admin routes',
-      does: 'the [admin API and page](admin.md#admin-api-and-page) at `/admin`; in your own app, `loop.admin({ key })` or `loop.admin({ auth: false })`',
+      does:
+        'the [admin API and page](admin.md#admin-api-and-page) at `/admin`; ' +
+        'in your own app, `loop.admin({ key })` or `loop.admin({ auth: false })`',
     },
   }),
 };

@@ -54,7 +54,8 @@ export function routeGuard(routes: string[]): RequestHandler {
     if (isAmbiguousPath(req.originalUrl)) {
       refusal = refused(
         400,
-        `the path ${req.originalUrl.split('?', 1)[0]} has dot segments or encoded dots, slashes or backslashes: this gateway forwards plain paths only`,
+        `the path ${req.originalUrl.split('?', 1)[0]} has dot segments or encoded dots, ` +
+          'slashes or backslashes: this gateway forwards plain paths only',
         'invalid_path',
       );
     } else if (!allowed.some(({ method, path }) => (method === '*' || method === req.method) && path.test(req.path))) {

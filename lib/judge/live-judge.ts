@@ -44,7 +44,8 @@ export class LiveJudge {
     if (kind === 'llm' || kind === 'custom') {
       throw new AgentLoopError(
         'ERR_AGENT_LOOP_NOT_A_RULES_JUDGE',
-        `agentLoop: the judge is ${kind === 'llm' ? 'an llm judge' : 'a custom Judge'}, which has no rules to replace; configure judge: { rules: [...] } to manage rules at run time.`,
+        `agentLoop: the judge is ${kind === 'llm' ? 'an llm judge' : 'a custom Judge'}, ` +
+          'which has no rules to replace; configure judge: { rules: [...] } to manage rules at run time.',
       );
     }
     const { mode, timeoutSec, onError } = this.option ?? {};

@@ -14,7 +14,9 @@ const judgeSettings = {
   }),
   timeoutSec: defaulted<number>({
     schema: Joi.number().min(TIMEOUT_SEC.min).max(TIMEOUT_SEC.max).default(TIMEOUT_SEC.fallback),
-    hint: `it must be a number of seconds from ${TIMEOUT_SEC.min} to ${TIMEOUT_SEC.max} (default ${TIMEOUT_SEC.fallback}), e.g. timeoutSec: ${TIMEOUT_SEC.fallback}`,
+    hint:
+      `it must be a number of seconds from ${TIMEOUT_SEC.min} to ${TIMEOUT_SEC.max} ` +
+      `(default ${TIMEOUT_SEC.fallback}), e.g. timeoutSec: ${TIMEOUT_SEC.fallback}`,
   }),
   onError: defaulted<'block' | 'allow'>({
     schema: Joi.string().valid('block', 'allow').default('block'),

@@ -123,7 +123,9 @@ const whenSchema = Joi.alternatives().conditional('.content', {
 const ruleOptions = {
   surface: required<Rule['surface']>({
     schema: Joi.string().valid('tool_call', 'context'),
-    hint: "it must be 'tool_call' (before a call runs) or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'",
+    hint:
+      "it must be 'tool_call' (before a call runs) " +
+      "or 'context' (its result, before the model reads it), e.g. surface: 'tool_call'",
   }),
   tool: option<string>({ schema: Joi.string(), hint: "it must be a tool name glob, e.g. tool: 'files_*'" }),
   when: option<Rule['when']>({
@@ -149,21 +151,26 @@ const ruleOptions = {
   }),
 };
 
-const ruleSchema = Joi.object<Rule>(schemasOf(ruleOptions)).custom(coherentRule).messages({
-  'rule.contentOnToolCall':
-    '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
-  'rule.askOnContext':
-    "{{#label}}: action 'ask' applies to the tool_call surface (a person approves a call before it runs); a result cannot wait for approval",
-  'rule.rewriteNeedsArgument':
-    '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
-  'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
-  'rule.rewriteWithin':
-    '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',
-});
+const ruleSchema = Joi.object<Rule>(schemasOf(ruleOptions))
+  .custom(coherentRule)
+  .messages({
+    'rule.contentOnToolCall':
+      '{{#label}}: when.content applies to the context surface; on tool_call use when.argument and when.matches',
+    'rule.askOnContext':
+      "{{#label}}: action 'ask' applies to the tool_call surface (a person approves a call before it runs); " +
+      'a result cannot wait for approval',
+    'rule.rewriteNeedsArgument':
+      '{{#label}}: a tool_call rewrite needs when.argument and when.matches to know what to rewrite',
+    'rule.rewriteNeedsContent': '{{#label}}: a context rewrite needs when.content to know what to rewrite',
+    'rule.rewriteWithin':
+      '{{#label}}: when.within only allows or blocks; a rewrite needs when.matches to know what to rewrite',
+  });
 
 export const rulesOption = option<Rule[]>({
   schema: Joi.array().items(ruleSchema),
-  hint: "rules are a list like [{ surface: 'tool_call', tool: 'files_*', when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]",
+  hint:
+    "rules are a list like [{ surface: 'tool_call', tool: 'files_*', " +
+    "when: { argument: 'path', matches: '^/etc/' }, action: 'block', reason: 'no system files' }]",
   list: true,
   inner: ruleOptions,
 });

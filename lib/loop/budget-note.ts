@@ -20,13 +20,26 @@ export function budgetNote(
     case 'max_turns':
       return `[agent-loop] Stopped before a final answer: the turn budget ran out (max_turns = ${detail.maxTurns}).`;
     case 'deadline':
-      return `[agent-loop] Stopped before a final answer: the total time budget ran out (totalBudgetSec = ${detail.totalBudgetSec}s).`;
+      return (
+        '[agent-loop] Stopped before a final answer: ' +
+        `the total time budget ran out (totalBudgetSec = ${detail.totalBudgetSec}s).`
+      );
     case 'upstream_error':
-      return `[agent-loop] Stopped before a final answer: the model call of turn ${detail.turn} failed (${detail.reason}).`;
+      return (
+        '[agent-loop] Stopped before a final answer: ' +
+        `the model call of turn ${detail.turn} failed (${detail.reason}).`
+      );
     case 'tokens':
-      return `[agent-loop] Stopped before a final answer: the token budget ran out (maxTokensPerLoop = ${detail.maxTokensPerLoop}, ${detail.tokens} used).`;
+      return (
+        '[agent-loop] Stopped before a final answer: ' +
+        `the token budget ran out (maxTokensPerLoop = ${detail.maxTokensPerLoop}, ${detail.tokens} used).`
+      );
     case 'key-budget':
-      return `[agent-loop] Stopped before a final answer: this key's token budget ran out (keyBudget = ${detail.keyBudget?.tokens} tokens per ${detail.keyBudget?.windowSec}s).`;
+      return (
+        '[agent-loop] Stopped before a final answer: ' +
+        `this key's token budget ran out (keyBudget = ` +
+        `${detail.keyBudget?.tokens} tokens per ${detail.keyBudget?.windowSec}s).`
+      );
     case 'shutdown':
       return '[agent-loop] Stopped before a final answer: the gateway is shutting down.';
   }

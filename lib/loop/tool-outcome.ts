@@ -80,7 +80,8 @@ function invalidText(tool: string, invalid: Invalid): string {
       return toolErrorText(`arguments for '${tool}' are not valid JSON (${invalid.error})`);
     case 'arguments_not_object':
       return toolErrorText(
-        `arguments for '${tool}' must be a JSON object, got ${Array.isArray(invalid.got) ? 'an array' : JSON.stringify(invalid.got)}`,
+        `arguments for '${tool}' must be a JSON object, ` +
+          `got ${Array.isArray(invalid.got) ? 'an array' : JSON.stringify(invalid.got)}`,
       );
     case 'not_loaded':
       return toolErrorText(`'${tool}' is not loaded: call tool_search first`);
@@ -101,7 +102,8 @@ export function toolOutcomeText(outcome: ToolOutcome): string {
       return invalidText(outcome.tool, outcome);
     case 'repeated':
       return toolErrorText(
-        `'${outcome.tool}' was already called with these arguments ${outcome.count} times; use the earlier result or change the arguments`,
+        `'${outcome.tool}' was already called with these arguments ${outcome.count} times; ` +
+          'use the earlier result or change the arguments',
       );
     case 'blocked':
       return toolErrorText(`blocked by policy: ${outcome.reason}`);

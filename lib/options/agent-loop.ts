@@ -35,7 +35,9 @@ export const loopOptions = {
   ),
   defaultMaxTurns: tunable(
     wholeNumber(1, 50, 6, {
-      does: "turns of loops without a binding (web_search-only); not a default for bindings' `maxTurns`; run-time tunable",
+      does:
+        'turns of loops without a binding (web_search-only); ' +
+        "not a default for bindings' `maxTurns`; run-time tunable",
     }),
   ),
   maxToolCallsPerTurn: tunable(
@@ -49,7 +51,8 @@ export const loopOptions = {
       1,
       1_000_000_000,
       50_000,
-      "summed `usage.total_tokens` of the loop's turns; once reached, the loop stops like the other budgets (`x-agent-loop-stop: tokens`); run-time tunable",
+      "summed `usage.total_tokens` of the loop's turns; once reached, " +
+        'the loop stops like the other budgets (`x-agent-loop-stop: tokens`); run-time tunable',
     ),
   ),
   keyBudget: tunable(keyBudgetOption),
@@ -60,10 +63,13 @@ export const loopOptions = {
       .unique('name')
       .messages({ 'array.unique': 'bindings[{#dupePos}] has that name too' })
       .default([]),
-    hint: "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]",
+    hint:
+      "it must be a list of bindings, e.g. [{ name: 'repo-agent', match: { model: 'gpt-*' }, " +
+      "hierarchy: [{ tool: 'repo_open', children: ['repo_read'] }] }]",
     doc: {
       range:
-        '`{ name, match, hierarchy, maxTurns?, toolTimeoutSec?, toolTimeouts?, resetTimeoutOnProgress?, requireApproval?, toolSearch?, codeMode?, trellis? }`',
+        '`{ name, match, hierarchy, maxTurns?, toolTimeoutSec?, toolTimeouts?, ' +
+        'resetTimeoutOnProgress?, requireApproval?, toolSearch?, codeMode?, trellis? }`',
       fallback: '`[]`',
       does: 'when the loop runs and with which tools',
     },
@@ -72,11 +78,16 @@ export const loopOptions = {
   }),
   internalSecret: option<string>({
     schema: Joi.string().min(32),
-    hint: 'it must be a string of at least 32 characters, e.g. the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET',
+    hint:
+      'it must be a string of at least 32 characters, e.g. ' +
+      'the output of `openssl rand -hex 32`; or leave it out and set MCP_INTERNAL_SECRET',
     doc: {
       range: '32+ characters',
       fallback: 'env `MCP_INTERNAL_SECRET`, else 32 random bytes per process',
-      does: 'HMAC key of the marker; set it (or `MCP_INTERNAL_SECRET`) to the same value in every process sharing a port: a `node:cluster` worker without either refuses to start',
+      does:
+        'HMAC key of the marker; set it (or `MCP_INTERNAL_SECRET`) ' +
+        'to the same value in every process sharing a port: ' +
+        'a `node:cluster` worker without either refuses to start',
     },
   }),
   selfUrl: option<string>({
@@ -99,7 +110,9 @@ export const loopOptions = {
     doc: {
       range: "`'in-process'` or `'socket'`",
       fallback: "`'in-process'` (`'socket'` with `selfUrl`)",
-      does: 'how a turn reaches the front door: as a connection handed to the server that took the request, in memory, or over loopback HTTP (see "The self-call without a socket")',
+      does:
+        'how a turn reaches the front door: as a connection handed to the server that took the request, ' +
+        'in memory, or over loopback HTTP (see "The self-call without a socket")',
     },
   }),
   forwardHeaders: defaulted<string[]>({
@@ -108,7 +121,9 @@ export const loopOptions = {
     doc: {
       range: 'header names',
       fallback: "`['authorization', 'traceparent', 'tracestate', 'x-request-id']`",
-      does: 'copied from the client request onto every turn, so turns run as the same user in the same trace (a traced turn sends its own `traceparent`)',
+      does:
+        'copied from the client request onto every turn, ' +
+        'so turns run as the same user in the same trace (a traced turn sends its own `traceparent`)',
     },
   }),
   keepAliveSec: wholeNumber(1, 300, 10, {
@@ -116,7 +131,9 @@ export const loopOptions = {
   }),
   onClientDisconnect: defaulted<'abort' | 'finish'>({
     schema: Joi.string().valid('abort', 'finish').default('abort'),
-    hint: "it must be 'abort' (cancel the loop's calls when the client goes away) or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'",
+    hint:
+      "it must be 'abort' (cancel the loop's calls when the client goes away) " +
+      "or 'finish' (run the loop to its end and log it), e.g. onClientDisconnect: 'abort'",
     doc: {
       range: "`'abort'` or `'finish'`",
       fallback: "`'abort'`",
@@ -129,7 +146,9 @@ export const loopOptions = {
    */
   trustClientHistory: defaulted<boolean>({
     schema: Joi.boolean().default(false),
-    hint: "it must be false (default: only this loop's own turns and verified continuations unlock a child tool) or true (the client's history counts too), e.g. trustClientHistory: false",
+    hint:
+      "it must be false (default: only this loop's own turns and verified continuations unlock a child tool) " +
+      "or true (the client's history counts too), e.g. trustClientHistory: false",
     doc: {
       range: 'boolean',
       fallback: '`false`',
@@ -141,18 +160,25 @@ export const loopOptions = {
   }),
   /** how long a hand-back's continuation token restores the loop's work */
   continuationTtlSec: wholeNumber(10, 86400, 3600, {
-    does: "how long a hand-back's continuation token restores the loop's work ([Hand-backs](loop.md#hand-backs-keep-the-loops-work))",
+    does:
+      "how long a hand-back's continuation token restores the loop's work " +
+      '([Hand-backs](loop.md#hand-backs-keep-the-loops-work))',
   }),
   maxToolResultBytes: wholeNumber(1024, 10 * 1024 * 1024, 64 * 1024, {
     does: 'a longer tool result is cut (UTF-8 safe) and ends with `[truncated: N of M bytes cut]`',
   }),
   passImages: defaulted<boolean>({
     schema: Joi.boolean().default(false),
-    hint: "it must be true (tools' images go to the next turn as image parts, for vision models) or false (default: a short description), e.g. passImages: true",
+    hint:
+      "it must be true (tools' images go to the next turn as image parts, " +
+      'for vision models) or false (default: a short description), e.g. passImages: true',
     doc: {
       range: 'boolean',
       fallback: '`false`',
-      does: "tools' images reach the next turn as `image_url` parts, for vision models ([rich results](mcp.md#what-the-model-reads-of-a-tool-result)); else a short description",
+      does:
+        "tools' images reach the next turn as `image_url` parts, " +
+        'for vision models ([rich results](mcp.md#what-the-model-reads-of-a-tool-result)); ' +
+        'else a short description',
     },
   }),
   /** past it, a request falls through to the normal handler with `x-agent-loop-stop: overloaded`; none: no limit */
@@ -162,7 +188,9 @@ export const loopOptions = {
     doc: {
       range: '1 or more',
       fallback: 'no limit',
-      does: 'past it, a new request is passed to the normal handler (never dropped, never queued) with `x-agent-loop-stop: overloaded` and a warning log line',
+      does:
+        'past it, a new request is passed to the normal handler (never dropped, ' +
+        'never queued) with `x-agent-loop-stop: overloaded` and a warning log line',
     },
   }),
   /** how long `close()` waits for in-flight loops before ending them with the shutdown note */
@@ -173,7 +201,9 @@ export const loopOptions = {
       '200, `x-agent-loop-stop: shutdown`)',
   }),
   maxRepeatedCalls: wholeNumber(1, 100, 3, {
-    does: 'how often one loop runs the same tool with the same arguments (keys in any order); a further call is refused with a readable text and counted in `x-agent-loop-repeated`',
+    does:
+      'how often one loop runs the same tool with the same arguments (keys in any order); ' +
+      'a further call is refused with a readable text and counted in `x-agent-loop-repeated`',
   }),
   maxContextBytes: limit(
     1024,
@@ -205,7 +235,9 @@ export const loopOptions = {
     doc: {
       range: 'a string',
       fallback: '`<host name>:<pid>`',
-      does: "this replica's name in the fleet-wide loop list (`replica` of each loop in `GET /admin/api/loops`) and in the store's messages ([A fleet](fleet.md))",
+      does:
+        "this replica's name in the fleet-wide loop list (`replica` of each loop in `GET /admin/api/loops`) " +
+        "and in the store's messages ([A fleet](fleet.md))",
     },
   }),
   metrics: metricsOption,

@@ -176,5 +176,7 @@ export const loggerOption = option<Logger>({
   })
     .unknown()
     .custom((_copy, helpers) => helpers.original),
-  hint: 'it must be a winston-compatible logger with error, warn, info and debug methods, e.g. logger: winston.createLogger()',
+  hint:
+    'it must be a winston-compatible logger with error, warn, ' +
+    'info and debug methods, e.g. logger: winston.createLogger()',
 });

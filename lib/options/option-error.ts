@@ -67,7 +67,8 @@ export function unknownOption(component: string, path: (string | number)[], know
   const guess = closest(String(path[path.length - 1]), known);
   return new AgentLoopError(
     'ERR_AGENT_LOOP_UNKNOWN_OPTION',
-    `${component}: unknown option '${pathOf(path)}'.${guess ? ` Did you mean \`${guess}\`?` : ''} Known options here: ${known.join(', ')}.`,
+    `${component}: unknown option '${pathOf(path)}'.${guess ? ` Did you mean \`${guess}\`?` : ''} ` +
+      `Known options here: ${known.join(', ')}.`,
   );
 }
 

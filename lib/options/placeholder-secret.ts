@@ -18,7 +18,8 @@ export function refusePlaceholderSecret(
   if (secret === undefined || !PLACEHOLDER.test(secret)) return;
   throw new AgentLoopError(
     'ERR_AGENT_LOOP_PLACEHOLDER_SECRET',
-    `agentLoop: ${name} is a placeholder, not a secret: whoever read the docs could forge the loop's markers, approvals and a fleet's shared settings. ` +
+    `agentLoop: ${name} is a placeholder, not a secret: ` +
+      `whoever read the docs could forge the loop's markers, approvals and a fleet's shared settings. ` +
       'Generate one with `openssl rand -hex 32` and give every replica the same.',
   );
 }

@@ -95,7 +95,8 @@ export class SharedSettings {
     if (now - (this.warnedAt.get(via) ?? -Infinity) < WARN_EVERY_MS) return undefined;
     this.warnedAt.set(via, now);
     this.options.logger.warn(
-      "agent-loop refused a change of settings or judge rules that is not signed with the fleet's internalSecret; nothing changed",
+      'agent-loop refused a change of settings or judge rules that ' +
+        "is not signed with the fleet's internalSecret; nothing changed",
       { via, replica: this.options.replica },
     );
     return undefined;

@@ -63,7 +63,10 @@ export function refusalText(kind: SealedKind, tool: string, refusal: Refusal): s
 function ownRefusalText(tool: string, refusal: Exclude<Refusal, Shared>): string {
   switch (refusal.why) {
     case 'arguments_too_long':
-      return `'${tool}' needs approval, but its arguments are too long to show a person (over ${refusal.maxBytes} bytes)`;
+      return (
+        `'${tool}' needs approval, ` +
+        `but its arguments are too long to show a person (over ${refusal.maxBytes} bytes)`
+      );
     case 'denied':
       return `'${tool}' was not approved: ${refusal.reason}`;
     case 'declined':

@@ -10,8 +10,11 @@ export function refuseClusterWithoutSecret(internalSecret: string | undefined, i
   if (!isWorker || internalSecret !== undefined || hasSharedSecret) return;
   throw new AgentLoopError(
     'ERR_AGENT_LOOP_NO_SHARED_SECRET',
-    'agentLoop: this process is a node:cluster worker and neither the option internalSecret nor the env MCP_INTERNAL_SECRET is set; ' +
-      "each worker would sign its loop's turns with its own random key, and a turn that lands on another worker would not verify. " +
-      'Set MCP_INTERNAL_SECRET to the same 32+ characters in every worker (e.g. the output of `openssl rand -hex 32`), or pass internalSecret.',
+    'agentLoop: this process is a node:cluster worker ' +
+      'and neither the option internalSecret nor the env MCP_INTERNAL_SECRET is set; ' +
+      "each worker would sign its loop's turns with its own random key, " +
+      'and a turn that lands on another worker would not verify. ' +
+      'Set MCP_INTERNAL_SECRET to the same 32+ characters in every worker ' +
+      '(e.g. the output of `openssl rand -hex 32`), or pass internalSecret.',
   );
 }

@@ -14,7 +14,8 @@ export function excerpt(data: string): string {
 export function entryIndex(index: unknown, what: string): number {
   if (typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < MAX_STREAMED_ENTRIES) return index;
   throw new Error(
-    `the model stream sent ${what} with an index out of range (0 to ${MAX_STREAMED_ENTRIES - 1}): ${excerpt(String(JSON.stringify(index)))}`,
+    `the model stream sent ${what} with an index out of range (0 to ${MAX_STREAMED_ENTRIES - 1}): ` +
+      `${excerpt(String(JSON.stringify(index)))}`,
   );
 }
 

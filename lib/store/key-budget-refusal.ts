@@ -27,7 +27,8 @@ export async function refusedForKeyBudget(
     .status(429)
     .json(
       wire.rateLimited(
-        `agent-loop: this key's token budget is spent (keyBudget = ${budget.tokens} tokens per ${budget.windowSec}s, ${spend.spent} used); it renews in ${retryAfter}s.`,
+        `agent-loop: this key's token budget is spent (keyBudget = ${budget.tokens} tokens ` +
+          `per ${budget.windowSec}s, ${spend.spent} used); it renews in ${retryAfter}s.`,
       ),
     );
   return 'refused';

@@ -25,7 +25,9 @@ export const storeOption = option<StoreOption>({
       .required(),
     prefix: Joi.string().max(200),
   }),
-  hint: "it must be { url: 'redis://host:6379/0', prefix?: 'agent-loop:' } (rediss:// for TLS; a password in the URL is never shown), e.g. store: { url: 'redis://127.0.0.1:6379' }",
+  hint:
+    "it must be { url: 'redis://host:6379/0', prefix?: 'agent-loop:' } (rediss:// for TLS; " +
+    "a password in the URL is never shown), e.g. store: { url: 'redis://127.0.0.1:6379' }",
   doc: {
     range: "`{ url: 'redis://…' or 'rediss://…', prefix? }`",
     fallback: 'this process only (memory)',
@@ -45,7 +47,9 @@ export const keyBudgetOption = option<KeyBudgetOption>({
       .max(31 * 86400)
       .required(),
   }),
-  hint: 'it must be { tokens: a whole number of 1 or more, windowSec: 1 to 2678400 }, or left out for no budget, e.g. keyBudget: { tokens: 1000000, windowSec: 86400 }',
+  hint:
+    'it must be { tokens: a whole number of 1 or more, windowSec: 1 to 2678400 }, ' +
+    'or left out for no budget, e.g. keyBudget: { tokens: 1000000, windowSec: 86400 }',
   doc: {
     range: '`{ tokens, windowSec }`, or left out',
     fallback: 'no budget',
@@ -70,7 +74,8 @@ export function openStore(
   if (!ioredis)
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_MISSING_PEER',
-      `${component}: option 'store' needs the ioredis package, which is not installed: run npm install ioredis, or leave 'store' out.`,
+      `${component}: option 'store' needs the ioredis package, ` +
+        `which is not installed: run npm install ioredis, or leave 'store' out.`,
     );
   return new RedisStore(ioredis.Redis, { url: option.url, prefix: option.prefix ?? STORE_PREFIX, logger, observe });
 }

@@ -28,16 +28,19 @@ const HELP: Record<string, string> = {
   tool_call_duration_seconds: 'One tool call, checks and judge included.',
   tokens_total: "Tokens the loops' turns used, as the upstream reported them (type: input, output).",
   approvals_total:
-    'Tool calls handed to a person for approval (asked), and how the answers came back: granted, denied, expired, refused.',
+    'Tool calls handed to a person for approval (asked), ' +
+    'and how the answers came back: granted, denied, expired, refused.',
   input_questions_total:
-    'Questions a tool asked the person (MCP input requests): asked, and how they came back: answered, declined, cancelled, refused.',
+    'Questions a tool asked the person (MCP input requests): asked, ' +
+    'and how they came back: answered, declined, cancelled, refused.',
   store_operation_duration_seconds:
     'One call to the store (Redis with `store`): get, set, delete, increment, entries, publish; outcome ok or error.',
   store_errors_total: 'Store calls that failed (Redis unreachable or too slow), by operation.',
   key_budget_unenforced_total:
     'Key budget checks and sums skipped because the store was unreachable: the loop ran on without the budget.',
   store_changes_refused_total:
-    "Settings or judge rules changes refused because they were not signed with the fleet's internalSecret (via: message, store).",
+    'Settings or judge rules changes refused because they were not ' +
+    "signed with the fleet's internalSecret (via: message, store).",
   judge_verdicts_total: 'Judge verdicts, by surface and action (error: the judge failed).',
 };
 
@@ -169,7 +172,8 @@ export function createMetrics(
   if (!prom) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_MISSING_PEER',
-      `${component}: option 'metrics' needs the prom-client package, which is not installed: run npm install prom-client, or leave 'metrics' out.`,
+      `${component}: option 'metrics' needs the prom-client package, ` +
+        `which is not installed: run npm install prom-client, or leave 'metrics' out.`,
     );
   }
   return new LoopMetrics(prom, option);

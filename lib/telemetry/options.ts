@@ -32,7 +32,9 @@ export type MetricsOption = OptionsIn<typeof metricsOptions>;
 
 export const metricsOption = option<MetricsOption | false>({
   schema: Joi.alternatives(Joi.boolean().valid(false), Joi.object(schemasOf(metricsOptions))),
-  hint: "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, e.g. metrics: { prefix: 'agent_loop_' }",
+  hint:
+    "it must be false or { registry?: a prom-client Registry, prefix?: 'agent_loop_' }, " +
+    "e.g. metrics: { prefix: 'agent_loop_' }",
   doc: {
     range: '`{ registry?, prefix? }` or `false`',
     fallback: 'off (`createGateway`: on when prom-client is installed)',

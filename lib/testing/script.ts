@@ -57,14 +57,17 @@ const turnOptions = {
 };
 
 const ENTRY =
-  "each entry is { content: 'text' }, { toolCalls: [{ name, arguments }] } (both may be given) or a function of the request returning one of those";
+  "each entry is { content: 'text' }, { toolCalls: [{ name, arguments }] } (both may be given) " +
+  'or a function of the request returning one of those';
 
 const turnSchema = schemaOf(turnOptions).or('content', 'toolCalls');
 
 const turnsOption = {
   turns: required<ScriptEntry[]>({
     schema: Joi.array().items(Joi.alternatives(Joi.function(), turnSchema)).min(1),
-    hint: `it must be a list of the model's turns: ${ENTRY}; e.g. scriptedModel([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is noon.' }])`,
+    hint:
+      `it must be a list of the model's turns: ${ENTRY}; e.g. ` +
+      `scriptedModel([{ toolCalls: [{ name: 'clock_now' }] }, { content: 'It is noon.' }])`,
     list: true,
     inner: turnOptions,
   }),

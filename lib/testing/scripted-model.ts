@@ -53,7 +53,9 @@ export function scriptedModel(turns: ScriptEntry[]): ScriptedModel {
     const path = req.url?.split('?')[0] ?? '';
     const wire = wireOf(path, wires);
     if (req.method !== 'POST' || !wire) {
-      const said = `scriptedModel answers POST /v1/chat/completions, /v1/responses, /v1/messages and /v1beta/models/{model}:generateContent, not ${req.method} ${req.url}`;
+      const said =
+        'scriptedModel answers POST /v1/chat/completions, /v1/responses, ' +
+        `/v1/messages and /v1beta/models/{model}:generateContent, not ${req.method} ${req.url}`;
       return send(res, 404, (wire ?? chatWire).error(404, said));
     }
     let body: unknown;

@@ -148,7 +148,9 @@ export class DeferredTools {
         kind: 'invalid',
         tool: TOOL_SEARCH,
         why: 'bad_query',
-        problem: `it needs a query, e.g. {"query":"${this.kind === 'regex' ? 'pull_request|merge' : 'create a pull request'}"}`,
+        problem:
+          'it needs a query, e.g. ' +
+          `{"query":"${this.kind === 'regex' ? 'pull_request|merge' : 'create a pull request'}"}`,
       };
     let found: FoundTool[];
     try {

@@ -7,7 +7,9 @@ export const MAX_RESULTS = 5;
 const toolSearchOptions = {
   above: option<number>({
     schema: Joi.number().integer().min(0).max(100_000),
-    hint: `it must be a whole number from 0 to 100000 (default ${ABOVE}): past that many tools, turn 1 offers only keep and tool_search, e.g. above: ${ABOVE}`,
+    hint:
+      `it must be a whole number from 0 to 100000 (default ${ABOVE}): ` +
+      `past that many tools, turn 1 offers only keep and tool_search, e.g. above: ${ABOVE}`,
     doc: {
       range: '0 to 100000',
       fallback: String(ABOVE),
@@ -30,11 +32,15 @@ const toolSearchOptions = {
   }),
   native: option<boolean>({
     schema: Joi.boolean(),
-    hint: "it must be true (a client's own tool search goes to the upstream as the client sent it) or false (default: the loop serves it), e.g. native: true",
+    hint:
+      "it must be true (a client's own tool search goes to the upstream as the client sent it) " +
+      'or false (default: the loop serves it), e.g. native: true',
     doc: {
       range: 'boolean',
       fallback: '`false`',
-      does: "`true`: a client's own tool search (Responses `tool_search`, Messages' tool search tools, `defer_loading`) goes upstream unchanged, for an upstream that has it",
+      does:
+        "`true`: a client's own tool search (Responses `tool_search`, Messages' tool search tools, " +
+        '`defer_loading`) goes upstream unchanged, for an upstream that has it',
     },
   }),
 };

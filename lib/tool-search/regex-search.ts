@@ -36,7 +36,9 @@ function compiled(pattern: string): RE2JS {
   const copies = repetitionOf(pattern);
   if (copies > MAX_REPETITION)
     throw new BadPattern(
-      `the pattern is too complex: its repetition counts ({n} or {n,m}) come to ${copies} copies of what they repeat (nested counts multiply), at most ${MAX_REPETITION}; ${SIMPLER}`,
+      'the pattern is too complex: its repetition counts ({n} or {n,m}) ' +
+        `come to ${copies} copies of what they repeat (nested counts multiply), ` +
+        `at most ${MAX_REPETITION}; ${SIMPLER}`,
     );
   let regex: RE2JS;
   try {
@@ -49,7 +51,8 @@ function compiled(pattern: string): RE2JS {
   const size = regex.programSize();
   if (size > MAX_PROGRAM_SIZE)
     throw new BadPattern(
-      `the pattern is too complex: its RE2 program has ${size} instructions, at most ${MAX_PROGRAM_SIZE} (each repetition count copies what it repeats); ${SIMPLER}`,
+      `the pattern is too complex: its RE2 program has ${size} instructions, ` +
+        `at most ${MAX_PROGRAM_SIZE} (each repetition count copies what it repeats); ${SIMPLER}`,
     );
   return regex;
 }
@@ -73,7 +76,8 @@ class Matcher {
     this.work += cut.length * this.regex.programSize();
     if (this.work > MAX_SEARCH_WORK)
       throw new BadPattern(
-        `the pattern is too costly to search the text of ${this.tools} tools (its RE2 program has ${this.regex.programSize()} instructions); ${SIMPLER}`,
+        `the pattern is too costly to search the text of ${this.tools} tools ` +
+          `(its RE2 program has ${this.regex.programSize()} instructions); ${SIMPLER}`,
       );
     await this.slices.between();
     return this.regex.matcher(cut).find();

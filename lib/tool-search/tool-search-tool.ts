@@ -9,7 +9,8 @@ export type SearchKind = 'bm25' | 'regex';
 const QUERY: Record<SearchKind, string> = {
   bm25: 'What the tool should do, in a few words (e.g. "create a pull request", "post to a slack channel")',
   regex:
-    'A regular expression (RE2 syntax, case-insensitive) matched against tool names, descriptions and parameters, e.g. "pull_request|merge"',
+    'A regular expression (RE2 syntax, case-insensitive) matched against tool names, ' +
+    'descriptions and parameters, e.g. "pull_request|merge"',
 };
 
 /** What a search returns: a JSON list of the tools found, or (in code mode) their declarations. */

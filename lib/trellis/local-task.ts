@@ -27,7 +27,9 @@ export const localTaskOption = option<LocalTaskScript>({
     fails: Joi.string(),
     input: Joi.string(),
   }),
-  hint: "it must script the tool as a task: { steps?: ['compiling', 'linking'], stepMs?: 100, fails?: 'the compiler crashed', input?: 'Which branch?' }",
+  hint:
+    "it must script the tool as a task: { steps?: ['compiling', 'linking'], " +
+    "stepMs?: 100, fails?: 'the compiler crashed', input?: 'Which branch?' }",
 });
 
 /** The form a scripted task's question is: one string field, `answer`. */

@@ -10,7 +10,9 @@ const localToolOptions = {
   description: option<string>({ schema: Joi.string() }),
   inputSchema: option<Tool['inputSchema']>({
     schema: Joi.object(),
-    hint: "it must be the arguments' JSON Schema, e.g. inputSchema: { type: 'object', properties: { q: { type: 'string' } } }",
+    hint:
+      "it must be the arguments' JSON Schema, e.g. inputSchema: " +
+      "{ type: 'object', properties: { q: { type: 'string' } } }",
   }),
   _meta: option<Record<string, unknown>>({ schema: Joi.object() }),
   handler: required<
@@ -21,7 +23,9 @@ const localToolOptions = {
     ) => string | CallToolResult | Promise<string | CallToolResult>
   >({
     schema: Joi.function(),
-    hint: 'it must be a function of the arguments that returns the result text (or an MCP result), e.g. handler: () => new Date().toISOString()',
+    hint:
+      'it must be a function of the arguments that returns the result text (or an MCP result), ' +
+      'e.g. handler: () => new Date().toISOString()',
   }),
   /** the tool runs as a task (MCP's tasks extension), scripted: its steps' status messages, a failure, an input */
   task: localTaskOption,

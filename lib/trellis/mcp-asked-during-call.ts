@@ -53,7 +53,9 @@ const gone = (tool: string) => ({
   content: [
     {
       type: 'text',
-      text: `'${tool}' asked during its call, and that call is no longer waiting for the answer (it expired or ran on another replica)`,
+      text:
+        `'${tool}' asked during its call, ` +
+        'and that call is no longer waiting for the answer (it expired or ran on another replica)',
     },
   ],
   isError: true,

@@ -15,7 +15,9 @@ export const INPUT_CAPABILITIES = { elicitation: { form: {}, url: {} }, roots: {
  * are in flight on the session, and each may be another person's.
  */
 export const ELICITATION_2025 =
-  'this client puts a question asked during a call to the user only while that call is the only one in flight on the session; ask through input_required results (MCP 2026-07-28)';
+  'this client puts a question asked during a call to the user ' +
+  'only while that call is the only one in flight on the session; ' +
+  'ask through input_required results (MCP 2026-07-28)';
 
 /** How often a server that only asks for roots is answered at once, before the call is taken for a loop. */
 const MAX_OWN_ROUNDS = 3;

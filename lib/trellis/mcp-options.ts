@@ -33,12 +33,16 @@ export const rootsOption = option<{ uri: string; name?: string }[]>({
       name: Joi.string(),
     }),
   ),
-  hint: "it must be a list of { uri: 'file://...', name? }, e.g. roots: [{ uri: 'file:///srv/project', name: 'project' }]",
+  hint:
+    "it must be a list of { uri: 'file://...', name? }, e.g. " +
+    "roots: [{ uri: 'file:///srv/project', name: 'project' }]",
   qualified: true,
   doc: {
     range: "`[{ uri: 'file://...', name? }]`",
     fallback: 'none',
-    does: 'the roots that server is told of when a tool asks for them (`roots/list`); [a tool asks the person](mcp.md#a-tool-asks-the-person)',
+    does:
+      'the roots that server is told of when a tool asks for them (`roots/list`); ' +
+      '[a tool asks the person](mcp.md#a-tool-asks-the-person)',
   },
 });
 
@@ -106,7 +110,8 @@ export const mcpAddressSchema = (own: Record<string, Joi.Schema> = {}) =>
 
 export const mcpTrellisSchema = mcpAddressSchema(schemasOf(ownOptions)).messages({
   'alternatives.match':
-    "{{#label}} must have a `url` (e.g. url: 'http://127.0.0.1:4000/mcp') or a `command` (e.g. command: 'node', args: ['server.js'])",
+    "{{#label}} must have a `url` (e.g. url: 'http://127.0.0.1:4000/mcp') " +
+    "or a `command` (e.g. command: 'node', args: ['server.js'])",
 });
 
 /** The address of an MCP server, as the `trellis` option gives it. */

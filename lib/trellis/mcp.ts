@@ -48,8 +48,8 @@ function refuseOAuthMisuse(options: ValidMcpTrellisOptions, signIns: SignIns | u
   if (oauth && !signIns) {
     throw new AgentLoopError(
       'ERR_AGENT_LOOP_OAUTH_NEEDS_AGENT_LOOP',
-      "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; give the server to agentLoop " +
-        'instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.',
+      "mcpTrellis: option 'oauth' needs the callback agentLoop serves at its redirectUrl; " +
+        'give the server to agentLoop instead: trellis: { mcp: { url, oauth: { redirectUrl } } }.',
     );
   }
 }

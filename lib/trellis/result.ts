@@ -18,7 +18,10 @@ function base64Bytes(data: string): number {
 
 function mediaPlaceholder(content: Fields, shown: boolean): string {
   const bytes = base64Bytes(field(content, 'data') ?? '');
-  return `[${String(content.type)}: ${field(content, 'mimeType') ?? 'unknown type'}, ${bytes} bytes${shown ? '; attached to the next message' : ''}]`;
+  return (
+    `[${String(content.type)}: ${field(content, 'mimeType') ?? 'unknown type'}, ` +
+    `${bytes} bytes${shown ? '; attached to the next message' : ''}]`
+  );
 }
 
 /** What the model is told of a resource it does not get the contents of: every descriptive field there is. */

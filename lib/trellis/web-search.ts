@@ -29,11 +29,15 @@ const schema = schemaOf(webSearchOptions);
 
 export const webSearchOption = option<WebSearchOptions, ValidWebSearchOptions>({
   schema,
-  hint: `it must be { searxngUrl, always?: boolean, maxResults?: ${maxResults.doc!.range} }, e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }`,
+  hint:
+    `it must be { searxngUrl, always?: boolean, maxResults?: ${maxResults.doc!.range} }, ` +
+    `e.g. webSearch: { searxngUrl: 'http://127.0.0.1:8888', always: false }`,
   doc: {
     range: '`{ searxngUrl, always?, maxResults? }`',
     fallback: 'none',
-    does: 'with no binding, a request carrying `web_search_options` (or any request, with `always`) runs the loop with one tool, `web_search`',
+    does:
+      'with no binding, a request carrying `web_search_options` (or any request, ' +
+      'with `always`) runs the loop with one tool, `web_search`',
   },
   inner: webSearchOptions,
 });

@@ -135,7 +135,8 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     checkEndpoints(state.authorizationServerMetadata);
     if (this.flow && tokenEndpointOf(state) !== this.flow.tokenEndpoint)
       throw new Error(
-        "the authorization server's token endpoint is no longer the one the consent link was made for: the code is not sent to another",
+        "the authorization server's token endpoint is no longer the one the consent link was made for: " +
+          'the code is not sent to another',
       );
     this.shared.discovery = state;
   }

@@ -101,7 +101,10 @@ export function serveConnect(req: Request, res: Response, key: Buffer, redirectU
       .send(refusal(`the state is ${opened.failed}`));
   const { flow } = opened;
   if (req.method === 'GET') {
-    const message = `This links your account at ${flow.server} to ${flow.label} of this gateway: its loops will call ${flow.server} as you. Continue only if you asked for this link yourself; if someone sent it to you, close this page.`;
+    const message =
+      `This links your account at ${flow.server} to ${flow.label} of this gateway: ` +
+      `its loops will call ${flow.server} as you. ` +
+      'Continue only if you asked for this link yourself; if someone sent it to you, close this page.';
     const action = { url: connectUrl(redirectUrl, state), label: 'Continue to sign in' };
     return void res
       .status(200)

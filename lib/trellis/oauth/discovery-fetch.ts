@@ -71,7 +71,8 @@ export function discoveryFetch(limits: DiscoveryLimits): FetchLike {
     if (!mayBePrivate && addresses.some(({ address }) => isPrivateAddress(address)))
       throw refused(
         url,
-        `it is on a private or loopback address and the MCP server is not; allow it with oauth.privateOrigins: ['${url.origin}']`,
+        'it is on a private or loopback address and the MCP server is not; ' +
+          `allow it with oauth.privateOrigins: ['${url.origin}']`,
       );
     return send(url, init, addresses, timeoutMs, maxBytes);
   };

@@ -22,7 +22,8 @@ export function checkEndpoints(metadata: AuthorizationServerMetadata | undefined
     const endpoint = metadata[name];
     if (endpoint !== undefined && (origin === undefined || originOf(endpoint) !== origin))
       throw new Error(
-        `refused as a possible mix-up: ${name} on ${originOf(endpoint) ?? endpoint}, issuer on ${origin ?? metadata.issuer}, no iss`,
+        `refused as a possible mix-up: ${name} on ${originOf(endpoint) ?? endpoint}, ` +
+          `issuer on ${origin ?? metadata.issuer}, no iss`,
       );
   }
 }

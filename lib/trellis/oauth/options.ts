@@ -17,7 +17,9 @@ export const oauthOptions = {
     schema: Joi.string()
       .uri({ scheme: ['http', 'https'] })
       .pattern(/^[^#]*$/, { name: 'no fragment' }),
-    hint: "it must be the public URL of the callback agentLoop serves on its own app, e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'",
+    hint:
+      'it must be the public URL of the callback agentLoop serves on its own app, ' +
+      "e.g. redirectUrl: 'https://gateway.example.com/oauth/callback'",
     qualified: true,
   }),
   clientId: option<string>({
@@ -27,7 +29,9 @@ export const oauthOptions = {
   }),
   clientSecret: option<string>({
     schema: Joi.string(),
-    hint: "it must be the client secret the authorization server issued with clientId (in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')",
+    hint:
+      'it must be the client secret the authorization server issued with clientId ' +
+      "(in the gateway config: clientSecretEnv: 'MCP_CLIENT_SECRET')",
     qualified: true,
   }),
   /** the gateway config's way: the secret stays out of the file */
@@ -49,12 +53,17 @@ export const oauthOptions = {
           .pattern(/^https?:\/\/[^/?#]+\/?$/, { name: 'origin' }),
       )
       .min(1),
-    hint: "it must be a list of origins (scheme, host, port) the sign-in may reach on private or loopback addresses, e.g. privateOrigins: ['https://auth.internal:8443']",
+    hint:
+      'it must be a list of origins (scheme, host, port) ' +
+      'the sign-in may reach on private or loopback addresses, ' +
+      "e.g. privateOrigins: ['https://auth.internal:8443']",
     qualified: true,
   }),
   user: option<OAuthUser>({
     schema: Joi.alternatives().try(Joi.string().pattern(HEADER_NAME), Joi.function()),
-    hint: "it must be the name of a header your authentication sets, e.g. user: 'x-user-id', or (req) => string | undefined",
+    hint:
+      'it must be the name of a header your authentication sets, ' +
+      "e.g. user: 'x-user-id', or (req) => string | undefined",
     qualified: true,
   }),
 };
@@ -93,13 +102,18 @@ export const oauthOption = option<OAuthOptions>({
       'object.with': '{{#main}} goes with the clientId it was issued for: give clientId beside it',
       'object.oxor': 'give clientSecret or clientSecretEnv, not both',
     }),
-  hint: "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', clientId?, clientSecret? or clientSecretEnv?, scopes?, privateOrigins?, user? }",
+  hint:
+    "it must be { redirectUrl: 'https://gateway.example.com/oauth/callback', " +
+    'clientId?, clientSecret? or clientSecretEnv?, scopes?, privateOrigins?, user? }',
   qualified: true,
   inner: oauthOptions,
   doc: {
     range:
-      '`{ redirectUrl, clientId?, clientSecret? or clientSecretEnv?, scopes?, privateOrigins?, user? }` (`url` servers only)',
+      '`{ redirectUrl, clientId?, clientSecret? or clientSecretEnv?, ' +
+      'scopes?, privateOrigins?, user? }` (`url` servers only)',
     fallback: 'none',
-    does: 'each user signs in to the server (OAuth 2.1: discovery, registration, PKCE); the loop answers with the consent link until they did ([OAuth](mcp.md#oauth))',
+    does:
+      'each user signs in to the server (OAuth 2.1: discovery, registration, PKCE); ' +
+      'the loop answers with the consent link until they did ([OAuth](mcp.md#oauth))',
   },
 });

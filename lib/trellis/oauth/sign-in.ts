@@ -111,7 +111,8 @@ export class ServerSignIn {
     const count = (this.stepUps.get(user) ?? 0) + 1;
     if (count > MAX_STEP_UPS)
       return new Error(
-        `${this.server} still refuses the call for want of scope '${error.requiredScope ?? ''}' after ${MAX_STEP_UPS} requests for it`,
+        `${this.server} still refuses the call for want of scope ` +
+          `'${error.requiredScope ?? ''}' after ${MAX_STEP_UPS} requests for it`,
       );
     this.stepUps.set(user, count);
     const held = await this.shared.vault.get(this.server, user);
