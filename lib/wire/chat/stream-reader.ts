@@ -19,7 +19,8 @@ function parseChunk(data: string): Chunk {
   const { error } = chunk;
   if (error)
     throw new Error(
-      `the model stream sent an error: ${typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))}`,
+      'the model stream sent an error: ' +
+        (typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))),
     );
   return chunk;
 }

@@ -41,7 +41,8 @@ export const geminiWire: Wire<Content, 'gemini'> = {
     if (!isStreamPath(req.path) || asksForSse(req)) return undefined;
     return googleError(
       400,
-      'agent-loop streams :streamGenerateContent as server-sent events only: add ?alt=sse to the URL (the @google/genai SDK does), or call :generateContent for one JSON response.',
+      'agent-loop streams :streamGenerateContent as server-sent events only: add ?alt=sse to the URL ' +
+        '(the @google/genai SDK does), or call :generateContent for one JSON response.',
     );
   },
   ...historyIn('contents', restoreWork, settleApprovals),

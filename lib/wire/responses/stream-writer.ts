@@ -31,7 +31,10 @@ export class StreamReply extends EventStreamWriter implements Reply {
   ) {
     super();
     this.messageId = `msg_${identity.id}`;
-    this.textHead = `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":${JSON.stringify(this.messageId)},"output_index":0,"content_index":0,"delta":`;
+    this.textHead =
+      'event: response.output_text.delta\n' +
+      `data: {"type":"response.output_text.delta","item_id":${JSON.stringify(this.messageId)},` +
+      '"output_index":0,"content_index":0,"delta":';
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\n\n', () => {
       const response = this.skeleton();
       this.event('response.created', { response });
