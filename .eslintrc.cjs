@@ -35,22 +35,5 @@ module.exports = {
         ],
       },
     },
-    {
-      // Temporary: lib/wire/ is being moved by another branch; its long strings are split once that lands.
-      files: ['lib/wire/**/*.ts'],
-      rules: {
-        'max-len': [
-          'error',
-          {
-            code: 120,
-            tabWidth: 2,
-            ignoreComments: false,
-            ignoreStrings: true,
-            ignoreTemplateLiterals: true,
-            ignoreRegExpLiterals: true,
-          },
-        ],
-      },
-    },
   ],
 };

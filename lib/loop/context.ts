@@ -6,7 +6,7 @@ import type { ToolSearchConfig } from '../tool-search/options';
 import type { CodeModeConfig } from '../code-mode/options';
 import type { JudgeRunner } from '../judge/runner';
 import type { LoopTelemetry, TurnWatch } from '../telemetry/loop-telemetry';
-import type { ChatCompletion, Logger, RequireApproval, ToolProgress, Trellis } from '../types';
+import type { Logger, RequireApproval, ToolProgress, Trellis } from '../types';
 import type { Config } from '../options/agent-loop';
 import type { Settings } from '../options/tunables';
 import type { KeyMeter } from '../store/key-budget';
@@ -99,8 +99,11 @@ export interface Loop {
   telemetry?: LoopTelemetry;
   /** `watch`: the turn's telemetry; its span's trace context is sent in place of the client's */
   complete(request: TurnRequest, signal: AbortSignal, onText?: TextSink, watch?: TurnWatch): Promise<TurnResult>;
-  /** one chat completion for the judge, through the front door's chat completions path, whatever the client's wire */
-  judgeCompletion(request: TurnRequest, signal: AbortSignal): Promise<ChatCompletion>;
+  /**
+   * one reply for the judge, through the judge's wire's path at the front door (`JudgeWire`), whatever the client's
+   * wire: the reply whole, as the judge's wire's reader checked it
+   */
+  judgeCompletion(request: TurnRequest, signal: AbortSignal): Promise<unknown>;
   /** calls to the client's approval tool, one per call waiting for approval */
   askApproval(pending: PendingApproval[]): WireCall[];
   /** set when the client declared the input tool: a tool's questions go to the person through it */

@@ -1,6 +1,5 @@
 import { logs } from '../shared/logger';
 import { DeferredTools, type splitListing } from '../tool-search/deferred-tools';
-import type { ChatCompletion } from '../types';
 import type { TurnReader, WireRequest } from './wire';
 import { approvalCalls, inputCalls } from '../person/hand-back';
 import type { ActiveBinding, Loop } from './context';
@@ -125,7 +124,7 @@ function turnsOf(setup: Setup, reader: TurnReader): Pick<Loop, 'complete' | 'jud
         { url: judgeUrlOf(url, wire, services.judgeWire), agent, marker, signal: turnSignal },
         services.judgeWire.reader,
       );
-      return reply as ChatCompletion;
+      return reply;
     },
   };
 }

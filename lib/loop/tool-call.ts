@@ -4,7 +4,15 @@ import { TimedOut, withinTimeout } from '../shared/signals';
 import { TOOL_SEARCH } from '../tool-search/tool-search-tool';
 import type { ToolOutcome } from './tool-outcome';
 import { resultImages, resultText } from '../trellis/result';
-import type { CallToolResult, InputAnswers, JudgeInput, JudgeSurface, ToolProgress, ToolTask } from '../types';
+import type {
+  CallToolResult,
+  InputAnswers,
+  JudgeContext,
+  JudgeInput,
+  JudgeSurface,
+  ToolProgress,
+  ToolTask,
+} from '../types';
 import { askedInput } from '../person/input';
 import type { WireCall } from './wire';
 import { MAX_APPROVAL_ARGUMENTS_BYTES, requiredApproval } from '../person/approval';
@@ -39,7 +47,9 @@ async function review(
       req: loop.req,
       loopId: loop.id,
       logger: loop.logger,
-      complete: (body, signal) => loop.judgeCompletion(turnRequest(body), signal),
+      // the judge's wire is the judge's contract's: its reader checked the reply is what `complete` promises
+      complete: (body, signal) =>
+        loop.judgeCompletion(turnRequest(body), signal) as ReturnType<JudgeContext['complete']>,
     },
   );
   if (decision.blocked) loop.stats.blocked++;

@@ -1,5 +1,5 @@
 import { textWithNote, type Answer } from '../../loop/reply';
-import type { ChatCompletion, ChatMessage } from '../../types';
+import type { ChatCompletion, ChatMessage } from './types';
 import { chatUsage } from '../../loop/turn-result';
 import { toolCallOf } from './model-reply';
 

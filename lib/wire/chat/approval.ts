@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../../types';
+import type { ChatMessage, ToolCall } from './types';
 import { toolOutcomeText } from '../../loop/tool-outcome';
 import { asksPerson, answeredCall, shownIn, type PersonTools } from '../kit/approval-exchange';
 import type { ApprovalHistory } from '../kit/approval-settle';

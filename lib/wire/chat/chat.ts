@@ -3,7 +3,7 @@ import { historyIn } from '../kit/history';
 import { openAiApi } from '../kit/openai-api';
 import { succeededIn } from '../../trellis/hierarchy';
 import type { Reply } from '../../loop/reply';
-import type { ChatMessage } from '../../types';
+import type { ChatMessage } from './types';
 import type { ReplyOptions, Wire, WireLoop } from '../../loop/wire';
 import { settleApprovals } from './approval';
 import { restoreWork } from './continuation';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../types';
+import type { ChatMessage } from './types';
 import { carryWork, reopenWork, tokenAt, type Reopened } from '../../hand-back/continuation';
 import type { HandBacks, LoopHandBacks } from '../../loop/wire';
 import { elide, toolNames } from './elision';

@@ -3,7 +3,7 @@ import { budgeted, type TurnSource } from '../kit/context-budget';
 import { callsIn } from './model-reply';
 import { outcomeImages, toolOutcomeText, type ToolOutcome } from '../../loop/tool-outcome';
 import { TurnBody, type TurnRequest } from '../../loop/turn-body';
-import type { ChatMessage } from '../../types';
+import type { ChatMessage } from './types';
 import type { LoopTool } from '../../loop/loop-tool';
 import { chatFunction } from './request';
 import { carryOn } from './continuation';

@@ -1,5 +1,5 @@
 import { elidedContent, type Elision } from '../kit/context-budget';
-import type { ChatMessage } from '../../types';
+import type { ChatMessage } from './types';
 
 /** The tool each tool message answers, by its call id, from the assistant messages from `from` on. */
 export function toolNames(messages: readonly ChatMessage[], from = 0): Map<unknown, string> {

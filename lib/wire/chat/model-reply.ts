@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatMessage, ToolCall } from '../../types';
+import type { ChatCompletion, ChatMessage, ToolCall } from './types';
 import { isObject, type Fields } from '../../shared/fields';
 import type { WireCall } from '../../loop/turn-result';
 

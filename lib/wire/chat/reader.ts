@@ -3,7 +3,7 @@ import { contentText, wellFormedReply } from './model-reply';
 import type { TextSink } from '../../loop/reply';
 import { streamedTurn } from '../../loop/turn-stream';
 import { streamedReply } from './stream-reader';
-import type { ChatCompletion, ChatMessage } from '../../types';
+import type { ChatCompletion, ChatMessage } from './types';
 import type { TurnReader, TurnResult } from '../../loop/wire';
 import { wireCallOf } from './model-reply';
 

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatTool } from '../../types';
+import type { ChatMessage, ChatTool } from './types';
 import type { LoopTool } from '../../loop/loop-tool';
 import type { WireRequest } from '../../loop/wire';
 

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatUsage, ToolCall } from '../../types';
+import type { ChatCompletion, ChatUsage, ToolCall } from './types';
 import { deltaBytes, entryIndex, excerpt, MAX_STREAMED_ENTRIES, mergeDelta } from '../../shared/deltas';
 import { isObject, type Fields } from '../../shared/fields';
 import { HeldBytes } from '../../shared/held-bytes';
@@ -19,7 +19,8 @@ function parseChunk(data: string): Chunk {
   const { error } = chunk;
   if (error)
     throw new Error(
-      `the model stream sent an error: ${typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))}`,
+      'the model stream sent an error: ' +
+        (typeof error.message === 'string' ? error.message : excerpt(JSON.stringify(error))),
     );
   return chunk;
 }

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { EventStream, EventStreamWriter } from '../kit/event-stream';
-import type { ChatUsage } from '../../types';
+import type { ChatUsage } from './types';
 import { chatAnswer, type AnswerIdentity } from './answer';
 import { chatUsage } from '../../loop/turn-result';
 import { noteParagraph, type Answer, type Reply } from '../../loop/reply';

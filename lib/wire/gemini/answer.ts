@@ -21,7 +21,7 @@ export const approvalCall = (call: WireCall): Part => ({
  * The client's own calls as the model sent them (every field, the thought signature on the part it came on), each
  * with the id the client answers it by: the model sends none on Gemini 2.5 and 3, the loop's then.
  */
-export function handedBackParts(answer: Answer): Part[] {
+function handedBackParts(answer: Answer): Part[] {
   const parts = partsOf(answer.last?.output as Content | undefined);
   return (answer.handBack ?? []).flatMap((call) => {
     const part = parts[call.index];

@@ -10,7 +10,7 @@ import { isCall, type Content, type Part } from './types';
 const calls = (content: Content | undefined) => partsOf(content).filter(isCall);
 
 /** The signature Google documents for a call part the model did not make (or whose own signature is lost). */
-export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
 /**
  * The client's answer to an approval or a tool's question, as the loop reads it: `{ output: { approved, reason? } }`

@@ -94,3 +94,13 @@ export function withoutFunctions(
 /** The parts of a content, each an object. */
 export const partsOf = (content: Content | undefined): Content['parts'] =>
   Array.isArray(content?.parts) ? content.parts.filter(isObject) : [];
+
+/**
+ * What every turn asks the model: the client's request (`systemInstruction`, `generationConfig`, `toolConfig`, ...
+ * as sent) with the loop's functions in a `functionDeclarations` tool before the client's own tools.
+ */
+export function turnFields(body: GeminiRequest, own: Record<string, unknown>[], theirs: Record<string, unknown>[]) {
+  const { tools: _replaced, ...rest } = body;
+  const tools = [...own, ...theirs];
+  return tools.length > 0 ? { ...rest, tools } : rest;
+}

@@ -28,7 +28,9 @@ export class StreamWriter extends EventStreamWriter {
   ) {
     super();
     this.stream = new EventStream(res, options.keepAliveSec, ': keep-alive\r\n\r\n');
-    this.textTail = `}]},"index":0}],"modelVersion":${JSON.stringify(identity.model)},"responseId":${JSON.stringify(identity.responseId)}}`;
+    this.textTail =
+      `}]},"index":0}],"modelVersion":${JSON.stringify(identity.model)},` +
+      `"responseId":${JSON.stringify(identity.responseId)}}`;
   }
 
   /** Waits, when the client's socket is full, until it drained: the loop then reads no further ahead of the client. */

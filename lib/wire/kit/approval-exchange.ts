@@ -53,7 +53,7 @@ export function shownCall({ tool, arguments: args }: Exchange['shown']): ShownCa
 }
 
 /** A tool result's content as the client wrote it: its JSON, or its text when it is no JSON. */
-export function givenOf(content: unknown): unknown {
+function givenOf(content: unknown): unknown {
   const text = textOf(content).trim();
   return parsedOrUndefined(text) ?? text;
 }

@@ -128,7 +128,7 @@ export class MessagesConversation implements Conversation<AnthropicMessage> {
 }
 
 /** The model's blocks with only the `kept` tool_use blocks (by their place in the content), under the loop's ids. */
-export function withCalls(message: AnthropicMessage, kept: readonly WireCall[]): ContentBlock[] {
+function withCalls(message: AnthropicMessage, kept: readonly WireCall[]): ContentBlock[] {
   const ids = new Map(kept.map((call) => [call.index, call.id]));
   return message.content.flatMap((block, index) => {
     if (!isToolUse(block)) return [block];

@@ -12,6 +12,7 @@ import {
   isMessagesRequest,
   messagesTool,
   searchKindOf,
+  turnFields,
   type MessageParam,
   type MessagesRequest,
 } from './request';
@@ -24,16 +25,7 @@ import { modelInBody } from '../kit/model-in-body';
 import { routePattern } from '../../shared/route-pattern';
 
 /** The Messages API version a request goes with when its client named none: the first, which the API still takes. */
-export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
-
-/**
- * What every turn asks the model: the client's request (`system`, `thinking`, `max_tokens`, ... as sent) with the
- * loop's tools before the client's own; no `tools` key at all when there are none.
- */
-function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unknown> {
-  const { tools: _replaced, ...rest } = body;
-  return { ...(tools.length > 0 ? { ...rest, tools } : rest), stream: body.stream === true };
-}
+const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
 /** Anthropic Messages (`.../messages`), what Claude Code and the Anthropic SDKs speak. */
 export const messagesWire: Wire<AnthropicMessage, 'messages'> = {

@@ -83,3 +83,12 @@ export function blocksOf(content: unknown): ContentBlock[] {
     ? content.filter((block): block is ContentBlock => isObject(block) && typeof block.type === 'string')
     : [];
 }
+
+/**
+ * What every turn asks the model: the client's request (`system`, `thinking`, `max_tokens`, ... as sent) with the
+ * loop's tools before the client's own; no `tools` key at all when there are none.
+ */
+export function turnFields(body: MessagesRequest, tools: unknown[]): Record<string, unknown> {
+  const { tools: _replaced, ...rest } = body;
+  return { ...(tools.length > 0 ? { ...rest, tools } : rest), stream: body.stream === true };
+}

@@ -72,7 +72,8 @@ export class StreamWriter extends EventStreamWriter {
     // a delta, most of a stream's events, serialised as `sse` would without copying the event around its index
     const text =
       event.type === 'content_block_delta'
-        ? `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${JSON.stringify(event.delta)}}\n\n`
+        ? 'event: content_block_delta\n' +
+          `data: {"type":"content_block_delta","index":${index},"delta":${JSON.stringify(event.delta)}}\n\n`
         : sse({ ...event, index });
     return this.keptUp(this.stream.write(text), this.options.signal);
   }

@@ -4,9 +4,10 @@ import { TurnBody, openObject, type TurnRequest } from '../../loop/turn-body';
 import { TakenIds } from '../../loop/call-id';
 import { carryOn } from './continuation';
 import { elision } from './elision';
-import { callsOf, keptOutput, type ResponseItem } from './types';
+import { callsOf, isObject, keptOutput, messageText, type ResponseItem } from './types';
 import type { Conversation, LoopSetup, TurnResult, WireCall } from '../../loop/wire';
 import type { LoopTool } from '../../loop/loop-tool';
+import type { HistoryEntry } from '../../trellis/hierarchy';
 
 /** How a turn tells the upstream what came before: the whole input, or the upstream's stored state plus what is new. */
 export type Chaining = 'whole' | 'previous_response_id' | 'conversation';
@@ -124,4 +125,20 @@ export class ResponsesConversation implements Conversation<ResponseItem[]> {
   handBack(_turn: TurnResult<ResponseItem[]>, calls: WireCall[]): WireCall[] {
     return carryOn(this.setup.handBacks, calls, this.items.slice(this.history.length));
   }
+}
+
+function outputTextOf(output: unknown): string {
+  if (typeof output === 'string') return output;
+  return Array.isArray(output)
+    ? output.map((part) => (isObject(part) ? messageText({ content: [part] }) : '')).join('')
+    : '';
+}
+
+/** A Responses history as the hierarchy reads it: its `function_call`s (all of them first), then their outputs. */
+export function* historyOf(items: readonly unknown[]): Generator<HistoryEntry> {
+  const listed = items.filter(isObject);
+  for (const call of callsOf(listed)) yield { call: call.id, tool: call.name };
+  for (const item of listed)
+    if (item.type === 'function_call_output' && typeof item.call_id === 'string')
+      yield { answers: item.call_id, text: outputTextOf(item.output) };
 }

@@ -1,10 +1,8 @@
 import type { Readable } from 'node:stream';
-import { excerpt } from '../../shared/deltas';
 import { isObject, type Fields } from '../../shared/fields';
-import { HeldBytes } from '../../shared/held-bytes';
 import type { TextSink } from '../../loop/reply';
-import { SseEvents, sseJson } from '../kit/sse';
-import { streamedTurn } from '../../loop/turn-stream';
+import { streamedTurn, type StreamedReader } from '../../loop/turn-stream';
+import { streamedResponse } from './stream-reader';
 import { callsOf, outputText, type ResponseItem } from './types';
 import type { TokenUsage, TurnReader, TurnResult } from '../../loop/wire';
 
@@ -43,55 +41,15 @@ function turnOf(response: unknown, streamed: ResponseItem[] = []): TurnResult<Re
   };
 }
 
-const MAX_OUTPUT_ITEMS = 1024;
-
-/**
- * Reads a `stream: true` Response to its end event, handing each `output_text` delta to `onText`; the text and the
- * finished items are what the turn holds (`held`), the Response at the end one event.
- */
-async function streamedResponse(
-  stream: AsyncIterable<Buffer | string>,
-  onText: TextSink,
-  held = new HeldBytes(),
-): Promise<TurnResult<ResponseItem[]>> {
-  const items: ResponseItem[] = [];
-  const events = new SseEvents(held.maxBytes);
-  for await (const part of stream)
-    for (const data of events.of(part)) {
-      const event = sseJson(data);
-      switch (event.type) {
-        case 'response.output_text.delta': {
-          if (typeof event.delta !== 'string' || event.delta === '') break;
-          held.addText(event.delta);
-          // Not reading on while the client catches up: the upstream is held back instead of buffered here.
-          const caughtUp = onText(event.delta);
-          if (caughtUp) await caughtUp;
-          break;
-        }
-        case 'response.output_item.done': {
-          const at = event.output_index;
-          if (!Number.isInteger(at) || (at as number) < 0 || (at as number) >= MAX_OUTPUT_ITEMS)
-            throw new Error(`the model stream sent an output_index out of bounds: ${excerpt(String(at))}`);
-          held.addText(data);
-          if (isObject(event.item)) items[at as number] = event.item;
-          break;
-        }
-        case 'response.completed':
-        case 'response.incomplete':
-        case 'response.failed':
-          return turnOf(event.response, items);
-        case 'error':
-          throw new Error(
-            `the model stream sent an error: ${typeof event.message === 'string' ? event.message : excerpt(data)}`,
-          );
-      }
-    }
-  throw new Error('the model stream ended without response.completed');
-}
+/** A streamed Response read to its end event, then as a turn within the read: a turn that fails destroys the stream. */
+const streamedTurnOf: StreamedReader<TurnResult<ResponseItem[]>> = async (stream, onText, held) => {
+  const { response, items } = await streamedResponse(stream, onText, held);
+  return turnOf(response, items);
+};
 
 /** OpenAI Responses' replies: one Response object, or its event stream read to `response.completed`. */
 export const responsesReader: TurnReader<ResponseItem[]> = {
   json: (body: unknown) => turnOf(body),
   stream: (stream: Readable, onText: TextSink, maxBytes: number) =>
-    streamedTurn(stream, onText, maxBytes, streamedResponse),
+    streamedTurn(stream, onText, maxBytes, streamedTurnOf),
 };

@@ -2,15 +2,8 @@ import type { Answer } from '../../../lib/loop/reply';
 import { answerOutput, finalAnswer, messageItem, responseUsage } from '../../../lib/wire/responses/answer';
 import type { ResponseItem } from '../../../lib/wire/responses/types';
 import type { TurnResult } from '../../../lib/loop/wire';
+import { responseIdentity as identity } from '../../helpers/response-identity';
 
-const identity = {
-  id: 'resp_loop',
-  createdAt: 1700000000,
-  model: 'agent',
-  binding: 'notes',
-  tools: [],
-  previousResponseId: null,
-};
 const reasoning = { type: 'reasoning', id: 'rs_1', summary: [] };
 const search = { type: 'web_search_call', id: 'ws_1', status: 'completed' };
 const own = {
