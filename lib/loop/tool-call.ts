@@ -152,7 +152,7 @@ export async function runToolCall(
   const repeated = loop.repeats.refusal(tool, parsed.arguments);
   if (repeated) {
     loop.stats.repeated++;
-    loop.logger.warn('agent-loop refused a repeated tool call', { loopId: loop.id, binding: loop.binding.name, tool });
+    loop.logger.warn('agent-loop refused a repeated tool call', { ...loop.logFields, tool });
     return repeated;
   }
 

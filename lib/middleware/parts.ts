@@ -8,7 +8,7 @@ import { defaultLogger } from '../shared/logger';
 import type { Store } from '../store/store';
 import { refuseClusterWithoutSecret } from '../self-call/cluster';
 import { refusePlaceholderSecret } from '../options/placeholder-secret';
-import { ApprovalLedger } from '../person/ledger';
+import { AnswerLedger } from '../person/ledger';
 import { openStore } from '../store/options';
 import type { FleetLoops } from '../telemetry/fleet-loops';
 import { KeyBudget } from '../store/key-budget';
@@ -159,12 +159,12 @@ function servicesOf(parts: Made): LoopServices {
     approvals: {
       tool: config.approval.tool,
       tokens: new ApprovalTokens(key, config.approval.ttlSec),
-      ledger: new ApprovalLedger(store, config.approval.ttlSec),
+      ledger: new AnswerLedger(store, config.approval.ttlSec),
       input: {
         tool: config.input.tool,
         maxRounds: config.input.maxRounds,
         tokens: new InputTokens(key, config.input.ttlSec),
-        ledger: new ApprovalLedger(store, config.input.ttlSec),
+        ledger: new AnswerLedger(store, config.input.ttlSec),
       },
     },
     judgeWire: JUDGE_WIRE,

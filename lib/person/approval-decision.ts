@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { WireCall } from '../loop/turn-result';
-import { recordedDecisions, type ApprovalLedger } from './ledger';
+import { recordedDecisions, type AnswerLedger } from './ledger';
 import { approvedCallId, type ApprovalTokens } from './approval';
 import { APPROVAL, readRefusal, type ApprovalOutcome } from './question';
 import type { ToolOutcome } from '../loop/tool-outcome';
@@ -29,7 +29,7 @@ export interface ApprovalReader {
   /** the name of the tool a client declares to approve calls (chat completions, Messages) */
   tool: string;
   tokens: ApprovalTokens;
-  ledger: ApprovalLedger;
+  ledger: AnswerLedger;
   /** where a tool's questions to the person are sealed and read back (`input`) */
   input?: InputReader;
 }

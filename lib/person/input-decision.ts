@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Unapproved } from './refusal';
-import type { ApprovalLedger } from './ledger';
+import type { AnswerLedger } from './ledger';
 import { inputCallId, type InputTokens, type SealedInput } from './input';
 import { INPUT, readRefusal } from './question';
 
@@ -9,7 +9,7 @@ export interface InputReader {
   tool: string;
   maxRounds: number;
   tokens: InputTokens;
-  ledger: ApprovalLedger;
+  ledger: AnswerLedger;
 }
 
 /** What the client's answer to one of this gateway's questions decided: an answer to weigh, or a refusal. */

@@ -12,7 +12,7 @@ export type Recorded = 'first' | 'again' | 'unrecorded';
  * the second time: on any replica of a fleet that shares a store. The store holds a digest of the token, never the
  * token.
  */
-export class ApprovalLedger {
+export class AnswerLedger {
   constructor(
     private readonly store: Store,
     private readonly ttlSec: number,
@@ -53,7 +53,7 @@ const NOT_RECORDED = {
  * `kind`: what a refusal carries to say which question it answers (`{ input: true }` for a tool's questions).
  */
 export async function recordedDecisions<Decision extends Recordable>(
-  ledger: ApprovalLedger,
+  ledger: AnswerLedger,
   decisions: readonly Decision[],
   kind: { input?: true } = {},
 ): Promise<Decision[]> {

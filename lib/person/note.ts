@@ -11,12 +11,7 @@ function noteStep(
   fields: Record<string, unknown>,
 ): void {
   loop.telemetry?.[kind.name](tool, outcome);
-  loop.logger[level](`agent-loop ${kind.name} ${outcome}`, {
-    loopId: loop.id,
-    binding: loop.binding.name,
-    tool,
-    ...fields,
-  });
+  loop.logger[level](`agent-loop ${kind.name} ${outcome}`, { ...loop.logFields, tool, ...fields });
 }
 
 const reasonOf = (reason: string | undefined) => (reason === undefined ? {} : { reason });

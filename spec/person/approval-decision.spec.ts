@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApprovalLedger, recordedDecisions } from '../../lib/person/ledger';
+import { AnswerLedger, recordedDecisions } from '../../lib/person/ledger';
 import { MemoryStore } from '../../lib/store/memory-store';
 import {
   answerOf,
@@ -16,7 +16,7 @@ const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request
 const reader = () => ({
   tool: 'approve_tool_call',
   tokens: new ApprovalTokens(Buffer.alloc(32, 5), 600),
-  ledger: new ApprovalLedger(new MemoryStore(), 600),
+  ledger: new AnswerLedger(new MemoryStore(), 600),
 });
 const already = { refusal: { why: 'already_answered' }, reason: 'already answered' };
 const pending = { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' };
@@ -76,7 +76,7 @@ describe('decideApproval: only what the token holds runs, once', () => {
   it('does not honour an answer the store cannot record, so nothing can run twice', async () => {
     const unreachable = new MemoryStore();
     unreachable.set = () => Promise.reject(new Error('store set failed: the connection closed'));
-    const r = { ...reader(), ledger: new ApprovalLedger(unreachable, 600) };
+    const r = { ...reader(), ledger: new AnswerLedger(unreachable, 600) };
     const granted = decideApproval(r, req, 'notes', r.tokens.idFor(req, 'notes', pending), 'notes_delete', {
       approved: true,
     });
@@ -129,7 +129,7 @@ describe('earlierDecision: an approval decided in an earlier request, as the mod
 describe('recordedAnswers: each answer in the ledger of its kind', () => {
   it('refuses a question answered twice as a question (input: true), an approval answered twice as an approval', async () => {
     const r = reader();
-    const input = { tool: 'answer_tool_question', maxRounds: 3, ledger: new ApprovalLedger(new MemoryStore(), 600) };
+    const input = { tool: 'answer_tool_question', maxRounds: 3, ledger: new AnswerLedger(new MemoryStore(), 600) };
     const withInput = { ...r, input } as unknown as Parameters<typeof recordedAnswers>[0];
     const answered = { outcome: 'answered', tool: 'profile', callId: 'call_p', arguments: {}, token: 'q-token' };
     const granted = decideApproval(r, req, 'notes', r.tokens.idFor(req, 'notes', pending), 'notes_delete', {

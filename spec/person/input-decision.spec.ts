@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApprovalLedger } from '../../lib/person/ledger';
+import { AnswerLedger } from '../../lib/person/ledger';
 import { decideInput, type InputReader } from '../../lib/person/input-decision';
 import { InputTokens, type SealedInput } from '../../lib/person/input';
 import { MemoryStore } from '../../lib/store/memory-store';
@@ -10,7 +10,7 @@ describe('decideInput: the answer to one of this gateway’s questions, by the q
     tool: 'ask_user',
     maxRounds: 3,
     tokens,
-    ledger: new ApprovalLedger(new MemoryStore(), 60),
+    ledger: new AnswerLedger(new MemoryStore(), 60),
   };
   const req = { headers: {} } as Request;
   const sealed: SealedInput = {

@@ -1,12 +1,12 @@
-import { ApprovalLedger } from '../../lib/person/ledger';
+import { AnswerLedger } from '../../lib/person/ledger';
 import { MemoryStore } from '../../lib/store/memory-store';
 
-describe('ApprovalLedger: an approval answered twice decides nothing the second time', () => {
+describe('AnswerLedger: an approval answered twice decides nothing the second time', () => {
   afterEach(() => jest.useRealTimers());
 
   it('takes the first answer of a token, refuses every later one while the token could still open', async () => {
     jest.useFakeTimers();
-    const ledger = new ApprovalLedger(new MemoryStore(), 60);
+    const ledger = new AnswerLedger(new MemoryStore(), 60);
     expect(await ledger.answer('token-a')).toBe('first');
     expect(await ledger.answer('token-a')).toBe('again');
     expect(await ledger.answer('token-b')).toBe('first');
@@ -16,7 +16,7 @@ describe('ApprovalLedger: an approval answered twice decides nothing the second 
 
   it('forgets a token once it could no longer open anyway (its ttl passed)', async () => {
     jest.useFakeTimers();
-    const ledger = new ApprovalLedger(new MemoryStore(), 60);
+    const ledger = new AnswerLedger(new MemoryStore(), 60);
     await ledger.answer('token-a');
     jest.advanceTimersByTime(60_001);
     expect(await ledger.answer('token-a')).toBe('first');
@@ -24,11 +24,11 @@ describe('ApprovalLedger: an approval answered twice decides nothing the second 
 
   it('keeps a digest of the token in the store, never the token, and says unrecorded when the store cannot take it', async () => {
     const store = new MemoryStore();
-    await new ApprovalLedger(store, 60).answer('the-token');
+    await new AnswerLedger(store, 60).answer('the-token');
     const keys = [...(await store.entries(''))].map(([key]) => key);
     expect(keys).toEqual([expect.stringMatching(/^approval:[0-9a-f]{64}$/)]);
     expect(JSON.stringify(keys)).not.toContain('the-token');
     store.set = () => Promise.reject(new Error('store set failed: the connection closed'));
-    expect(await new ApprovalLedger(store, 60).answer('other')).toBe('unrecorded');
+    expect(await new AnswerLedger(store, 60).answer('other')).toBe('unrecorded');
   });
 });

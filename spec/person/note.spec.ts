@@ -14,8 +14,7 @@ describe("noteApproval: every approval's step in the log and the telemetry", () 
     const { logger, lines } = memoryLogger('info');
     const told: string[][] = [];
     const loop = {
-      id: 'loop-1',
-      binding: { name: 'notes' },
+      logFields: { loopId: 'loop-1', binding: 'notes', wire: 'chat' },
       logger,
       telemetry: { approval: (tool: string, step: string) => told.push([tool, step]) },
     } as unknown as NotedLoop;
@@ -27,6 +26,7 @@ describe("noteApproval: every approval's step in the log and the telemetry", () 
         message: `agent-loop approval ${outcome}`,
         loopId: 'loop-1',
         binding: 'notes',
+        wire: 'chat',
         tool: 'notes_delete',
         ...(outcome === 'asked' ? {} : { reason: 'keep it' }),
       },
@@ -44,8 +44,7 @@ describe("noteInput: every question's step in the log and the telemetry, field n
     const { logger, lines } = memoryLogger('info');
     const told: string[][] = [];
     const loop = {
-      id: 'loop-1',
-      binding: { name: 'payments' },
+      logFields: { loopId: 'loop-1', binding: 'payments', wire: 'chat' },
       logger,
       telemetry: { input: (tool: string, step: string) => told.push([tool, step]) },
     } as unknown as NotedLoop;
@@ -63,6 +62,7 @@ describe("noteInput: every question's step in the log and the telemetry, field n
         message: `agent-loop input ${outcome}`,
         loopId: 'loop-1',
         binding: 'payments',
+        wire: 'chat',
         tool: 'pay',
         mode: 'form',
         fields: ['account'],

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { settleApprovals } from '../../../lib/wire/chat/approval';
-import { ApprovalLedger } from '../../../lib/person/ledger';
+import { AnswerLedger } from '../../../lib/person/ledger';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import type { ChatMessage } from '../../../lib/types';
@@ -9,7 +9,7 @@ const req = { headers: {} } as Request;
 const reader = {
   tool: 'approve_tool_call',
   tokens: new ApprovalTokens(Buffer.alloc(32, 9), 600),
-  ledger: new ApprovalLedger(new MemoryStore(), 600),
+  ledger: new AnswerLedger(new MemoryStore(), 600),
 };
 const approvalId = reader.tokens.idFor(req, 'notes', {
   callId: 'call_del',

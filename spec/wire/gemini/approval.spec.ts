@@ -1,7 +1,7 @@
 import type * as GenAI from '@google/genai' with { 'resolution-mode': 'import' };
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ApprovalLedger } from '../../../lib/person/ledger';
+import { AnswerLedger } from '../../../lib/person/ledger';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { settleApprovals } from '../../../lib/wire/gemini/approval';
@@ -179,7 +179,7 @@ describe('Gemini approval exchanges, settled', () => {
   const reader = {
     tool: 'approve_tool_call',
     tokens: new ApprovalTokens(Buffer.alloc(32, 7), 600),
-    ledger: new ApprovalLedger(new MemoryStore(), 600),
+    ledger: new AnswerLedger(new MemoryStore(), 600),
   };
   const req = { headers: {} } as Request;
   const approvalId = reader.tokens.idFor(req, 'notes', {

@@ -1,7 +1,7 @@
 import type { Content } from '../../../lib/wire/gemini/types';
 import type { Request } from 'express';
 import fc from 'fast-check';
-import { ApprovalLedger } from '../../../lib/person/ledger';
+import { AnswerLedger } from '../../../lib/person/ledger';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { elision } from '../../../lib/wire/gemini/elision';
@@ -100,7 +100,7 @@ describe('the Gemini wire', () => {
 const reader = {
   tool: 'approve_tool_call',
   tokens: new ApprovalTokens(Buffer.alloc(32, 7), 600),
-  ledger: new ApprovalLedger(new MemoryStore(), 600),
+  ledger: new AnswerLedger(new MemoryStore(), 600),
 };
 
 describe('the Gemini wire, on any body it accepts', () => {

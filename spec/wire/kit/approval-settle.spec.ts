@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApprovalLedger } from '../../../lib/person/ledger';
+import { AnswerLedger } from '../../../lib/person/ledger';
 import type { ApprovalDecision, ApprovalReply } from '../../../lib/person/approval-decision';
 import type { Exchange } from '../../../lib/wire/kit/approval-exchange';
 import { settleAndDecide, settleExchanges, type ApprovalHistory } from '../../../lib/wire/kit/approval-settle';
@@ -43,7 +43,7 @@ const req = { headers: { authorization: 'Bearer alice' } } as unknown as Request
 const reader = {
   tool: 'approve_tool_call',
   tokens: new ApprovalTokens(Buffer.alloc(32, 3), 600),
-  ledger: new ApprovalLedger(new MemoryStore(), 600),
+  ledger: new AnswerLedger(new MemoryStore(), 600),
 };
 const pending = { callId: 'call_del', tool: 'notes_delete', arguments: { id: 'groceries' }, reason: 'it deletes' };
 const approvalId = reader.tokens.idFor(req, 'notes', pending);

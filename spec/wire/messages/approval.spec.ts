@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApprovalLedger } from '../../../lib/person/ledger';
+import { AnswerLedger } from '../../../lib/person/ledger';
 import { MemoryStore } from '../../../lib/store/memory-store';
 import { ApprovalTokens } from '../../../lib/person/approval';
 import { settleApprovals } from '../../../lib/wire/messages/approval';
@@ -8,7 +8,7 @@ const key = Buffer.alloc(32, 7);
 const reader = {
   tool: 'approve_tool_call',
   tokens: new ApprovalTokens(key, 600),
-  ledger: new ApprovalLedger(new MemoryStore(), 600),
+  ledger: new AnswerLedger(new MemoryStore(), 600),
 };
 const req = { headers: {} } as Request;
 const approvalId = reader.tokens.idFor(req, 'notes', {
